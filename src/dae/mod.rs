@@ -1,0 +1,316 @@
+//! The flat system: what flattening produces and structural analysis consumes.
+//!
+//! Everything is scalar: arrays of variables and of components are expanded, so `x[3]` of a
+//! component `wheels[2]` is the variable `wheels[2].x[3]`. Expressions refer to variables by
+//! [`VarId`] (an index into [`FlatModel::variables`]). Parameters that are not structural stay
+//! symbolic (as `Var` of a parameter), so `simulate --set` can change them.
+
+mod print;
+
+pub use print::print_flat;
+
+use crate::diag::Span;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Index into [`FlatModel::variables`].
+pub type VarId = usize;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlatModel {
+    /// Qualified name of the flattened model.
+    pub name: String,
+    pub variables: Vec<Variable>,
+    /// The equations (binding equations of non-parameter variables included).
+    pub equations: Vec<Equation>,
+    pub initial_equations: Vec<Equation>,
+    /// User functions reachable from the equations, by fully qualified name.
+    pub functions: BTreeMap<String, Function>,
+    /// `experiment(...)` annotation of the model, if any.
+    pub experiment: Experiment,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    pub start_time: Option<f64>,
+    pub stop_time: Option<f64>,
+    pub interval: Option<f64>,
+    pub tolerance: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Variability {
+    Constant,
+    Parameter,
+    Discrete,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScalarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    /// Enumerations are integers 1..n at run time.
+    Enumeration,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Causality {
+    #[default]
+    Local,
+    Input,
+    Output,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum StateSelect {
+    Never,
+    Avoid,
+    #[default]
+    Default,
+    Prefer,
+    Always,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Variable {
+    /// Flat name, e.g. `wheels[2].rollers[1].v[3]`.
+    pub name: String,
+    pub variability: Variability,
+    pub ty: ScalarType,
+    pub causality: Causality,
+    /// `flow` variables (kept for diagnostics: a missing ground shows up on them).
+    pub flow: bool,
+    /// Binding of a parameter or constant (`parameter Real k = 2*m;`). Bindings of other
+    /// variables are turned into equations by flattening.
+    pub binding: Option<Expr>,
+    pub start: Option<Expr>,
+    pub fixed: Option<bool>,
+    pub nominal: Option<Expr>,
+    pub min: Option<Expr>,
+    pub max: Option<Expr>,
+    pub unit: Option<String>,
+    pub display_unit: Option<String>,
+    pub state_select: StateSelect,
+    pub description: Option<String>,
+    /// The component instance the variable comes from (`wheels[2].rollers[1]`, empty for top level).
+    pub component: String,
+    /// Where it is declared.
+    pub span: Span,
+    /// Set by structural analysis for the variables it introduces for `der(x)`.
+    #[serde(default)]
+    pub derivative_of: Option<VarId>,
+}
+
+impl Variable {
+    /// A continuous Real variable with no attributes (attributes are then set field by field).
+    pub fn real(name: impl Into<String>, span: Span) -> Variable {
+        Variable {
+            name: name.into(),
+            variability: Variability::Continuous,
+            ty: ScalarType::Real,
+            causality: Causality::Local,
+            flow: false,
+            binding: None,
+            start: None,
+            fixed: None,
+            nominal: None,
+            min: None,
+            max: None,
+            unit: None,
+            display_unit: None,
+            state_select: StateSelect::Default,
+            description: None,
+            component: String::new(),
+            span,
+            derivative_of: None,
+        }
+    }
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.variability, Variability::Continuous | Variability::Discrete)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Equation {
+    pub kind: EquationKind,
+    /// Component instance the equation comes from (empty for the top level).
+    pub component: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum EquationKind {
+    /// `lhs = rhs`, scalar.
+    Simple { lhs: Expr, rhs: Expr },
+    /// An if-equation whose conditions are not parameters. Every branch has the same number of
+    /// equations (checked by flattening, MLS 8.3.4).
+    If { branches: Vec<(Expr, Vec<Equation>)>, else_: Vec<Equation> },
+    /// `when c then ... elsewhen ... end when`. Bodies hold `Simple` equations whose left side is
+    /// a variable (assigned at the event), `Reinit`, `Assert` and `Terminate`.
+    When { branches: Vec<(Expr, Vec<Equation>)> },
+    /// `reinit(x, value)`, only inside `When`.
+    Reinit { var: VarId, value: Expr },
+    /// `assert(condition, message, level)`; `warning` is `AssertionLevel.warning`.
+    Assert { condition: Expr, message: Expr, warning: bool },
+    /// `terminate(message)`, only inside `When`.
+    Terminate { message: Expr },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    And,
+    Or,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// Built-in scalar functions and operators that survive flattening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Builtin {
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Log,
+    Log10,
+    Sqrt,
+    Abs,
+    Sign,
+    Min,
+    Max,
+    Floor,
+    Ceil,
+    /// `integer(x)`: largest integer not greater than x, as an Integer.
+    Integer,
+    /// `div(x, y)`: truncated quotient.
+    Div,
+    Mod,
+    Rem,
+    /// `semiLinear(x, k1, k2)`.
+    SemiLinear,
+}
+
+/// A scalar expression of the flat system.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Expr {
+    Real(f64),
+    Integer(i64),
+    Boolean(bool),
+    String(String),
+    Var(VarId),
+    Time,
+    /// `der(e)`; after flattening `e` is usually a `Var`.
+    Der(Box<Expr>),
+    /// `pre(v)`.
+    Pre(Box<Expr>),
+    /// `edge(b)` = `b and not pre(b)`.
+    Edge(Box<Expr>),
+    /// `change(v)` = `v <> pre(v)`.
+    Change(Box<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Call(Builtin, Vec<Expr>),
+    /// A user function: `output` picks the output (0 = first), `element` the scalar element of
+    /// that output in row-major order (0 for a scalar output). Array arguments are `Array`.
+    UserCall { function: String, args: Vec<Expr>, output: usize, element: usize },
+    /// An array argument of a user function, row-major, with its dimensions.
+    Array { dims: Vec<usize>, elements: Vec<Expr> },
+    /// `if c1 then e1 elseif c2 then e2 else e3`.
+    If { branches: Vec<(Expr, Expr)>, else_: Box<Expr> },
+    /// `noEvent(e)`: relations inside switch without generating events.
+    NoEvent(Box<Expr>),
+    /// `smooth(p, e)`.
+    Smooth(u32, Box<Expr>),
+    Initial,
+    Terminal,
+    /// `sample(start, interval)`.
+    Sample(Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    pub fn var(v: VarId) -> Expr {
+        Expr::Var(v)
+    }
+    pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+    pub fn neg(a: Expr) -> Expr {
+        Expr::Unary(UnOp::Neg, Box::new(a))
+    }
+    /// Calls `f` on every sub-expression, children first.
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            Expr::Der(a) | Expr::Pre(a) | Expr::Edge(a) | Expr::Change(a) => a.visit(f),
+            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) => a.visit(f),
+            Expr::Binary(_, a, b) | Expr::Sample(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Call(_, args) | Expr::UserCall { args, .. } => args.iter().for_each(|a| a.visit(f)),
+            Expr::Array { elements, .. } => elements.iter().for_each(|a| a.visit(f)),
+            Expr::If { branches, else_ } => {
+                for (c, e) in branches {
+                    c.visit(f);
+                    e.visit(f);
+                }
+                else_.visit(f);
+            }
+            Expr::Real(_)
+            | Expr::Integer(_)
+            | Expr::Boolean(_)
+            | Expr::String(_)
+            | Expr::Var(_)
+            | Expr::Time
+            | Expr::Initial
+            | Expr::Terminal => {}
+        }
+        f(self);
+    }
+}
+
+/// A user function as flattening keeps it: signature plus the algorithm, in the syntax tree's
+/// statement form with every called function name fully qualified.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    pub inputs: Vec<FunctionVar>,
+    pub outputs: Vec<FunctionVar>,
+    pub locals: Vec<FunctionVar>,
+    pub body: Vec<crate::syntax::ast::Statement>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionVar {
+    pub name: String,
+    pub ty: ScalarType,
+    /// Dimensions; `None` for `:` (taken from the argument).
+    pub dims: Vec<Option<crate::syntax::ast::Expr>>,
+    /// Default value (inputs) or binding (outputs and locals).
+    pub default: Option<crate::syntax::ast::Expr>,
+}
