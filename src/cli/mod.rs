@@ -1,22 +1,63 @@
-//! The `minimo` command line. Each subcommand lives in its own module.
+//! The `minimo` command line. Each subcommand lives in its own module; this file only declares
+//! the arguments and dispatches.
 //!
 //! Exit codes: 0 success, 1 model or simulation error, 2 usage error.
 
-use clap::{Parser, Subcommand};
+mod check;
+mod flatten;
+mod plot;
+mod simulate;
+mod structure;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  minimo check examples/rlc.mo
+  minimo flatten examples/rlc.mo -m RLC
+  minimo structure examples/pendulum.mo --dot pendulum.dot
+  minimo simulate examples/pendulum.mo --stop-time 10 -o pendulum.csv
+  minimo plot pendulum.csv --vars x,y -o pendulum.svg";
 
 #[derive(Parser, Debug)]
-#[command(name = "minimo", version, about = "An acausal modeling language interpreter (a mini-Modelica)")]
+#[command(
+    name = "minimo",
+    version,
+    about = "An acausal modeling language interpreter (a mini-Modelica)",
+    after_help = EXAMPLES
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Options shared by every command that loads and flattens a model.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ModelArgs {
+    /// The model file(s) to load.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The model to use, e.g. `A.B.C` (needed when the files hold several models).
+    #[arg(short = 'm', long = "model")]
+    pub model: Option<String>,
+    /// Extra library folder or file (repeatable); MODELICAPATH is searched too.
+    #[arg(long = "lib")]
+    pub libs: Vec<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Parse (and flatten) model files and report problems.
-    Check {
-        files: Vec<std::path::PathBuf>,
-    },
+    /// Parse and flatten model files and report every problem found.
+    Check(check::CheckArgs),
+    /// Print the flat model (all variables and equations) as flat Modelica or JSON.
+    Flatten(flatten::FlattenArgs),
+    /// Show the structural analysis: matching, index reduction, states, BLT blocks.
+    Structure(structure::StructureArgs),
+    /// Simulate a model and write the results.
+    Simulate(simulate::SimulateArgs),
+    /// Plot variables of a result file.
+    Plot(plot::PlotArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -29,9 +70,10 @@ pub fn run() -> i32 {
         }
     };
     match cli.command {
-        Command::Check { files } => {
-            eprintln!("check: not implemented yet ({} files)", files.len());
-            1
-        }
+        Command::Check(a) => check::run(a),
+        Command::Flatten(a) => flatten::run(a),
+        Command::Structure(a) => structure::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Plot(a) => plot::run(a),
     }
 }

@@ -1,0 +1,2 @@
+//! Benchmark: flatten (criterion). Filled in with the flatten stage.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: parse (criterion). Filled in with the parse stage.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: simulate (criterion). Filled in with the simulate stage.
+fn main() {}

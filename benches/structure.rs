@@ -1,0 +1,2 @@
+//! Benchmark: structure (criterion). Filled in with the structure stage.
+fn main() {}
