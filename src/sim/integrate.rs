@@ -467,14 +467,15 @@ impl Run<'_> {
                             return Err(vec![block_error(self.sys, &e.prog, &be)]);
                         }
                     }
-                    let y = solver.state().y.clone_as_vec();
-                    let time = e.prog.time as usize;
-                    e.regs[time] = t_before;
-                    for (i, &(s, _)) in e.prog.states.clone().iter().enumerate() {
-                        e.regs[s] = y[i];
-                    }
-                    if let Some(d) = non_finite_error(self.sys, &mut e, t_before) {
-                        return Err(vec![d]);
+                    if let Some((t, y)) = e.nan_at.clone() {
+                        let time = e.prog.time as usize;
+                        e.regs[time] = t;
+                        for (i, &(s, _)) in e.prog.states.clone().iter().enumerate() {
+                            e.regs[s] = y[i];
+                        }
+                        if let Some(d) = non_finite_error(self.sys, &mut e, t) {
+                            return Err(vec![d]);
+                        }
                     }
                     return Err(vec![solver_error(err, t_before)[0].clone()]);
                 }
