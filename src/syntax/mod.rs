@@ -10,6 +10,8 @@ mod build;
 mod errors;
 mod expr;
 mod parser;
+mod print;
+pub use print::{print, print_expr};
 
 use crate::diag::{self, Diagnostic, FileId, Span};
 
