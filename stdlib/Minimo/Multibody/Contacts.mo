@@ -7,6 +7,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       input Real TA[3, 3] "rotation matrix of body A";
       input Real rB[3](each unit = "m") "position of body B";
       input Real TB[3, 3] "rotation matrix of body B";
+      input Real rRef[3](each unit = "m") "a reference point some geometries need (the wheel centre of an inclined roller)";
       output Real PB[3](each unit = "m") "point of B closest to A: the contact point on B, world";
       output Real PA[3](each unit = "m") "point of A closest to B, world";
       output Real n[3] "unit normal of A's surface at PA, pointing towards B, world";
@@ -92,21 +93,20 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       valid = if noEvent(abs(s) < sin(alpha) and (rB - rA)*n < R) then 1 else -1;
     end RollerOnPlane;
 
-    model InclinedRollerOnPlane "Roller whose axis is inclined by beta to the wheel plane (paper eq. 7); needs the wheel centre"
+    model InclinedRollerOnPlane "Roller whose axis is inclined by beta to the wheel plane (paper eq. 7); rRef must be the wheel centre"
       extends PlaneGeometry;
       parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
       parameter Integer nRollers = 4 "rollers per wheel";
       parameter Real beta(unit = "rad") = 0 "inclination of the roller axis to the wheel plane";
       final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
       final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the wheel centre";
-      input Real rO[3](each unit = "m") "wheel centre, world";
       Real ip[3] "roller axis i'";
       Real jp[3] "unit vector from the roller centre to the wheel centre";
       Real i[3] "roller axis turned back into the wheel plane";
       Real s "sin(gamma) = i*n";
     equation
       ip = TB*{1, 0, 0};
-      jp = (rO - rB)/sqrt((rO - rB)*(rO - rB));
+      jp = (rRef - rB)/sqrt((rRef - rB)*(rRef - rB)) "rRef: the wheel centre";
       i = cos(beta)*ip + sin(beta)*cross(ip, jp);
       s = i*n;
       PB = rB + R1*jp - R*n - R1*tan(beta)*s/sqrt(1 - s*s)*cross(jp, i);
@@ -137,7 +137,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model Hertz "Hertz law: Fn = k*penetration^(3/2) + Fd (never pulling)"
       extends Interfaces.PartialNormalElastic;
-      parameter Real k(unit = "N/m1.5") = 1e7 "Hertz constant";
+      parameter Real k = 1e7 "Hertz constant (N/m^1.5)";
     equation
       active = -h;
       residual = Fn - noEvent(max((if h < 0 then k*(-h)^1.5 else 0) + Fd, 0));
@@ -161,7 +161,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model HuntCrossley "Nonlinear damping growing with the penetration: Fd = -d*penetration^p*relvn"
       extends Interfaces.PartialNormalDamping;
-      parameter Real d(unit = "N.s/m2.5") = 1e5 "damping coefficient";
+      parameter Real d = 1e5 "damping coefficient (N.s/m^(1+p))";
       parameter Real p = 1.5 "exponent of the penetration";
     equation
       Fd = if noEvent(h < 0) then -d*(-h)^p*relvn else 0;
@@ -208,7 +208,8 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     replaceable model NormalElastic = Interfaces.PartialNormalElastic constrainedby Interfaces.PartialNormalElastic "socket 2";
     replaceable model NormalDamping = Interfaces.PartialNormalDamping constrainedby Interfaces.PartialNormalDamping "socket 3";
     replaceable model TangentialForce = Interfaces.PartialTangentialForce constrainedby Interfaces.PartialTangentialForce "socket 4";
-    Geometry geometry(rA = frame_a.r, TA = frame_a.T, rB = frame_b.r, TB = frame_b.T);
+    input Real rRef[3](each unit = "m") = frame_b.r "reference point handed to the geometry socket (bind it to the wheel centre for inclined rollers)";
+    Geometry geometry(rA = frame_a.r, TA = frame_a.T, rB = frame_b.r, TB = frame_b.T, rRef = rRef);
     NormalDamping damping(h = h, relvn = relvn);
     NormalElastic elastic(h = h, valid = geometry.valid, relvn = relvn, Fn = Fn, Fd = damping.Fd);
     TangentialForce tangential(Fn = Fn, vt = vt, n = n);
@@ -238,17 +239,23 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     end if;
   end ContactConstraintTemplate;
 
+  model PointContact "The template, instantiable: fill all four sockets with redeclare when declaring it"
+    extends ContactConstraintTemplate;
+  end PointContact;
+
   partial model RigidCoulombContact "Stage 1 of Fig. 3: rigid normal contact, no damping, regularized Coulomb friction"
     extends ContactConstraintTemplate(
       redeclare model NormalElastic = Elastic.Rigid,
       redeclare model NormalDamping = Damping.None,
-      redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = mu, delta = delta));
+      redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = mu, delta = delta)
+        constrainedby Interfaces.PartialTangentialForce);
     parameter Real mu = 0.5 "friction coefficient";
     parameter Real delta(unit = "m/s") = 1e-3 "width of the linear zone of the friction law";
   end RigidCoulombContact;
 
   model RollerPlaneContact "Stage 2: rigid contact of a spindle roller (body B) with the plane (body A)"
-    extends RigidCoulombContact(redeclare replaceable model Geometry = Geometries.RollerOnPlane(R = R, nRollers = nRollers));
+    extends RigidCoulombContact(redeclare replaceable model Geometry = Geometries.RollerOnPlane(R = R, nRollers = nRollers)
+      constrainedby Interfaces.PartialGeometry);
     parameter Real R(unit = "m") = 0.05 "radius of the roller's generating arc (the wheel radius)";
     parameter Integer nRollers = 4 "rollers per wheel";
   end RollerPlaneContact;
