@@ -103,13 +103,19 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       Real ip[3] "roller axis i'";
       Real jp[3] "unit vector from the roller centre to the wheel centre";
       Real i[3] "roller axis turned back into the wheel plane";
+      Real ju[3] "jp, or -jp for a roller above the wheel centre (its lower side faces the wheel centre)";
       Real s "sin(gamma) = i*n";
     equation
       ip = TB*{1, 0, 0};
       jp = (rRef - rB)/sqrt((rRef - rB)*(rRef - rB)) "rRef: the wheel centre";
       i = cos(beta)*ip + sin(beta)*cross(ip, jp);
+      ju = if noEvent(jp*n >= 0) then jp else -jp;
       s = i*n;
-      PB = rB + R1*jp - R*n - R1*tan(beta)*s/sqrt(1 - s*s)*cross(jp, i);
+      // Eq. (7) holds while the lowest point is on the arc; past that, the lower tip (half length
+      // R*sin(alpha)/cos(beta) along the axis) is the closest point (continuous for beta = 0).
+      PB = if noEvent(abs(s) < sin(alpha)) then rB + R1*ju - R*n - R1*tan(beta)*s/sqrt(1 - s*s)*cross(ju, i)
+           elseif noEvent(ip*n > 0) then rB - R*sin(alpha)/cos(beta)*ip
+           else rB + R*sin(alpha)/cos(beta)*ip;
       valid = if noEvent(abs(s) < sin(alpha) and (rB - rA)*n < R) then 1 else -1;
     end InclinedRollerOnPlane;
   end Geometries;
@@ -247,10 +253,10 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     extends ContactConstraintTemplate(
       redeclare model NormalElastic = Elastic.Rigid,
       redeclare model NormalDamping = Damping.None,
-      redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = mu, delta = delta)
+      redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
         constrainedby Interfaces.PartialTangentialForce);
-    parameter Real mu = 0.5 "friction coefficient";
-    parameter Real delta(unit = "m/s") = 1e-3 "width of the linear zone of the friction law";
+    parameter Real muFriction = 0.5 "friction coefficient";
+    parameter Real deltaFriction(unit = "m/s") = 1e-3 "width of the linear zone of the friction law";
   end RigidCoulombContact;
 
   model RollerPlaneContact "Stage 2: rigid contact of a spindle roller (body B) with the plane (body A)"

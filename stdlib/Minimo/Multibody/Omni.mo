@@ -41,10 +41,14 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real R(unit = "m") = 0.05 "wheel radius (radius of the roller's generating arc)";
     parameter Real beta(unit = "rad") = 0 "inclination of the roller axis to the wheel plane";
     parameter Real m(unit = "kg") = 0.01 "roller mass";
-    parameter Real mu = 0.5 "friction coefficient of the default friction law";
-    parameter Real delta(unit = "m/s") = 1e-3 "linear zone of the default friction law";
-    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = mu, delta = delta)
+    parameter Real muFriction = 0.5 "friction coefficient of the default friction law";
+    parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
+    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at the roller-ground contact";
+    replaceable model NormalLaw = Contacts.Elastic.Rigid
+      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0)";
+    replaceable model DampingLaw = Contacts.Damping.None
+      constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping (for compliant normal laws)";
     // Start state of the wheel this roller sits on (the roller's start is placed consistently).
     parameter Real wheel_r_start[3](each unit = "m") = {0, R, 0};
     parameter Real wheel_v_start[3](each unit = "m/s") = zeros(3);
@@ -60,7 +64,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     final parameter Real axis_mount[3] = Frames.rotate(q_mount, {1, 0, 0}) "roller axis, wheel axes";
     final parameter Real Tw[3, 3] = Frames.toMatrix(wheel_q_start);
     final parameter Real ww[3](each unit = "rad/s") = Tw*wheel_w_start "wheel angular velocity, world";
-    final parameter Real q_start[4] = Frames.quatMul(wheel_q_start, q_mount);
+    final parameter Real q_roller[4] = Frames.quatMul(wheel_q_start, q_mount) "initial roller orientation";
     final parameter Real Iaxial(unit = "kg.m2") = spindleInertia(m, R, nRollers);
     final parameter Real Itrans(unit = "kg.m2") = Omni.spindleInertia2(m, R, nRollers);
     Interfaces.ConstraintFrame wheelFrame "the wheel disc";
@@ -68,11 +72,13 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     Parts.RigidBody body(m = m, I = diagonal({Iaxial, Itrans, Itrans}),
       r_start = wheel_r_start + Tw*p_mount,
       v_start = wheel_v_start + cross(ww, Tw*p_mount),
-      q_start = q_start,
-      w_start = transpose(Frames.toMatrix(q_start))*ww + {spin_start, 0, 0});
+      q_start = q_roller,
+      w_start = transpose(Frames.toMatrix(q_roller))*ww + {spin_start, 0, 0});
     Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3));
-    Contacts.RollerPlaneContact contact(R = R, nRollers = nRollers, mu = mu, delta = delta, rRef = wheelFrame.r,
+    Contacts.PointContact contact(rRef = wheelFrame.r,
       redeclare model Geometry = Contacts.Geometries.InclinedRollerOnPlane(R = R, nRollers = nRollers, beta = beta),
+      redeclare model NormalElastic = NormalLaw,
+      redeclare model NormalDamping = DampingLaw,
       redeclare model TangentialForce = FrictionLaw);
   equation
     connect(wheelFrame, joint.frame_a);
@@ -101,10 +107,14 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real IWheel[3, 3](each unit = "kg.m2") = diagonal({mWheel*R^2/2, mWheel*R^2/4, mWheel*R^2/4})
       "wheel disc inertia (axis = x): a uniform disc of radius R by default";
     parameter Real mRoller(unit = "kg") = 0.01 "mass of one roller";
-    parameter Real mu = 0.5 "friction coefficient of the default friction law";
-    parameter Real delta(unit = "m/s") = 1e-3 "linear zone of the default friction law";
-    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = mu, delta = delta)
+    parameter Real muFriction = 0.5 "friction coefficient of the default friction law";
+    parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
+    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller";
+    replaceable model NormalLaw = Contacts.Elastic.Rigid
+      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
+    replaceable model DampingLaw = Contacts.Damping.None
+      constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
     parameter Real r_start[3](each unit = "m") = {0, R, 0} "initial wheel centre";
     parameter Real v_start[3](each unit = "m/s") = zeros(3) "initial wheel centre velocity";
     parameter Real q_start[4] = {1, 0, 0, 0} "initial wheel orientation (x = wheel axis)";
@@ -117,7 +127,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     Interfaces.ConstraintFrame ground "the ground plane";
     Parts.RigidBody wheel(m = mWheel, I = IWheel, r_start = r_start, v_start = v_start, q_start = q_start, w_start = w_start);
     Roller rollers[nRollers](j = {k for k in 1:nRollers}, each nRollers = nRollers, each R = R, each beta = beta, each m = mRoller,
-      each mu = mu, each delta = delta, redeclare each model FrictionLaw = FrictionLaw,
+      each muFriction = muFriction, each deltaFriction = deltaFriction, redeclare each model FrictionLaw = FrictionLaw,
+      redeclare each model NormalLaw = NormalLaw, redeclare each model DampingLaw = DampingLaw,
       each wheel_r_start = r_start, each wheel_v_start = v_start, each wheel_q_start = q_start, each wheel_w_start = w_start,
       spin_start = {if k == 1 then spin1 else 0 for k in 1:nRollers});
   equation
@@ -158,10 +169,14 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       "platform inertia (a uniform flat disc of radius Rp by default; y is its symmetry axis)";
     parameter Real mWheel(unit = "kg") = 1 "mass of a wheel disc";
     parameter Real mRoller(unit = "kg") = 0.01 "mass of one roller";
-    parameter Real mu = 0.5 "friction coefficient of the default friction law";
-    parameter Real delta(unit = "m/s") = 1e-3 "linear zone of the default friction law";
-    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = mu, delta = delta)
+    parameter Real muFriction = 0.5 "friction coefficient of the default friction law";
+    parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
+    replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller: swap it with one redeclare";
+    replaceable model NormalLaw = Contacts.Elastic.Rigid
+      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
+    replaceable model DampingLaw = Contacts.Damping.None
+      constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
     parameter Real r_start[3](each unit = "m") = {0, R, 0} "initial platform centre (wheel centres at height R)";
     parameter Real v_start[3](each unit = "m/s") = {1, 0, 0} "initial platform velocity (horizontal)";
     parameter Real omega_start(unit = "rad/s") = 0 "initial yaw rate (about y)";
@@ -170,7 +185,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     VehicleWheel wheels[N](angle = {2*3.141592653589793*(i - 1.0)/N for i in 1:N}, each Rp = Rp,
       each platform_r_start = r_start, each platform_v_start = v_start, each omega_start = omega_start,
       each nRollers = nRollers, each R = R, each beta = beta, each mWheel = mWheel, each mRoller = mRoller,
-      each mu = mu, each delta = delta, redeclare each model FrictionLaw = FrictionLaw);
+      each muFriction = muFriction, each deltaFriction = deltaFriction, redeclare each model FrictionLaw = FrictionLaw,
+      redeclare each model NormalLaw = NormalLaw, redeclare each model DampingLaw = DampingLaw);
     Real heading(unit = "rad") "platform heading: rotation about y";
   equation
     heading = 2*atan2(platform.q[3], platform.q[1]);
