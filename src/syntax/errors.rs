@@ -13,36 +13,51 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 use std::collections::BTreeSet;
 
 pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic {
-    let pos = match e.location {
+    let rule_pos = match e.location {
         InputLocation::Pos(p) => p,
         InputLocation::Span((s, _)) => s,
-    }
-    .min(text.len());
-    let positives: BTreeSet<Rule> = match &e.variant {
-        ErrorVariant::ParsingError { positives, .. } => positives.iter().copied().collect(),
-        ErrorVariant::CustomError { message } => {
-            // pest's own limits ("call limit reached", "stack limit reached").
-            return Diagnostic::error(Span::new(file, pos, pos), format!("the parser gave up: {message}"))
-                .with_help("the model is nested too deeply; split long expressions");
-        }
     };
-    let expected: BTreeSet<String> = e
-        .parse_attempts()
-        .map(|a| {
+    // pest places its error at the start of the farthest rule that failed; the parse-attempt
+    // tracker knows the farthest token tried. The token position is better for a missing `;`
+    // after a complete construct (`end A` + newline), but it is unreliable otherwise (keyword
+    // checks inside identifiers are nested negative lookaheads, which pest counts as attempts).
+    let attempts = e.parse_attempts();
+    let (max_pos, tokens): (usize, BTreeSet<String>) = match attempts {
+        Some(a) => (
+            a.max_position,
             a.expected_tokens()
                 .into_iter()
                 .map(|t| t.to_string())
                 .filter(|t| !matches!(t.as_str(), " " | "\t" | "\r" | "\n" | "//" | "/*"))
-                .collect()
-        })
-        .unwrap_or_default();
+                .collect(),
+        ),
+        None => (rule_pos, BTreeSet::new()),
+    };
+    let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && tokens.contains(";"));
+    let pos = if use_tokens { max_pos } else { rule_pos }.min(text.len());
+    let expected = if use_tokens { tokens } else { BTreeSet::new() };
+    let positives: BTreeSet<Rule> = match &e.variant {
+        ErrorVariant::ParsingError { .. } if pos != rule_pos => BTreeSet::new(),
+        ErrorVariant::ParsingError { positives, .. } => positives.iter().copied().collect(),
+        ErrorVariant::CustomError { message } => {
+            // pest's own limits ("call limit reached", "stack limit reached").
+            return Diagnostic::error(
+                Span::new(file, pos, pos),
+                format!("the parser gave up: {message}"),
+            )
+            .with_help("the model is nested too deeply; split long expressions");
+        }
+    };
     let ctx = Context::scan(text, pos);
     let mut d = explain(text, file, pos, &positives, &expected, &ctx);
     if d.help.is_none()
         && let Some(class) = ctx.classes.last()
         && d.message.starts_with("unexpected end of file")
     {
-        d = d.with_help(format!("the class `{}` needs `end {};`", class.name, class.name));
+        d = d.with_help(format!(
+            "the class `{}` needs `end {};`",
+            class.name, class.name
+        ));
     }
     d
 }
@@ -64,7 +79,9 @@ fn explain(
     let f = found.text.as_str();
     let exp = |t: &str| expected.contains(t);
     let has = |r: Rule| positives.contains(&r);
-    let in_expr_start = has(Rule::IDENT) && has(Rule::number) && has(Rule::paren_expr);
+    let in_expr_start = (has(Rule::IDENT) && has(Rule::number) && has(Rule::paren_expr))
+        || has(Rule::simple_expression)
+        || (exp("{") && exp("0..9") && exp("("));
 
     // Unterminated tokens: the lexer saw the opening character but no closing one.
     if found.kind == TokKind::Unterminated {
@@ -73,9 +90,12 @@ fn explain(
             Some('\'') => ("quoted name", "'"),
             _ => ("comment", "*/"),
         };
-        return Diagnostic::error(Span::new(file, found.start, found.start + closer.len().min(2)), format!("unterminated {what}"))
-            .with_label(format!("this {what} is never closed"))
-            .with_help(format!("add the closing `{closer}`"));
+        return Diagnostic::error(
+            Span::new(file, found.start, found.start + closer.len().min(2)),
+            format!("unterminated {what}"),
+        )
+        .with_label(format!("this {what} is never closed"))
+        .with_help(format!("add the closing `{closer}`"));
     }
 
     // `=` in an algorithm.
@@ -92,7 +112,27 @@ fn explain(
     }
     // `=` where a comparison is meant.
     if f == "=" && (exp("then") || exp("loop")) {
-        return Diagnostic::error(at, "`=` is not a comparison: use `==`").with_label("write `==` here");
+        return Diagnostic::error(at, "`=` is not a comparison: use `==`")
+            .with_label("write `==` here");
+    }
+    // Missing `end Name;` at the end of the file.
+    let after_operator = ctx
+        .prev
+        .as_ref()
+        .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
+    if found.kind == TokKind::Eof && exp("end") && !after_operator {
+        if let Some(c) = ctx.classes.last() {
+            return Diagnostic::error(
+                at,
+                format!("unexpected end of file: expected `end {};`", c.name),
+            )
+            .with_label(format!("the class `{}` is not closed", c.name))
+            .with_secondary(
+                Span::new(file, c.start, c.start + c.name.len()),
+                "the class starts here",
+            )
+            .with_help(format!("add `end {};`", c.name));
+        }
     }
     // Missing operand.
     if in_expr_start {
@@ -109,13 +149,21 @@ fn explain(
             return Diagnostic::error(at, "unexpected end of file: missing expression");
         }
         if found.kind == TokKind::Keyword {
-            return Diagnostic::error(at, format!("unexpected keyword `{f}`: expected an expression"))
-                .with_label("an expression is needed here");
-        }
-        return Diagnostic::error(at, format!("unexpected {}: expected an expression", found.describe()))
+            return Diagnostic::error(
+                at,
+                format!("unexpected keyword `{f}`: expected an expression"),
+            )
             .with_label("an expression is needed here");
+        }
+        return Diagnostic::error(
+            at,
+            format!("unexpected {}: expected an expression", found.describe()),
+        )
+        .with_label("an expression is needed here");
     }
-    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && (has(Rule::add_op) || has(Rule::mul_op)) {
+    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>")
+        && (has(Rule::add_op) || has(Rule::mul_op))
+    {
         return Diagnostic::error(at, "comparisons cannot be chained")
             .with_label("second comparison")
             .with_help("write `a < b and b < c`");
@@ -126,36 +174,60 @@ fn explain(
     }
     // A reserved word where a name is expected.
     if has(Rule::IDENT) && found.kind == TokKind::Keyword && !exp(f) {
-        return Diagnostic::error(at, format!("`{f}` is a reserved word and cannot be used as a name"))
-            .with_label("a name is expected here")
-            .with_help(format!("rename it, e.g. `{f}_`"));
+        return Diagnostic::error(
+            at,
+            format!("`{f}` is a reserved word and cannot be used as a name"),
+        )
+        .with_label("a name is expected here")
+        .with_help(format!("rename it, e.g. `{f}_`"));
     }
-    // Missing `end Name;` at the end of the file.
-    if found.kind == TokKind::Eof && exp("end") {
-        if let Some(c) = ctx.classes.last() {
-            return Diagnostic::error(at, format!("unexpected end of file: expected `end {};`", c.name))
-                .with_label(format!("the class `{}` is not closed", c.name))
-                .with_secondary(Span::new(file, c.start, c.start + c.name.len()), "the class starts here")
-                .with_help(format!("add `end {};`", c.name));
+    // `end` of a block statement/equation or of the class.
+    if ctx.prev.as_ref().is_some_and(|p| p.text == "end") {
+        for (kw, what) in [
+            ("for", "`for` loop"),
+            ("if", "`if`"),
+            ("when", "`when`"),
+            ("while", "`while` loop"),
+        ] {
+            if exp(kw) {
+                return Diagnostic::error(at, format!("expected `end {kw};` to close the {what}"))
+                    .with_label(format!("found {}", found.describe()));
+            }
         }
-    }
-    // `end` of a block statement/equation.
-    for (kw, what) in [("for", "`for` loop"), ("if", "`if`"), ("when", "`when`"), ("while", "`while` loop")] {
-        if exp(kw) && ctx.prev.as_ref().is_some_and(|p| p.text == "end") && expected.len() <= 2 {
-            return Diagnostic::error(at, format!("expected `end {kw};` to close the {what}"))
-                .with_label(format!("found {}", found.describe()));
-        }
-    }
-    if ctx.prev.as_ref().is_some_and(|p| p.text == "end") && has(Rule::IDENT) {
         if let Some(c) = ctx.classes.last() {
             return Diagnostic::error(at, format!("expected `end {};`", c.name))
                 .with_label(format!("found {}", found.describe()))
-                .with_help(format!("the class `{}` must end with `end {};`", c.name, c.name));
+                .with_help(format!(
+                    "the class `{}` must end with `end {};`",
+                    c.name, c.name
+                ));
         }
     }
+    if found.kind == TokKind::Other {
+        return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
+            .with_label("not part of Modelica's syntax");
+    }
+    // An equation among the declarations.
+    if ctx.section == Sec::Elements
+        && matches!(f, "=" | ":=")
+        && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
+    {
+        return Diagnostic::error(
+            at,
+            format!("unexpected `{f}`: a declaration needs a type and a name"),
+        )
+        .with_label("equations are not allowed among the declarations")
+        .with_help("put equations after the keyword `equation`");
+    }
     if exp("then") && !exp(";") {
-        return Diagnostic::error(at, format!("expected `then` after the condition, found {}", found.describe()))
-            .with_label("`then` expected here");
+        return Diagnostic::error(
+            at,
+            format!(
+                "expected `then` after the condition, found {}",
+                found.describe()
+            ),
+        )
+        .with_label("`then` expected here");
     }
     if exp("loop") && !exp(";") {
         return Diagnostic::error(at, format!("expected `loop`, found {}", found.describe()))
@@ -165,9 +237,16 @@ fn explain(
     // Missing `;`.
     if exp(";") {
         let what = ctx.construct();
-        let mut d = Diagnostic::error(after_prev, format!("expected `;` after {what}")).with_label("add `;` here");
+        let mut d = Diagnostic::error(after_prev, format!("expected `;` after {what}"))
+            .with_label("add `;` here");
         if found.kind == TokKind::Ident && found.line_starts_before {
-            d = d.with_secondary(at, format!("the next {} starts here", what.split(' ').next_back().unwrap_or("part")));
+            d = d.with_secondary(
+                at,
+                format!(
+                    "the next {} starts here",
+                    what.split(' ').next_back().unwrap_or("part")
+                ),
+            );
         } else if found.kind != TokKind::Eof {
             d = d.with_secondary(at, format!("unexpected {}", found.describe()));
         }
@@ -178,27 +257,66 @@ fn explain(
             .with_label("unclosed parenthesis or missing `,`");
     }
     if exp("]") && !exp(")") {
-        return Diagnostic::error(at, format!("expected `]`, found {}", found.describe())).with_label("unclosed `[`");
+        return Diagnostic::error(at, format!("expected `]`, found {}", found.describe()))
+            .with_label("unclosed `[`");
     }
     if exp("}") && !exp(")") {
-        return Diagnostic::error(at, format!("expected `}}`, found {}", found.describe())).with_label("unclosed `{`");
+        return Diagnostic::error(at, format!("expected `}}`, found {}", found.describe()))
+            .with_label("unclosed `{`");
     }
     if found.kind == TokKind::Eof {
-        return Diagnostic::error(at, format!("unexpected end of file: expected {}", list(expected, positives)));
+        return Diagnostic::error(
+            at,
+            format!(
+                "unexpected end of file: expected {}",
+                list(expected, positives)
+            ),
+        );
     }
     if found.kind == TokKind::Other {
         return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
             .with_label("not part of Modelica's syntax");
     }
-    Diagnostic::error(at, format!("unexpected {}: expected {}", found.describe(), list(expected, positives)))
-        .with_label("not expected here")
-        .with_note(match ctx.section {
-            Sec::Equation => "this is in an equation section",
-            Sec::Algorithm => "this is in an algorithm section",
-            Sec::Elements => "this is in a declaration section",
-            Sec::Top => "this is at the top level of the file",
+    let keywords: Vec<&str> = expected
+        .iter()
+        .map(String::as_str)
+        .filter(|t| KEYWORDS.contains(t))
+        .collect();
+    // A typo of a keyword: close in spelling, or the same letters swapped (`modle`).
+    let anagram = |k: &&str| {
+        let (mut a, mut b): (Vec<char>, Vec<char>) = (f.chars().collect(), k.chars().collect());
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b
+    };
+    let suggestion = (found.kind == TokKind::Ident)
+        .then(|| {
+            crate::diag::closest_name(f, keywords.iter().copied())
+                .or_else(|| keywords.iter().copied().find(anagram))
         })
-        .pipe_if(text.is_empty(), |d| d.with_help("the file is empty"))
+        .flatten();
+    Diagnostic::error(
+        at,
+        format!(
+            "unexpected {}: expected {}",
+            found.describe(),
+            list(expected, positives)
+        ),
+    )
+    .with_label("not expected here")
+    .pipe_if(suggestion.is_some(), |d| {
+        d.with_help(format!(
+            "did you mean `{}`?",
+            suggestion.unwrap_or_default()
+        ))
+    })
+    .with_note(match ctx.section {
+        Sec::Equation => "this is in an equation section",
+        Sec::Algorithm => "this is in an algorithm section",
+        Sec::Elements => "this is in a declaration section",
+        Sec::Top => "this is at the top level of the file",
+    })
+    .pipe_if(text.is_empty(), |d| d.with_help("the file is empty"))
 }
 
 trait PipeIf: Sized {
@@ -235,7 +353,7 @@ fn list(expected: &BTreeSet<String>, positives: &BTreeSet<Rule>) -> String {
     items.dedup();
     if items.len() > 8 {
         items.truncate(8);
-        items.push("...".into());
+        return format!("{}, ...", items.join(", "));
     }
     match items.len() {
         0 => "something else".into(),
@@ -326,14 +444,76 @@ struct Context {
 }
 
 const KEYWORDS: &[&str] = &[
-    "algorithm", "and", "annotation", "block", "break", "class", "connect", "connector", "constant",
-    "constrainedby", "discrete", "each", "else", "elseif", "elsewhen", "encapsulated", "end", "enumeration",
-    "equation", "expandable", "extends", "external", "false", "final", "flow", "for", "function", "if",
-    "import", "impure", "in", "initial", "inner", "input", "loop", "model", "not", "operator", "or", "outer",
-    "output", "package", "parameter", "partial", "protected", "public", "pure", "record", "redeclare",
-    "replaceable", "return", "stream", "then", "true", "type", "when", "while", "within",
+    "algorithm",
+    "and",
+    "annotation",
+    "block",
+    "break",
+    "class",
+    "connect",
+    "connector",
+    "constant",
+    "constrainedby",
+    "discrete",
+    "each",
+    "else",
+    "elseif",
+    "elsewhen",
+    "encapsulated",
+    "end",
+    "enumeration",
+    "equation",
+    "expandable",
+    "extends",
+    "external",
+    "false",
+    "final",
+    "flow",
+    "for",
+    "function",
+    "if",
+    "import",
+    "impure",
+    "in",
+    "initial",
+    "inner",
+    "input",
+    "loop",
+    "model",
+    "not",
+    "operator",
+    "or",
+    "outer",
+    "output",
+    "package",
+    "parameter",
+    "partial",
+    "protected",
+    "public",
+    "pure",
+    "record",
+    "redeclare",
+    "replaceable",
+    "return",
+    "stream",
+    "then",
+    "true",
+    "type",
+    "when",
+    "while",
+    "within",
 ];
-const CLASS_KINDS: &[&str] = &["class", "model", "record", "block", "connector", "type", "package", "function", "operator"];
+const CLASS_KINDS: &[&str] = &[
+    "class",
+    "model",
+    "record",
+    "block",
+    "connector",
+    "type",
+    "package",
+    "function",
+    "operator",
+];
 
 impl Context {
     fn scan(text: &str, pos: usize) -> Context {
@@ -368,7 +548,11 @@ impl Context {
                         let offset = usize::from(next.is_some_and(|x| x.text == "extends"));
                         let after = toks.get(i + 2 + offset);
                         if !after.is_some_and(|a| a.text == "=" || a.text == "(") {
-                            classes.push(OpenClass { name: n.text.clone(), start: n.start, section });
+                            classes.push(OpenClass {
+                                name: n.text.clone(),
+                                start: n.start,
+                                section,
+                            });
                             section = Sec::Elements;
                             first_idx = None;
                             i += 2 + offset;
@@ -418,7 +602,13 @@ impl Context {
             i += 1;
         }
         let first = first_idx.and_then(|i| toks.get(i).cloned());
-        Context { found, prev: toks.last().cloned(), classes, section, first }
+        Context {
+            found,
+            prev: toks.last().cloned(),
+            classes,
+            section,
+            first,
+        }
     }
 
     /// "the component declaration", "the equation"... for "expected `;` after ...".
@@ -486,10 +676,15 @@ impl Lexer<'_> {
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
                 j += 1;
             }
-            let kind = if KEYWORDS.contains(&&self.text[start..j]) { TokKind::Keyword } else { TokKind::Ident };
+            let kind = if KEYWORDS.contains(&&self.text[start..j]) {
+                TokKind::Keyword
+            } else {
+                TokKind::Ident
+            };
             return self.tok(kind, start, j, newline);
         }
-        if c.is_ascii_digit() || (c == b'.' && b.get(start + 1).is_some_and(|d| d.is_ascii_digit())) {
+        if c.is_ascii_digit() || (c == b'.' && b.get(start + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let mut j = start;
             while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
                 j += 1;
@@ -513,7 +708,11 @@ impl Lexer<'_> {
                     continue;
                 }
                 if b[j] == c {
-                    let kind = if c == b'"' { TokKind::Str } else { TokKind::Ident };
+                    let kind = if c == b'"' {
+                        TokKind::Str
+                    } else {
+                        TokKind::Ident
+                    };
                     return self.tok(kind, start, j + 1, newline);
                 }
                 if c == b'\'' && b[j] == b'\n' {
@@ -531,13 +730,25 @@ impl Lexer<'_> {
         if b"()[]{};,.=+-*/^<>:".contains(&c) {
             return self.tok(TokKind::Punct, start, start + 1, newline);
         }
-        let len = self.text[start..].chars().next().map(char::len_utf8).unwrap_or(1);
+        let len = self.text[start..]
+            .chars()
+            .next()
+            .map(char::len_utf8)
+            .unwrap_or(1);
         self.tok(TokKind::Other, start, start + len, newline)
     }
 
     fn tok(&mut self, kind: TokKind, start: usize, end: usize, newline: bool) -> Tok {
-        self.i = end.max(start + usize::from(kind != TokKind::Eof)).min(self.text.len());
+        self.i = end
+            .max(start + usize::from(kind != TokKind::Eof))
+            .min(self.text.len());
         let text = self.text.get(start..end).unwrap_or("").to_string();
-        Tok { kind, start, end, text, line_starts_before: newline }
+        Tok {
+            kind,
+            start,
+            end,
+            text,
+            line_starts_before: newline,
+        }
     }
 }
