@@ -8,19 +8,53 @@ use super::ast::*;
 use super::parser::Rule;
 use crate::diag::{Diagnostic, FileId, Span};
 use pest::iterators::Pair;
+use std::cell::Cell;
 
 pub(crate) type P<'i> = Pair<'i, Rule>;
 pub(crate) type R<T> = Result<T, Diagnostic>;
+
+/// Deepest nesting of classes, equations, statements and expressions the builder accepts. The
+/// tree is recursive (and so are later stages, and dropping it), so absurd nesting is refused
+/// with a message instead of overflowing the stack.
+pub(crate) const MAX_DEPTH: u32 = 300;
 
 pub(crate) struct Builder<'t> {
     pub(crate) file: FileId,
     #[allow(dead_code)]
     pub(crate) text: &'t str,
+    depth: Cell<u32>,
+}
+
+/// Decrements the nesting depth when a nested construct is finished.
+pub(crate) struct DepthGuard<'b>(&'b Cell<u32>);
+
+impl Drop for DepthGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get().saturating_sub(1));
+    }
 }
 
 impl<'t> Builder<'t> {
     pub(crate) fn new(file: FileId, text: &'t str) -> Self {
-        Builder { file, text }
+        Builder {
+            file,
+            text,
+            depth: Cell::new(0),
+        }
+    }
+
+    /// Enter a nested construct; an error when the nesting is absurdly deep.
+    pub(crate) fn enter(&self, p: &P) -> R<DepthGuard<'_>> {
+        let d = self.depth.get() + 1;
+        if d > MAX_DEPTH {
+            return Err(
+                Diagnostic::error(self.span(p), "the model is nested too deeply")
+                    .with_label(format!("more than {MAX_DEPTH} nested levels"))
+                    .with_help("split the expression or the nested blocks"),
+            );
+        }
+        self.depth.set(d);
+        Ok(DepthGuard(&self.depth))
     }
 
     /// The span of a pair without the whitespace pest's implicit `WHITESPACE` may leave at
@@ -143,6 +177,7 @@ impl<'t> Builder<'t> {
 
     /// `class_definition` or `short_class_definition`.
     pub(crate) fn class_definition(&self, p: P, ep: &ElementPrefixes) -> R<ClassDef> {
+        let _guard = self.enter(&p)?;
         let span = self.span(&p);
         let mut prefixes = ClassPrefixes {
             final_: ep.final_,
@@ -962,6 +997,7 @@ impl<'t> Builder<'t> {
     // ------------------------------------------------------------------ equations
 
     fn equation(&self, p: P) -> R<Equation> {
+        let _guard = self.enter(&p)?;
         let span = self.span(&p);
         let mut kind = None;
         let mut comment = Comment::default();
@@ -1100,6 +1136,7 @@ impl<'t> Builder<'t> {
     // ------------------------------------------------------------------ statements
 
     fn statement(&self, p: P) -> R<Statement> {
+        let _guard = self.enter(&p)?;
         let span = self.span(&p);
         let mut kind = None;
         let mut comment = Comment::default();

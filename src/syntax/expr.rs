@@ -12,6 +12,7 @@ use crate::diag::{Diagnostic, Span};
 impl Builder<'_> {
     /// A `simple_expression` or `if_expression` pair.
     pub(crate) fn expr(&self, p: P) -> R<Expr> {
+        let _guard = self.enter(&p)?;
         let span = self.span(&p);
         match p.as_rule() {
             Rule::simple_expression => {
@@ -30,6 +31,7 @@ impl Builder<'_> {
                         b: self,
                         items: part,
                         pos: 0,
+                        ops: 0,
                     };
                     let e = f.or()?;
                     if f.pos < f.items.len() {
@@ -350,7 +352,12 @@ struct Fold<'b, 't, 'i> {
     b: &'b Builder<'t>,
     items: Vec<P<'i>>,
     pos: usize,
+    /// Operators folded so far (bounds the depth of the tree).
+    ops: usize,
 }
+
+/// Most binary operators accepted in one flat operator chain (`a + b + ...`).
+const MAX_CHAIN: usize = 2000;
 
 impl<'i> Fold<'_, '_, 'i> {
     fn peek(&self) -> Option<Rule> {
@@ -370,16 +377,25 @@ impl<'i> Fold<'_, '_, 'i> {
         }
     }
 
-    fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    fn binary(&mut self, op: BinOp, lhs: Expr, rhs: Expr) -> R<Expr> {
+        // Each operator of a chain adds a level to the (left-nested) tree.
+        self.ops += 1;
+        if self.ops > MAX_CHAIN {
+            return Err(
+                Diagnostic::error(lhs.span.to(rhs.span), "expression too long")
+                    .with_label(format!("more than {MAX_CHAIN} operators in one expression"))
+                    .with_help("split it with intermediate variables"),
+            );
+        }
         let span = lhs.span.to(rhs.span);
-        Expr {
+        Ok(Expr {
             kind: ExprKind::Binary {
                 op,
                 lhs: Box::new(lhs),
                 rhs: Box::new(rhs),
             },
             span,
-        }
+        })
     }
 
     fn or(&mut self) -> R<Expr> {
@@ -387,7 +403,7 @@ impl<'i> Fold<'_, '_, 'i> {
         while self.peek() == Some(Rule::or_op) {
             self.pos += 1;
             let rhs = self.and()?;
-            lhs = Self::binary(BinOp::Or, lhs, rhs);
+            lhs = self.binary(BinOp::Or, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -397,7 +413,7 @@ impl<'i> Fold<'_, '_, 'i> {
         while self.peek() == Some(Rule::and_op) {
             self.pos += 1;
             let rhs = self.not()?;
-            lhs = Self::binary(BinOp::And, lhs, rhs);
+            lhs = self.binary(BinOp::And, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -430,7 +446,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 _ => BinOp::Ne,
             };
             let rhs = self.arithmetic()?;
-            return Ok(Self::binary(op, lhs, rhs));
+            return self.binary(op, lhs, rhs);
         }
         Ok(lhs)
     }
@@ -464,7 +480,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 _ => BinOp::ElemSub,
             };
             let rhs = self.term()?;
-            lhs = Self::binary(op, lhs, rhs);
+            lhs = self.binary(op, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -479,7 +495,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 _ => BinOp::ElemDiv,
             };
             let rhs = self.factor()?;
-            lhs = Self::binary(op, lhs, rhs);
+            lhs = self.binary(op, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -493,7 +509,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 BinOp::ElemPow
             };
             let rhs = self.primary()?;
-            return Ok(Self::binary(op, lhs, rhs));
+            return self.binary(op, lhs, rhs);
         }
         Ok(lhs)
     }
