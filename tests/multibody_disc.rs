@@ -1,6 +1,7 @@
 //! The compliant rolling-disc contact against Exudyn's ObjectConnectorRollingDiscPenalty
 //! (reference data: tests/multibody/exudyn_rolling_disc.csv, made by exudyn_rolling_disc.py).
-//! The same library model simulated by rumoca 0.10.2 stays within 1e-4 m of that reference.
+//! The same library model simulated by rumoca 0.10.2 stays within 2e-5 m and 6e-5 m/s of that
+//! reference (Exudyn step 2e-5 s); the tolerances below leave room for the integrator.
 
 #[path = "multibody/harness.rs"]
 mod harness;
@@ -18,15 +19,15 @@ fn rolling_disc_matches_exudyn() {
     assert!(r.all_finite());
     let t = r.time();
     let pairs = [
-        ("disc.r[1]", "r1", 1e-3),
-        ("disc.r[2]", "r2", 1e-3),
-        ("disc.r[3]", "r3", 1e-3),
-        ("disc.v[1]", "v1", 5e-3),
-        ("disc.v[2]", "v2", 5e-3),
-        ("disc.v[3]", "v3", 5e-3),
-        ("disc.frame.w[1]", "w1", 1e-2),
-        ("disc.frame.w[2]", "w2", 1e-2),
-        ("disc.frame.w[3]", "w3", 1e-2),
+        ("disc.r[1]", "r1", 2e-4),
+        ("disc.r[2]", "r2", 2e-4),
+        ("disc.r[3]", "r3", 2e-4),
+        ("disc.v[1]", "v1", 1e-3),
+        ("disc.v[2]", "v2", 1e-3),
+        ("disc.v[3]", "v3", 1e-3),
+        ("disc.frame.w[1]", "w1", 3e-3),
+        ("disc.frame.w[2]", "w2", 3e-3),
+        ("disc.frame.w[3]", "w3", 3e-3),
     ];
     for (mine, theirs, tol) in pairs {
         let m = r.col(mine);
