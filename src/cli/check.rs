@@ -11,6 +11,9 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> i32 {
-    eprintln!("error: `check` is not implemented yet ({} files)", args.files.len());
+    eprintln!(
+        "error: `check` is not implemented yet ({} files)",
+        args.files.len()
+    );
     1
 }
