@@ -54,9 +54,7 @@ pub struct LoadOptions {
 }
 
 fn parse(text: &str, file: diag::FileId) -> diag::Result<ast::StoredDefinition> {
-    // TEMP until the parser lands on main.
-    let _ = (text, file);
-    Err(vec![Diagnostic::error(Span::DUMMY, "parser not available")])
+    crate::syntax::parse(text, file)
 }
 
 /// The state of one flattening run.
