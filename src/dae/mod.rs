@@ -7,7 +7,7 @@
 
 mod print;
 
-pub use print::print_flat;
+pub use print::{builtin_name, print_expr, print_flat};
 
 use crate::diag::Span;
 use serde::{Deserialize, Serialize};
