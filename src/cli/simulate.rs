@@ -56,8 +56,13 @@ fn usage(msg: String) -> i32 {
 pub fn run(args: SimulateArgs) -> i32 {
     let Some(method) = Method::parse(&args.solver) else {
         let names = ["bdf", "esdirk34", "tr-bdf2", "tsit45"];
-        let hint = closest_name(&args.solver, names).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
-        return usage(format!("unknown solver `{}`{hint}; use one of bdf, esdirk34, tr-bdf2, tsit45", args.solver));
+        let hint = closest_name(&args.solver, names)
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+        return usage(format!(
+            "unknown solver `{}`{hint}; use one of bdf, esdirk34, tr-bdf2, tsit45",
+            args.solver
+        ));
     };
     let vars = match args.vars.as_deref().map(regex::Regex::new) {
         None => None,
@@ -66,16 +71,30 @@ pub fn run(args: SimulateArgs) -> i32 {
     };
     let format = match &args.output {
         None => Format::Csv,
-        Some(p) => match p.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+        Some(p) => match p
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref()
+        {
             Some("csv") => Format::Csv,
             Some("json") => Format::Json,
             Some("mat") => Format::Mat,
-            _ => return usage(format!("cannot tell the result format of `{}`: use a .csv, .json or .mat file", p.display())),
+            _ => {
+                return usage(format!(
+                    "cannot tell the result format of `{}`: use a .csv, .json or .mat file",
+                    p.display()
+                ));
+            }
         },
     };
     let mut sources = SourceMap::new();
     let t_start = Instant::now();
-    let load = LoadOptions { files: args.model.files.clone(), libs: args.model.libs.clone(), model: args.model.model.clone() };
+    let load = LoadOptions {
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
+    };
     let flat = match load_and_flatten(&load, &mut sources) {
         Ok(f) => f,
         Err(d) => return report(&sources, &d),
@@ -122,7 +141,11 @@ pub fn run(args: SimulateArgs) -> i32 {
         }),
     };
     if let Err(e) = written {
-        let target = args.output.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "standard output".into());
+        let target = args
+            .output
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "standard output".into());
         // A closed pipe (e.g. `| head`) is not an error of the simulation.
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             return 0;
@@ -138,27 +161,50 @@ pub fn run(args: SimulateArgs) -> i32 {
 
 fn report(sources: &SourceMap, d: &[Diagnostic]) -> i32 {
     eprintln!("{}", render_all(sources, d));
-    if d.iter().any(|d| d.severity == crate::diag::Severity::Error) { 1 } else { 0 }
+    if d.iter().any(|d| d.severity == crate::diag::Severity::Error) {
+        1
+    } else {
+        0
+    }
 }
 
-fn print_stats(r: &SimResult, flat: std::time::Duration, structure: std::time::Duration, write: std::time::Duration) {
+fn print_stats(
+    r: &SimResult,
+    flat: std::time::Duration,
+    structure: std::time::Duration,
+    write: std::time::Duration,
+) {
     let s = &r.stats;
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    eprintln!("statistics ({} method, {} states, {} Jacobian):", s.method, s.states, if s.sparse_jacobian { "sparse" } else { "dense" });
+    eprintln!(
+        "statistics ({} method, {} states, {} Jacobian):",
+        s.method,
+        s.states,
+        if s.sparse_jacobian { "sparse" } else { "dense" }
+    );
     eprintln!("  steps                      {}", s.steps);
     eprintln!("  rejected steps / failures  {}", s.rejected_steps);
     eprintln!("  right-hand side evals      {}", s.rhs_evaluations);
     eprintln!("  Jacobian evaluations       {}", s.jacobian_evaluations);
-    eprintln!("  Jacobian-vector products   {}", s.jacobian_vector_products);
+    eprintln!(
+        "  Jacobian-vector products   {}",
+        s.jacobian_vector_products
+    );
     eprintln!("  Newton iterations          {}", s.newton_iterations);
     eprintln!("  events                     {}", s.events);
     eprintln!("  output points              {}", r.time.len());
     eprintln!("phase timings:");
     eprintln!("  load + flatten             {:10.3} ms", ms(flat));
     eprintln!("  structural analysis        {:10.3} ms", ms(structure));
-    eprintln!("  compile                    {:10.3} ms", ms(s.compile_time));
+    eprintln!(
+        "  compile                    {:10.3} ms",
+        ms(s.compile_time)
+    );
     eprintln!("  initialization             {:10.3} ms", ms(s.init_time));
-    eprintln!("  integration                {:10.3} ms", ms(s.integrate_time));
+    eprintln!(
+        "  integration                {:10.3} ms",
+        ms(s.integrate_time)
+    );
     eprintln!("  writing results            {:10.3} ms", ms(write));
     let _ = Span::DUMMY;
 }

@@ -37,7 +37,13 @@ fn state_rank(
     work: &Work,
     prefer: &BTreeSet<VarId>,
     v: VarId,
-) -> (u8, bool, bool, std::cmp::Reverse<u32>, std::cmp::Reverse<VarId>) {
+) -> (
+    u8,
+    bool,
+    bool,
+    std::cmp::Reverse<u32>,
+    std::cmp::Reverse<VarId>,
+) {
     let (root, order) = work.root(v);
     let var = &work.model.variables[root];
     let select = match var.state_select {
@@ -48,19 +54,34 @@ fn state_rank(
         StateSelect::Always => 5,
     };
     // The simulator's preference overrides every hint except `always`.
-    let select = if prefer.contains(&root) && select < 5 { 4 } else { select };
+    let select = if prefer.contains(&root) && select < 5 {
+        4
+    } else {
+        select
+    };
     // Among equals, higher derivatives go first, so `x` and `v = der(x)` end up the states rather
     // than `x` and `der(x)`.
-    (select, var.fixed == Some(true), work.in_der[root], std::cmp::Reverse(order), std::cmp::Reverse(root))
+    (
+        select,
+        var.fixed == Some(true),
+        work.in_der[root],
+        std::cmp::Reverse(order),
+        std::cmp::Reverse(root),
+    )
 }
 
 pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
     let prefer: BTreeSet<VarId> = prefer.iter().copied().collect();
     let n_eqs = work.eqs.len();
-    let mut rows: Vec<usize> =
-        (0..n_eqs).filter(|&e| work.eq_deriv[e].is_none() && work.eq_parent[e].is_some()).collect();
+    let mut rows: Vec<usize> = (0..n_eqs)
+        .filter(|&e| work.eq_deriv[e].is_none() && work.eq_parent[e].is_some())
+        .collect();
     let mut cols: Vec<VarId> = (0..work.model.variables.len())
-        .filter(|&v| work.is_unknown(v) && work.deriv[v].is_none() && work.model.variables[v].derivative_of.is_some())
+        .filter(|&v| {
+            work.is_unknown(v)
+                && work.deriv[v].is_none()
+                && work.model.variables[v].derivative_of.is_some()
+        })
         .collect();
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
@@ -68,7 +89,8 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
     while !rows.is_empty() {
         // Columns from the most dummy-worthy (lowest state rank) to the least.
         cols.sort_by_key(|&v| state_rank(work, &prefer, v));
-        let col_pos: std::collections::HashMap<VarId, usize> = cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let col_pos: std::collections::HashMap<VarId, usize> =
+            cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         // Transposed incidence: column -> rows (local indices).
         let mut adj_t: Vec<Vec<usize>> = vec![Vec::new(); cols.len()];
         let mut rows_of: Vec<Vec<(usize, VarId)>> = Vec::with_capacity(rows.len());
@@ -96,14 +118,28 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
             }
         }
         if chosen < rows.len() {
-            let unmatched: Vec<usize> = (0..rows.len()).filter(|&r| m.eq_of_var[r].is_none()).map(|r| rows[r]).collect();
+            let unmatched: Vec<usize> = (0..rows.len())
+                .filter(|&r| m.eq_of_var[r].is_none())
+                .map(|r| rows[r])
+                .collect();
             return Err(lacking_state(work, &unmatched));
         }
-        let selected: Vec<VarId> = (0..cols.len()).filter(|&ci| m.var_of_eq[ci].is_some()).map(|ci| cols[ci]).collect();
+        let selected: Vec<VarId> = (0..cols.len())
+            .filter(|&ci| m.var_of_eq[ci].is_some())
+            .map(|ci| cols[ci])
+            .collect();
         // A real choice with state-dependent coefficients: record it for dynamic selection.
-        let involved: BTreeSet<usize> = rows_of.iter().flat_map(|r| r.iter().map(|(ci, _)| *ci)).collect();
+        let involved: BTreeSet<usize> = rows_of
+            .iter()
+            .flat_map(|r| r.iter().map(|(ci, _)| *ci))
+            .collect();
         if involved.len() > rows.len() {
-            let set = state_set(work, &rows, &involved.iter().map(|&ci| cols[ci]).collect::<Vec<_>>(), &selected);
+            let set = state_set(
+                work,
+                &rows,
+                &involved.iter().map(|&ci| cols[ci]).collect::<Vec<_>>(),
+                &selected,
+            );
             if set.jacobian.iter().any(|(_, _, e)| num(e).is_none()) {
                 state_sets.push(set);
             }
@@ -125,8 +161,16 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
         }
         dummies.extend(selected.iter().copied());
         // Next level.
-        rows = rows.iter().filter_map(|&e| work.eq_parent[e]).filter(|&p| work.eq_parent[p].is_some()).collect();
-        cols = selected.iter().filter_map(|&v| work.model.variables[v].derivative_of).filter(|&p| work.model.variables[p].derivative_of.is_some()).collect();
+        rows = rows
+            .iter()
+            .filter_map(|&e| work.eq_parent[e])
+            .filter(|&p| work.eq_parent[p].is_some())
+            .collect();
+        cols = selected
+            .iter()
+            .filter_map(|&v| work.model.variables[v].derivative_of)
+            .filter(|&p| work.model.variables[p].derivative_of.is_some())
+            .collect();
     }
     dummies.sort_unstable();
     let is_dummy = |v: VarId| dummies.binary_search(&v).is_ok();
@@ -138,23 +182,47 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
         if var.state_select == StateSelect::Never {
             warnings.push(Diagnostic::warning(
                 var.span,
-                format!("`{}` has stateSelect = StateSelect.never but had to be chosen as a state", var.name),
+                format!(
+                    "`{}` has stateSelect = StateSelect.never but had to be chosen as a state",
+                    var.name
+                ),
             ));
         }
     }
     // Record the sets with the lowest level first: that is where the simulator should look.
     state_sets.reverse();
-    Ok(Selection { dummies, states, state_sets, warnings })
+    Ok(Selection {
+        dummies,
+        states,
+        state_sets,
+        warnings,
+    })
 }
 
-fn state_set(work: &mut Work, rows: &[usize], candidates: &[VarId], selected: &[VarId]) -> StateSet {
+fn state_set(
+    work: &mut Work,
+    rows: &[usize],
+    candidates: &[VarId],
+    selected: &[VarId],
+) -> StateSet {
     let mut jacobian = Vec::new();
     for (ri, &e) in rows.iter().enumerate() {
         for (ci, &v) in candidates.iter().enumerate() {
-            let mut no_user = |f: &str, _: &[crate::dae::Expr], _: usize, _: usize, _: usize| -> Result<crate::dae::Expr, String> {
+            let mut no_user = |f: &str,
+                               _: &[crate::dae::Expr],
+                               _: usize,
+                               _: usize,
+                               _: usize|
+             -> Result<crate::dae::Expr, String> {
                 Err(format!("call of {f}"))
             };
-            let d = match diff(&work.eqs[e].residual, &mut Partial { var: v, user: &mut no_user }) {
+            let d = match diff(
+                &work.eqs[e].residual,
+                &mut Partial {
+                    var: v,
+                    user: &mut no_user,
+                },
+            ) {
                 Ok(d) => simplify(&d),
                 Err(_) => crate::dae::Expr::Var(v),
             };
@@ -166,8 +234,15 @@ fn state_set(work: &mut Work, rows: &[usize], candidates: &[VarId], selected: &[
     StateSet {
         equations: rows.to_vec(),
         candidates: candidates.to_vec(),
-        candidate_states: candidates.iter().map(|&v| work.model.variables[v].derivative_of.unwrap_or(v)).collect(),
-        dummies: selected.iter().copied().filter(|v| candidates.contains(v)).collect(),
+        candidate_states: candidates
+            .iter()
+            .map(|&v| work.model.variables[v].derivative_of.unwrap_or(v))
+            .collect(),
+        dummies: selected
+            .iter()
+            .copied()
+            .filter(|v| candidates.contains(v))
+            .collect(),
         jacobian,
     }
 }
@@ -176,7 +251,10 @@ fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for &e in unmatched {
         let eq = &work.eqs[e];
-        let text = super::print::residual_text(&work.eqs[eq_origin_root(work, e)].residual, &work.model.variables);
+        let text = super::print::residual_text(
+            &work.eqs[eq_origin_root(work, e)].residual,
+            &work.model.variables,
+        );
         out.push(
             Diagnostic::error(eq.span, "after index reduction this constraint has no state left to trade")
                 .with_label(format!("`{text}` (differentiated {} times)", eq.differentiated))
