@@ -209,6 +209,7 @@ fn explain(
     }
     // An equation among the declarations.
     if ctx.section == Sec::Elements
+        && ctx.open_brackets == 0
         && matches!(f, "=" | ":=")
         && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
     {
@@ -441,6 +442,8 @@ struct Context {
     section: Sec,
     /// First token of the declaration/equation/statement the error is in.
     first: Option<Tok>,
+    /// Brackets open at the error position.
+    open_brackets: usize,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -602,13 +605,15 @@ impl Context {
             i += 1;
         }
         let first = first_idx.and_then(|i| toks.get(i).cloned());
-        Context {
-            found,
-            prev: toks.last().cloned(),
-            classes,
-            section,
-            first,
+        let mut depth = 0usize;
+        for t in &toks[first_idx.unwrap_or(toks.len())..] {
+            match t.text.as_str() {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
         }
+        Context { found, prev: toks.last().cloned(), classes, section, first, open_brackets: depth }
     }
 
     /// "the component declaration", "the equation"... for "expected `;` after ...".
