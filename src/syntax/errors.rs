@@ -161,14 +161,12 @@ fn explain(
         )
         .with_label("an expression is needed here");
     }
-    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>")
-        && (has(Rule::add_op) || has(Rule::mul_op))
-    {
+    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && has(Rule::binop) {
         return Diagnostic::error(at, "comparisons cannot be chained")
             .with_label("second comparison")
             .with_help("write `a < b and b < c`");
     }
-    if matches!(f, "^" | ".^") && has(Rule::mul_op) {
+    if matches!(f, "^" | ".^") && has(Rule::binop) {
         return Diagnostic::error(at, format!("`{f}` cannot be chained: add parentheses"))
             .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`");
     }
@@ -278,6 +276,19 @@ fn explain(
         return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
             .with_label("not part of Modelica's syntax");
     }
+    let class_expected = exp("model") && exp("package");
+    let wanted = if class_expected
+        && ctx.open_brackets == 0
+        && matches!(ctx.section, Sec::Top | Sec::Elements)
+    {
+        if ctx.section == Sec::Top {
+            "a class definition (`model`, `package`, `function`, ...)".to_string()
+        } else {
+            "a declaration (`Real x;`, `model M ... end M;`, ...)".to_string()
+        }
+    } else {
+        list(expected, positives)
+    };
     let keywords: Vec<&str> = expected
         .iter()
         .map(String::as_str)
@@ -298,11 +309,7 @@ fn explain(
         .flatten();
     Diagnostic::error(
         at,
-        format!(
-            "unexpected {}: expected {}",
-            found.describe(),
-            list(expected, positives)
-        ),
+        format!("unexpected {}: expected {wanted}", found.describe()),
     )
     .with_label("not expected here")
     .pipe_if(suggestion.is_some(), |d| {
@@ -613,7 +620,14 @@ impl Context {
                 _ => {}
             }
         }
-        Context { found, prev: toks.last().cloned(), classes, section, first, open_brackets: depth }
+        Context {
+            found,
+            prev: toks.last().cloned(),
+            classes,
+            section,
+            first,
+            open_brackets: depth,
+        }
     }
 
     /// "the component declaration", "the equation"... for "expected `;` after ...".

@@ -10,6 +10,7 @@ mod build;
 mod errors;
 mod expr;
 mod parser;
+mod prefixes;
 mod print;
 pub use print::{print, print_expr};
 
@@ -54,4 +55,13 @@ fn check_nesting(text: &str, file: FileId) -> Option<Diagnostic> {
         }
     }
     None
+}
+
+#[doc(hidden)]
+pub fn __pest_only(text: &str) -> usize {
+    use pest::Parser;
+    match parser::ModelicaParser::parse(parser::Rule::stored_definition, text) {
+        Ok(p) => p.flatten().count(),
+        Err(_) => 0,
+    }
 }
