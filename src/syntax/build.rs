@@ -6,6 +6,7 @@
 
 use super::ast::*;
 use super::parser::Rule;
+use super::prefixes::{Place, PrefixSet};
 use crate::diag::{Diagnostic, FileId, Span};
 use pest::iterators::Pair;
 use std::cell::Cell;
@@ -109,16 +110,14 @@ impl<'t> Builder<'t> {
                     within = Some(Within { name, span: wspan });
                 }
                 Rule::top_class => {
-                    let mut final_ = false;
+                    let mut words = Vec::new();
                     for x in c.into_inner() {
                         match x.as_rule() {
-                            Rule::kw_final => final_ = true,
+                            Rule::prefix_word => words.push(x),
                             Rule::class_definition => {
-                                let prefixes = ElementPrefixes {
-                                    final_,
-                                    ..Default::default()
-                                };
-                                classes.push(self.class_definition(x, &prefixes)?);
+                                let set = self.prefix_set(std::mem::take(&mut words))?;
+                                set.check(Place::TopClass, true)?;
+                                classes.push(self.class_definition(x, &set)?);
                             }
                             _ => return Err(self.unexpected(&x)),
                         }
@@ -136,63 +135,36 @@ impl<'t> Builder<'t> {
     }
 
     fn class_kind(&self, p: P) -> ClassKind {
-        let rules: Vec<Rule> = p.into_inner().map(|k| k.as_rule()).collect();
-        let has = |r: Rule| rules.contains(&r);
-        if has(Rule::kw_function) {
-            if has(Rule::kw_pure) {
-                ClassKind::PureFunction
-            } else if has(Rule::kw_impure) {
-                ClassKind::ImpureFunction
-            } else if has(Rule::kw_operator) {
-                ClassKind::OperatorFunction
-            } else {
-                ClassKind::Function
-            }
-        } else if has(Rule::kw_record) {
-            if has(Rule::kw_operator) {
-                ClassKind::OperatorRecord
-            } else {
-                ClassKind::Record
-            }
-        } else if has(Rule::kw_connector) {
-            if has(Rule::kw_expandable) {
-                ClassKind::ExpandableConnector
-            } else {
-                ClassKind::Connector
-            }
-        } else if has(Rule::kw_model) {
-            ClassKind::Model
-        } else if has(Rule::kw_block) {
-            ClassKind::Block
-        } else if has(Rule::kw_type) {
-            ClassKind::Type
-        } else if has(Rule::kw_package) {
-            ClassKind::Package
-        } else if has(Rule::kw_operator) {
-            ClassKind::Operator
-        } else {
-            ClassKind::Class
+        let words: Vec<&str> = p.as_str().split_whitespace().collect();
+        match words.as_slice() {
+            ["operator", "record"] => ClassKind::OperatorRecord,
+            ["operator", "function"] => ClassKind::OperatorFunction,
+            ["expandable", "connector"] => ClassKind::ExpandableConnector,
+            ["pure", ..] => ClassKind::PureFunction,
+            ["impure", ..] => ClassKind::ImpureFunction,
+            ["model"] => ClassKind::Model,
+            ["record"] => ClassKind::Record,
+            ["block"] => ClassKind::Block,
+            ["connector"] => ClassKind::Connector,
+            ["type"] => ClassKind::Type,
+            ["package"] => ClassKind::Package,
+            ["function"] => ClassKind::Function,
+            ["operator"] => ClassKind::Operator,
+            _ => ClassKind::Class,
         }
     }
 
-    /// `class_definition` or `short_class_definition`.
-    pub(crate) fn class_definition(&self, p: P, ep: &ElementPrefixes) -> R<ClassDef> {
-        let _guard = self.enter(&p)?;
+    /// `class_definition`, or the `class_kind short_class_specifier` pair of a redeclaration.
+    pub(crate) fn class_definition(&self, p: P, set: &PrefixSet) -> R<ClassDef> {
         let span = self.span(&p);
-        let mut prefixes = ClassPrefixes {
-            final_: ep.final_,
-            redeclare: ep.redeclare,
-            replaceable: ep.replaceable,
-            inner: ep.inner,
-            outer: ep.outer,
-            ..Default::default()
-        };
+        self.class_from_parts(p.into_inner().collect(), set, span)
+    }
+
+    fn class_from_parts(&self, parts: Vec<P>, set: &PrefixSet, span: Span) -> R<ClassDef> {
         let mut kind = ClassKind::Class;
         let mut spec = None;
-        for c in p.into_inner() {
+        for c in parts {
             match c.as_rule() {
-                Rule::kw_encapsulated => prefixes.encapsulated = true,
-                Rule::kw_partial => prefixes.partial = true,
                 Rule::class_kind => kind = self.class_kind(c),
                 Rule::class_specifier | Rule::short_class_specifier => spec = Some(c),
                 _ => return Err(self.unexpected(&c)),
@@ -204,9 +176,10 @@ impl<'t> Builder<'t> {
                 "internal parser error: class without specifier",
             ));
         };
+        let _guard = self.enter(&spec)?;
         let (name, body, comment) = self.class_specifier(spec)?;
         Ok(ClassDef {
-            prefixes,
+            prefixes: set.class_prefixes(),
             kind,
             name,
             body,
@@ -268,16 +241,26 @@ impl<'t> Builder<'t> {
         };
         match rest.as_rule() {
             Rule::long_rest => {
-                let mut it = rest.into_inner();
-                let (Some(sc), Some(comp), Some(end)) = (it.next(), it.next(), it.next()) else {
-                    return Err(Diagnostic::error(
-                        name.span,
-                        "internal parser error: incomplete class",
-                    ));
-                };
-                let description = self.string_comment(sc)?;
-                let long = self.long_class(&name, description, comp, end)?;
-                Ok((name, ClassBody::Long(long), Comment::default()))
+                let mut description = None;
+                let mut comp = None;
+                for c in rest.into_inner() {
+                    match c.as_rule() {
+                        Rule::string_comment => description = self.string_comment(c)?,
+                        Rule::composition => comp = Some(c),
+                        Rule::end_clause => {
+                            let Some(comp) = comp.take() else {
+                                return Err(self.unexpected(&c));
+                            };
+                            let long = self.long_class(&name, description.take(), comp, c)?;
+                            return Ok((name, ClassBody::Long(long), Comment::default()));
+                        }
+                        _ => return Err(self.unexpected(&c)),
+                    }
+                }
+                Err(Diagnostic::error(
+                    name.span,
+                    "internal parser error: incomplete class",
+                ))
             }
             Rule::short_rhs => {
                 let Some(spec) = rest.into_inner().next() else {
@@ -298,13 +281,13 @@ impl<'t> Builder<'t> {
         let mut comment = Comment::default();
         match rule {
             Rule::short_spec => {
-                let mut prefixes = TypePrefix::default();
+                let mut words = Vec::new();
                 let mut base = None;
                 let mut array_dims = Vec::new();
                 let mut modification = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::type_prefix => prefixes = self.type_prefix(c),
+                        Rule::prefix_word => words.push(c),
                         Rule::name => base = Some(self.name(c)),
                         Rule::array_subscripts => array_dims = self.subscripts(c)?,
                         Rule::class_modification => {
@@ -320,6 +303,9 @@ impl<'t> Builder<'t> {
                         "internal parser error: short class without base",
                     ));
                 };
+                let set = self.prefix_set(words)?;
+                set.check(Place::ShortClassBase, false)?;
+                let prefixes = set.type_prefix;
                 Ok((
                     ClassBody::Short(ShortClass {
                         prefixes,
@@ -338,16 +324,24 @@ impl<'t> Builder<'t> {
                         Rule::kw_enumeration => {}
                         Rule::enum_colon => colon = true,
                         Rule::enum_literal => {
-                            let mut it = c.into_inner();
-                            let (Some(id), Some(cm)) = (it.next(), it.next()) else {
+                            let mut name = None;
+                            let mut lit_comment = Comment::default();
+                            for x in c.into_inner() {
+                                match x.as_rule() {
+                                    Rule::IDENT => name = Some(self.ident(x)),
+                                    Rule::comment => lit_comment = self.comment(x)?,
+                                    _ => return Err(self.unexpected(&x)),
+                                }
+                            }
+                            let Some(name) = name else {
                                 return Err(Diagnostic::error(
                                     Span::DUMMY,
                                     "internal parser error: enum literal",
                                 ));
                             };
                             literals.push(EnumLiteral {
-                                name: self.ident(id),
-                                comment: self.comment(cm)?,
+                                name,
+                                comment: lit_comment,
                             });
                         }
                         Rule::comment => comment = self.comment(c)?,
@@ -551,21 +545,21 @@ impl<'t> Builder<'t> {
                 }))
             }
             Rule::element_decl => {
-                let mut ep = ElementPrefixes::default();
+                let mut words = Vec::new();
                 let mut el = None;
                 let mut cons: Option<Constrainedby> = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::kw_redeclare => ep.redeclare = true,
-                        Rule::kw_final => ep.final_ = true,
-                        Rule::kw_inner => ep.inner = true,
-                        Rule::kw_outer => ep.outer = true,
-                        Rule::kw_replaceable => ep.replaceable = true,
+                        Rule::prefix_word => words.push(c),
                         Rule::class_definition => {
-                            el = Some(Element::Class(Box::new(self.class_definition(c, &ep)?)))
+                            let set = self.prefix_set(std::mem::take(&mut words))?;
+                            set.check(Place::Class, true)?;
+                            el = Some(Element::Class(Box::new(self.class_definition(c, &set)?)))
                         }
                         Rule::component_clause => {
-                            el = Some(Element::Component(self.component_clause(c, &ep)?))
+                            let set = self.prefix_set(std::mem::take(&mut words))?;
+                            set.check(Place::Component, false)?;
+                            el = Some(Element::Component(self.component_clause(c, &set)?))
                         }
                         Rule::constraining_clause => cons = Some(self.constraining_clause(c)?),
                         Rule::comment => {
@@ -671,33 +665,24 @@ impl<'t> Builder<'t> {
         })
     }
 
-    pub(crate) fn type_prefix(&self, p: P) -> TypePrefix {
-        let mut t = TypePrefix::default();
-        for c in p.into_inner() {
-            match c.as_rule() {
-                Rule::kw_flow => t.connection = Connection::Flow,
-                Rule::kw_stream => t.connection = Connection::Stream,
-                Rule::kw_discrete => t.variability = Variability::Discrete,
-                Rule::kw_parameter => t.variability = Variability::Parameter,
-                Rule::kw_constant => t.variability = Variability::Constant,
-                Rule::kw_input => t.causality = Causality::Input,
-                Rule::kw_output => t.causality = Causality::Output,
-                _ => {}
-            }
-        }
-        t
+    /// `component_clause`, or the `name component_declaration1` pair of a redeclaration
+    /// (`parts` are the children).
+    fn component_clause(&self, p: P, set: &PrefixSet) -> R<ComponentClause> {
+        let span = self.span(&p);
+        self.component_from_parts(p.into_inner().collect(), set, span)
     }
 
-    /// `component_clause` (several declarations) or `component_clause1` (one, in a redeclare).
-    fn component_clause(&self, p: P, ep: &ElementPrefixes) -> R<ComponentClause> {
-        let span = self.span(&p);
-        let mut prefix = TypePrefix::default();
+    fn component_from_parts(
+        &self,
+        parts: Vec<P>,
+        set: &PrefixSet,
+        span: Span,
+    ) -> R<ComponentClause> {
         let mut type_name = None;
         let mut type_dims = Vec::new();
         let mut components = Vec::new();
-        for c in p.into_inner() {
+        for c in parts {
             match c.as_rule() {
-                Rule::type_prefix => prefix = self.type_prefix(c),
                 Rule::name => type_name = Some(self.name(c)),
                 Rule::array_subscripts => type_dims = self.subscripts(c)?,
                 Rule::component_declaration | Rule::component_declaration1 => {
@@ -713,8 +698,8 @@ impl<'t> Builder<'t> {
             ));
         };
         Ok(ComponentClause {
-            element_prefixes: ep.clone(),
-            prefix,
+            element_prefixes: set.element.clone(),
+            prefix: set.type_prefix.clone(),
             type_name,
             type_dims,
             components,
@@ -817,13 +802,32 @@ impl<'t> Builder<'t> {
 
     fn argument(&self, p: P) -> R<Argument> {
         let span = self.span(&p);
-        let (mut redeclare, mut each, mut final_) = (false, false, false);
+        let mut words = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_redeclare => redeclare = true,
-                Rule::kw_each => each = true,
-                Rule::kw_final => final_ = true,
+                Rule::prefix_word => words.push(c),
                 Rule::element_modification => {
+                    let set = self.prefix_set(std::mem::take(&mut words))?;
+                    set.check(Place::Argument, false)?;
+                    if let Some(w) = set.first_of(&[
+                        "redeclare",
+                        "replaceable",
+                        "flow",
+                        "stream",
+                        "discrete",
+                        "parameter",
+                        "constant",
+                        "input",
+                        "output",
+                    ]) {
+                        return Err(Diagnostic::error(
+                            w.1,
+                            format!("`{}` must be followed by a declaration", w.0),
+                        )
+                        .with_help(
+                            "write e.g. `redeclare model L = Coulomb` or `redeclare Real x = 1`",
+                        ));
+                    }
                     let mut name = None;
                     let mut modification = None;
                     let mut description = None;
@@ -842,8 +846,8 @@ impl<'t> Builder<'t> {
                         ));
                     };
                     return Ok(Argument::Modify {
-                        each,
-                        final_,
+                        each: set.each,
+                        final_: set.element.final_,
                         name,
                         modification,
                         description,
@@ -851,59 +855,55 @@ impl<'t> Builder<'t> {
                     });
                 }
                 Rule::redeclaration => {
-                    let mut replaceable = false;
-                    let mut element = None;
+                    let rspan = self.span(&c);
+                    let mut parts = Vec::new();
                     let mut cons = None;
                     for x in c.into_inner() {
                         match x.as_rule() {
-                            Rule::kw_replaceable => replaceable = true,
-                            Rule::short_class_definition => {
-                                let ep = ElementPrefixes {
-                                    redeclare,
-                                    final_,
-                                    replaceable,
-                                    ..Default::default()
-                                };
-                                element = Some(RedeclaredElement::Class(Box::new(
-                                    self.class_definition(x, &ep)?,
-                                )));
-                            }
-                            Rule::component_clause1 => {
-                                let ep = ElementPrefixes {
-                                    redeclare,
-                                    final_,
-                                    replaceable,
-                                    ..Default::default()
-                                };
-                                element = Some(RedeclaredElement::Component(Box::new(
-                                    self.component_clause(x, &ep)?,
-                                )));
-                            }
                             Rule::constraining_clause => cons = Some(self.constraining_clause(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => parts.push(x),
                         }
                     }
-                    let element = match element {
-                        Some(RedeclaredElement::Class(mut cd)) => {
-                            cd.constrainedby = cons;
-                            RedeclaredElement::Class(cd)
-                        }
-                        Some(RedeclaredElement::Component(mut cc)) => {
-                            cc.constrainedby = cons;
-                            RedeclaredElement::Component(cc)
-                        }
-                        None => {
-                            return Err(Diagnostic::error(
-                                span,
-                                "internal parser error: empty redeclaration",
-                            ));
-                        }
+                    let is_class = parts
+                        .first()
+                        .is_some_and(|x| x.as_rule() == Rule::class_kind);
+                    let set = self.prefix_set(std::mem::take(&mut words))?;
+                    set.check(Place::Argument, is_class)?;
+                    if !set.element.redeclare && !set.element.replaceable {
+                        return Err(Diagnostic::error(
+                            rspan,
+                            "a declaration in a modifier needs `redeclare`",
+                        )
+                        .with_help(
+                            "write `redeclare` before it, or use `name = value` to modify",
+                        ));
+                    }
+                    let element_set = PrefixSet {
+                        element: ElementPrefixes {
+                            redeclare: set.element.redeclare,
+                            final_: set.element.final_,
+                            replaceable: set.element.replaceable,
+                            ..Default::default()
+                        },
+                        type_prefix: set.type_prefix.clone(),
+                        encapsulated: set.encapsulated,
+                        partial: set.partial,
+                        ..Default::default()
+                    };
+                    let element = if is_class {
+                        let mut cd = self.class_from_parts(parts, &element_set, rspan)?;
+                        cd.constrainedby = cons;
+                        RedeclaredElement::Class(Box::new(cd))
+                    } else {
+                        let mut cc = self.component_from_parts(parts, &element_set, rspan)?;
+                        cc.constrainedby = cons;
+                        RedeclaredElement::Component(Box::new(cc))
                     };
                     return Ok(Argument::Redeclare {
-                        redeclare,
-                        each,
-                        final_,
-                        replaceable,
+                        redeclare: set.element.redeclare,
+                        each: set.each,
+                        final_: set.element.final_,
+                        replaceable: set.element.replaceable,
                         element,
                         span,
                     });

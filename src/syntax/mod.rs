@@ -10,6 +10,7 @@ mod build;
 mod errors;
 mod expr;
 mod parser;
+mod prefixes;
 mod print;
 pub use print::{print, print_expr};
 
