@@ -134,7 +134,7 @@ fn compliant_vehicle_matches_rumoca() {
         "VehicleCompliant.mo",
         "model VehicleCompliant
            Minimo.Multibody.Omni.Vehicle vehicle(
-             redeclare model NormalLaw = Minimo.Multibody.Contacts.Elastic.LinearPenalty(k = 1e6),
+             redeclare model NormalLaw = Minimo.Multibody.Contacts.Elastic.LinearPenalty(k = 1e5),
              redeclare model DampingLaw = Minimo.Multibody.Contacts.Damping.Linear(d = 1e3));
          end VehicleCompliant;",
     );
