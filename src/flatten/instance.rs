@@ -81,11 +81,6 @@ impl Inst {
     }
 }
 
-fn bound(m: &Mod, inst: InstId) -> Mod {
-    let mut m = m.clone();
-    m.bind_self(inst);
-    m
-}
 
 /// Attribute names of the built-in types (MLS 4.9).
 pub const ATTRIBUTES: &[&str] = &[
@@ -117,7 +112,8 @@ impl Flattener<'_> {
             .with_help("simulate a model that extends it and fills in what is missing"));
         }
         let id = self.insts.len();
-        let mods = bound(&exp.self_mod, id);
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
         self.insts.push(Inst {
             name: String::new(),
             path: String::new(),
@@ -148,7 +144,8 @@ impl Flattener<'_> {
         }
         let exp = self.expanded(class)?;
         let id = self.insts.len();
-        let mods = bound(&exp.self_mod, id);
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
         self.insts.push(Inst {
             name: self.tree.get(class).full.clone(),
             path: self.tree.get(class).full.clone(),
@@ -171,6 +168,44 @@ impl Flattener<'_> {
         });
         self.pkg_insts.insert(class, id);
         Ok(id)
+    }
+
+    /// Binds the relative scopes of `m`: each to the nearest instance (the new instance
+    /// `first` if given, then `p` and its ancestors) whose class is, or inherits from, the class
+    /// the modifier was written in; the innermost candidate when none is.
+    fn bind_rel(&mut self, m: &Mod, first: Option<(InstId, ClassId)>, p: InstId) -> Mod {
+        let mut m = m.clone();
+        let fallback = first.map(|f| f.0).unwrap_or(p);
+        let mut cache: Vec<(ClassId, InstId)> = Vec::new();
+        m.bind_with(&mut |lex| {
+            if let Some((_, i)) = cache.iter().find(|(l, _)| *l == lex) {
+                return *i;
+            }
+            let found = self.enclosing_inst(lex, first, p).unwrap_or(fallback);
+            cache.push((lex, found));
+            found
+        });
+        m
+    }
+
+    fn enclosing_inst(&mut self, lex: ClassId, first: Option<(InstId, ClassId)>, p: InstId) -> Option<InstId> {
+        let matches = |f: &mut Self, class: ClassId| -> bool {
+            class == lex || f.expanded(class).map(|e| e.bases.contains(&lex)).unwrap_or(false)
+        };
+        if let Some((id, class)) = first
+            && matches(self, class)
+        {
+            return Some(id);
+        }
+        let mut cur = Some(p);
+        while let Some(i) = cur {
+            let class = self.insts[i].class;
+            if matches(self, class) {
+                return Some(i);
+            }
+            cur = self.insts[i].parent;
+        }
+        None
     }
 
     /// The class element `name` as seen from instance `i` (redeclarations applied).
@@ -247,7 +282,7 @@ impl Flattener<'_> {
     fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
         let outer = self.insts[p].mods.sub(&e.name).cloned().unwrap_or_default();
         let mut elem = e.clone();
-        let mut decl_mod = bound(&e.decl_mod, p);
+        let mut decl_mod = self.bind_rel(&e.decl_mod, None, p);
         if let Some(Redecl::Component {
             clause,
             lex,
@@ -294,7 +329,7 @@ impl Flattener<'_> {
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
         let exp = self.expanded(ty)?;
         let id = self.insts.len();
-        let class_mod = bound(&exp.self_mod, id);
+        let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
         let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
         let path = if self.insts[p].path.is_empty() {

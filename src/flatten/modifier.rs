@@ -84,6 +84,22 @@ impl Mod {
         }
     }
 
+    /// Fills in relative scopes with the instance `f` picks for the class the modifier was
+    /// written in (the nearest enclosing instance of that class).
+    pub fn bind_with(&mut self, f: &mut impl FnMut(ClassId) -> usize) {
+        if let Some(b) = &mut self.binding
+            && b.scope.inst.is_none()
+        {
+            b.scope.inst = Some(f(b.scope.lex));
+        }
+        if let Some(Redecl::Component { inst: i @ None, lex, .. }) = &mut self.redeclare {
+            *i = Some(f(*lex));
+        }
+        for (_, m) in &mut self.subs {
+            m.bind_with(f);
+        }
+    }
+
     /// The modifier for element `i` of an array of components: bindings without `each` select
     /// their `i`-th element.
     pub fn for_element(&self, i: usize) -> Mod {
