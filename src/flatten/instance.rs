@@ -70,6 +70,9 @@ pub struct Inst {
     pub var0: usize,
     /// For array elements: the array instance.
     pub array_of: Option<InstId>,
+    /// The declaration's modifier and the class's own modifier, kept apart so that an array of
+    /// components can split the first among its elements (the second applies to each whole).
+    pub split: Option<Box<(Mod, Mod)>>,
 }
 
 impl Inst {
@@ -133,6 +136,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             array_of: None,
+            split: None,
         });
         Ok(id)
     }
@@ -165,6 +169,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             array_of: None,
+            split: None,
         });
         self.pkg_insts.insert(class, id);
         Ok(id)
@@ -331,6 +336,7 @@ impl Flattener<'_> {
         let id = self.insts.len();
         let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
+        let split = if e.decl().dims.is_empty() && elem.clause.type_dims.is_empty() { None } else { Some(Box::new((m, class_mod))) };
         let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
         let path = if self.insts[p].path.is_empty() {
             e.name.clone()
@@ -354,6 +360,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             array_of: None,
+            split,
         });
         Ok(id)
     }
@@ -526,16 +533,20 @@ impl Flattener<'_> {
         let name = self.insts[i].name.clone();
         for flat in 0..n {
             let idx = unflatten(flat, &dims);
-            let mut m = self.insts[i].mods.clone();
+            let (decl, class) = match &self.insts[i].split {
+                Some(b) => (b.0.clone(), b.1.clone()),
+                None => (self.insts[i].mods.clone(), Mod::default()),
+            };
+            let mut d = decl;
             for k in &idx {
-                m = m.for_element(*k);
+                d = d.for_element(*k);
             }
-            let sub = idx
-                .iter()
-                .map(|k| (k + 1).to_string())
-                .collect::<Vec<_>>()
-                .join(",");
             let id = self.insts.len();
+            let mut class = class;
+            class.rebind(i, id);
+            d.rebind(i, id);
+            let m = modifier::merge(&d, &class, &self.insts[i].name)?;
+            let sub = idx.iter().map(|k| (k + 1).to_string()).collect::<Vec<_>>().join(",");
             let src = &self.insts[i];
             let inst = Inst {
                 name: format!("{name}[{sub}]"),
@@ -556,6 +567,7 @@ impl Flattener<'_> {
                 overrides: HashMap::new(),
                 var0: 0,
                 array_of: Some(i),
+                split: None,
             };
             self.insts.push(inst);
             elems.push(id);

@@ -100,6 +100,24 @@ impl Mod {
         }
     }
 
+    /// Moves scopes that refer to instance `from` to instance `to` (an array's modifiers
+    /// written inside its own class refer to each element).
+    pub fn rebind(&mut self, from: usize, to: usize) {
+        if let Some(b) = &mut self.binding
+            && b.scope.inst == Some(from)
+        {
+            b.scope.inst = Some(to);
+        }
+        if let Some(Redecl::Component { inst: i, .. }) = &mut self.redeclare
+            && *i == Some(from)
+        {
+            *i = Some(to);
+        }
+        for (_, m) in &mut self.subs {
+            m.rebind(from, to);
+        }
+    }
+
     /// The modifier for element `i` of an array of components: bindings without `each` select
     /// their `i`-th element.
     pub fn for_element(&self, i: usize) -> Mod {
