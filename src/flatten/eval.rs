@@ -27,6 +27,17 @@ pub trait Ctx {
     fn pop_local(&mut self);
     /// Sizes of the dimensions being subscripted, for `end`.
     fn ends(&mut self) -> &mut Vec<usize>;
+    /// Switches structural evaluation (parameters replaced by their values) on or off;
+    /// returns the previous setting. Sizes, subscripts and ranges are always structural.
+    fn set_structural(&mut self, on: bool) -> bool;
+}
+
+/// Evaluates `e` with parameters replaced by their values.
+pub fn eval_structural<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
+    let prev = ctx.set_structural(true);
+    let r = eval(ctx, e);
+    ctx.set_structural(prev);
+    r
 }
 
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -236,7 +247,7 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
 }
 
 fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
-    let v = eval(ctx, e)?.into_scalar().map_err(|m| err(e.span, m))?;
+    let v = eval_structural(ctx, e)?.into_scalar().map_err(|m| err(e.span, m))?;
     v.to_val().ok_or_else(|| {
         err(
             e.span,
@@ -310,7 +321,7 @@ pub fn subscripts<C: Ctx>(
             ast::Subscript::Colon(_) => out.push(((0..n).collect(), true)),
             ast::Subscript::Expr(e) => {
                 ctx.ends().push(n);
-                let v = eval(ctx, e);
+                let v = eval_structural(ctx, e);
                 ctx.ends().pop();
                 let v = v?;
                 let idx = |x: &C::E| -> EResult<usize> {

@@ -75,6 +75,8 @@ pub struct Expanded {
     pub initial_equations: Vec<(ClassId, Rc<ast::Equation>)>,
     pub algorithms: Vec<(ClassId, Rc<Vec<ast::Statement>>)>,
     pub span: Span,
+    /// Every class this one inherits from (directly or not, short definitions included).
+    pub bases: Vec<ClassId>,
 }
 
 impl Expanded {
@@ -158,6 +160,7 @@ impl Flattener<'_> {
             initial_equations: Vec::new(),
             algorithms: Vec::new(),
             span,
+            bases: Vec::new(),
         };
         match &node.body {
             NodeBody::Builtin(t) => {
@@ -208,6 +211,8 @@ impl Flattener<'_> {
                 out.equations = b.equations.clone();
                 out.initial_equations = b.initial_equations.clone();
                 out.algorithms = b.algorithms.clone();
+                out.bases = vec![base];
+                out.bases.extend(b.bases.iter().copied());
                 // A short definition of a function keeps the function kind of its base when
                 // declared as `class`.
                 if !matches!(
@@ -367,6 +372,8 @@ impl Flattener<'_> {
             out.dims = b.dims.clone();
         }
         out.type_prefix = merge_prefix(&out.type_prefix, &b.type_prefix);
+        out.bases.push(b.id);
+        out.bases.extend(b.bases.iter().copied());
         let merged = modifier::merge(m, &b.self_mod, "")?;
         // Each base contributes its own element names; merge the modifiers name by name.
         for (name, sm) in merged.subs {

@@ -619,6 +619,11 @@ impl Ctx for FCtx<'_, '_> {
     fn ends(&mut self) -> &mut Vec<usize> {
         &mut self.ends
     }
+    fn set_structural(&mut self, on: bool) -> bool {
+        let prev = self.mode == Mode::Structural;
+        self.mode = if on { Mode::Structural } else { Mode::Symbolic };
+        prev
+    }
 }
 
 impl Flattener<'_> {
