@@ -1,0 +1,3 @@
+within Minimo;
+package Electrical "Electrical components"
+end Electrical;

@@ -1,0 +1,3 @@
+within Minimo;
+package Mechanics "1-D mechanical components"
+end Mechanics;

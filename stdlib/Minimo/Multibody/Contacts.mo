@@ -1,0 +1,301 @@
+within Minimo.Multibody;
+package Contacts "Point contacts: the ContactConstraintTemplate, its four sockets and complete contacts"
+
+  package Interfaces "What each socket of the template must provide"
+    partial model PartialGeometry "Socket 1: contact geometry (closest points, normal, gap)"
+      input Real rA[3](each unit = "m") "position of body A";
+      input Real TA[3, 3] "rotation matrix of body A";
+      input Real rB[3](each unit = "m") "position of body B";
+      input Real TB[3, 3] "rotation matrix of body B";
+      input Real rRef[3](each unit = "m") "a reference point some geometries need (the wheel centre of an inclined roller)";
+      output Real PB[3](each unit = "m") "point of B closest to A: the contact point on B, world";
+      output Real PA[3](each unit = "m") "point of A closest to B, world";
+      output Real n[3] "unit normal of A's surface at PA, pointing towards B, world";
+      output Real h(unit = "m") "signed gap (PB - PA)*n; negative means penetration";
+      output Real valid "positive when the point contact is regular and B is the contact candidate";
+    end PartialGeometry;
+
+    partial model PartialNormalElastic "Socket 2: normal elastic force; says when the contact is active and what holds then"
+      input Real h(unit = "m") "signed gap";
+      input Real valid "from the geometry socket";
+      input Real relvn(unit = "m/s") "normal relative velocity of B's contact point (positive: separating)";
+      input Real Fn(unit = "N") "normal force on B (unknown of the contact)";
+      input Real Fd(unit = "N") "normal damping force from socket 3";
+      output Real active "positive: in contact";
+      output Real residual "in contact the template imposes residual = 0";
+      output Real Epot(unit = "J") "elastic energy stored in the contact";
+    end PartialNormalElastic;
+
+    partial model PartialNormalDamping "Socket 3: normal viscous force"
+      input Real h(unit = "m") "signed gap";
+      input Real relvn(unit = "m/s") "normal relative velocity (positive: separating)";
+      output Real Fd(unit = "N") "damping part of the normal force on B";
+    end PartialNormalDamping;
+
+    partial model PartialTangentialForce "Socket 4: tangential (friction) force"
+      input Real Fn(unit = "N") "normal force on B";
+      input Real vt[3](each unit = "m/s") "tangential slip velocity of B's contact point relative to A, world";
+      input Real n[3] "contact normal, world";
+      output Real Ft[3](each unit = "N") "tangential force on B, world";
+    end PartialTangentialForce;
+  end Interfaces;
+
+  package Geometries "Socket 1 models"
+    partial model PlaneGeometry "Body A is a plane through A's reference point"
+      extends Interfaces.PartialGeometry;
+      parameter Real nPlane[3] = {0, 1, 0} "plane normal, A axes (unit)";
+    equation
+      n = TA*nPlane;
+      h = (PB - rA)*n;
+      PA = PB - h*n;
+    end PlaneGeometry;
+
+    model SphereOnPlane "Sphere of radius 'radius' centred at B's reference point"
+      extends PlaneGeometry;
+      parameter Real radius(unit = "m") = 0.1;
+    equation
+      PB = rB - radius*n;
+      valid = 1;
+    end SphereOnPlane;
+
+    model DiscOnPlane "Thin disc (radius, axis in B axes) on a plane, as Exudyn's RollingDiscPenalty"
+      extends PlaneGeometry;
+      parameter Real radius(unit = "m") = 0.5;
+      parameter Real discAxis[3] = {1, 0, 0} "disc axis, B axes (unit)";
+      Real w1[3] "disc axis, world";
+      Real x[3] "w1 x n";
+      Real w3[3] "unit vector from the disc centre to the contact point";
+    equation
+      w1 = TB*discAxis;
+      x = cross(w1, n);
+      w3 = cross(w1, x/sqrt(x*x));
+      PB = rB + radius*w3;
+      valid = 1;
+    end DiscOnPlane;
+
+    model RollerOnPlane "Spindle roller x^2 + (sqrt(y^2+z^2) + R1)^2 = R^2 (x = roller axis) on a plane; lowest point, tips included"
+      extends PlaneGeometry;
+      parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
+      parameter Integer nRollers = 4 "rollers per wheel: the roller spans the angle 2*pi/nRollers";
+      final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
+      final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the arc centre";
+      Real i[3] "roller axis, world";
+      Real s "i*n: sine of the axis inclination to the plane";
+    equation
+      i = TB*{1, 0, 0};
+      s = i*n;
+      // Kosenko & Gerasimov 2014 eq. (2): the arc centre lies R1 above the axis in the vertical plane
+      // through it, the lowest point R below that; past the inclination alpha it is a tip.
+      PB = if noEvent(s > sin(alpha)) then rB - R*sin(alpha)*i
+           elseif noEvent(s < -sin(alpha)) then rB + R*sin(alpha)*i
+           else rB + R1*(n - s*i)/sqrt(1 - s*s) - R*n;
+      // Conditions (4) and (5) of the paper: axis within +-alpha of the plane, centre below R.
+      valid = if noEvent(abs(s) < sin(alpha) and (rB - rA)*n < R) then 1 else -1;
+    end RollerOnPlane;
+
+    model InclinedRollerOnPlane "Roller whose axis is inclined by beta to the wheel plane (paper eq. 7); rRef must be the wheel centre"
+      extends PlaneGeometry;
+      parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
+      parameter Integer nRollers = 4 "rollers per wheel";
+      parameter Real beta(unit = "rad") = 0 "inclination of the roller axis to the wheel plane";
+      final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
+      final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the wheel centre";
+      Real ip[3] "roller axis i'";
+      Real jp[3] "unit vector from the roller centre to the wheel centre";
+      Real i[3] "roller axis turned back into the wheel plane";
+      Real ju[3] "jp, or -jp for a roller above the wheel centre (its lower side faces the wheel centre)";
+      Real s "sin(gamma) = i*n";
+    equation
+      ip = TB*{1, 0, 0};
+      jp = (rRef - rB)/sqrt((rRef - rB)*(rRef - rB)) "rRef: the wheel centre";
+      i = cos(beta)*ip + sin(beta)*cross(ip, jp);
+      ju = if noEvent(jp*n >= 0) then jp else -jp;
+      s = i*n;
+      // Eq. (7) holds while the lowest point is on the arc; past that, the lower tip (half length
+      // R*sin(alpha)/cos(beta) along the axis) is the closest point (continuous for beta = 0).
+      PB = if noEvent(abs(s) < sin(alpha)) then rB + R1*ju - R*n - R1*tan(beta)*s/sqrt(1 - s*s)*cross(ju, i)
+           elseif noEvent(ip*n > 0) then rB - R*sin(alpha)/cos(beta)*ip
+           else rB + R*sin(alpha)/cos(beta)*ip;
+      valid = if noEvent(abs(s) < sin(alpha) and (rB - rA)*n < R) then 1 else -1;
+    end InclinedRollerOnPlane;
+  end Geometries;
+
+  package Elastic "Socket 2 models"
+    model Rigid "Rigid unilateral contact: in contact the normal relative acceleration is zero (der(v_n) = 0)"
+      extends Interfaces.PartialNormalElastic;
+      Real Drelvn(unit = "m/s2") "derivative of the normal relative velocity";
+    equation
+      // The acceleration-level form of Kosenko & Gerasimov: h = 0 or relvn = 0 made the solver fail.
+      Drelvn = der(relvn);
+      active = valid;
+      residual = Drelvn;
+      Epot = 0;
+    end Rigid;
+
+    model RigidVelocity "Rigid contact imposed at velocity level (v_n = 0); the papers report this form failing"
+      extends Interfaces.PartialNormalElastic;
+    equation
+      active = valid;
+      residual = relvn;
+      Epot = 0;
+    end RigidVelocity;
+
+    model RigidGap "Rigid contact imposed at position level (h = 0); the papers report this form failing"
+      extends Interfaces.PartialNormalElastic;
+    equation
+      active = valid;
+      residual = h;
+      Epot = 0;
+    end RigidGap;
+
+    model LinearPenalty "Linear spring in the normal direction: Fn = k*penetration + Fd (never pulling)"
+      extends Interfaces.PartialNormalElastic;
+      parameter Real k(unit = "N/m") = 1e5 "contact stiffness";
+    equation
+      active = -h;
+      residual = Fn - noEvent(max(k*(-h) + Fd, 0));
+      Epot = if noEvent(h < 0) then 0.5*k*h^2 else 0;
+    end LinearPenalty;
+
+    model Hertz "Hertz law: Fn = k*penetration^(3/2) + Fd (never pulling)"
+      extends Interfaces.PartialNormalElastic;
+      parameter Real k = 1e7 "Hertz constant (N/m^1.5)";
+    equation
+      active = -h;
+      residual = Fn - noEvent(max((if h < 0 then k*(-h)^1.5 else 0) + Fd, 0));
+      Epot = if noEvent(h < 0) then 0.4*k*(-h)^2.5 else 0;
+    end Hertz;
+  end Elastic;
+
+  package Damping "Socket 3 models"
+    model None "No normal damping"
+      extends Interfaces.PartialNormalDamping;
+    equation
+      Fd = 0;
+    end None;
+
+    model Linear "Linear normal damping: Fd = -d*relvn"
+      extends Interfaces.PartialNormalDamping;
+      parameter Real d(unit = "N.s/m") = 1e3 "damping coefficient";
+    equation
+      Fd = -d*relvn;
+    end Linear;
+
+    model HuntCrossley "Nonlinear damping growing with the penetration: Fd = -d*penetration^p*relvn"
+      extends Interfaces.PartialNormalDamping;
+      parameter Real d = 1e5 "damping coefficient (N.s/m^(1+p))";
+      parameter Real p = 1.5 "exponent of the penetration";
+    equation
+      Fd = if noEvent(h < 0) then -d*(-h)^p*relvn else 0;
+    end HuntCrossley;
+  end Damping;
+
+  package Friction "Socket 4 models: friction laws"
+    model None "Frictionless contact"
+      extends Interfaces.PartialTangentialForce;
+    equation
+      Ft = zeros(3);
+    end None;
+
+    model RegularizedCoulomb "Coulomb friction with a linear zone |vt| < delta (Kosenko 2015, Gerasimov 2018 sec. 3.4)"
+      extends Interfaces.PartialTangentialForce;
+      parameter Real mu = 0.5 "friction coefficient";
+      parameter Real delta(unit = "m/s") = 1e-3 "width of the linear zone";
+    equation
+      Ft = -mu*Fn*(if noEvent(vt*vt <= delta^2) then vt/delta else vt/sqrt(vt*vt));
+    end RegularizedCoulomb;
+
+    model Viscous "Viscous friction: Ft = -gamma*vt (Gerasimov 2018 sec. 3.4)"
+      extends Interfaces.PartialTangentialForce;
+      parameter Real gamma(unit = "N.s/m") = 1e3 "viscous coefficient";
+    equation
+      Ft = -gamma*vt;
+    end Viscous;
+
+    model ExudynRegularized "Regularized dry friction of Exudyn's ObjectConnectorRollingDiscPenalty (isotropic)"
+      extends Interfaces.PartialTangentialForce;
+      parameter Real mu = 0.5 "dry friction coefficient";
+      parameter Real dv(unit = "s/m") = 0 "viscous friction coefficient: mu grows to mu + dv*|vt|";
+      parameter Real vmu(unit = "m/s") = 1e-2 "dryFrictionProportionalZone";
+      parameter Boolean useLinearProportionalZone = false "phi = v/vmu instead of (2 - v/vmu)*v/vmu";
+    equation
+      Ft = -(mu + dv*sqrt(vt*vt))*Fn*(if noEvent(vt*vt > vmu^2) then vt/sqrt(vt*vt)
+        elseif useLinearProportionalZone then vt/vmu else (2 - sqrt(vt*vt)/vmu)*vt/vmu);
+    end ExudynRegularized;
+  end Friction;
+
+  partial model ContactConstraintTemplate "Point contact of bodies A and B with four sockets (Kosenko 2015, Fig. 3)"
+    extends Joints.Constraint;
+    replaceable model Geometry = Interfaces.PartialGeometry constrainedby Interfaces.PartialGeometry "socket 1";
+    replaceable model NormalElastic = Interfaces.PartialNormalElastic constrainedby Interfaces.PartialNormalElastic "socket 2";
+    replaceable model NormalDamping = Interfaces.PartialNormalDamping constrainedby Interfaces.PartialNormalDamping "socket 3";
+    replaceable model TangentialForce = Interfaces.PartialTangentialForce constrainedby Interfaces.PartialTangentialForce "socket 4";
+    input Real rRef[3](each unit = "m") = frame_b.r "reference point handed to the geometry socket (bind it to the wheel centre for inclined rollers)";
+    Geometry geometry(rA = frame_a.r, TA = frame_a.T, rB = frame_b.r, TB = frame_b.T, rRef = rRef);
+    NormalDamping damping(h = h, relvn = relvn);
+    NormalElastic elastic(h = h, valid = geometry.valid, relvn = relvn, Fn = Fn, Fd = damping.Fd);
+    TangentialForce tangential(Fn = Fn, vt = vt, n = n);
+    Real n[3] "contact normal, world";
+    Real h(unit = "m") "signed gap";
+    Real vr[3](each unit = "m/s") "velocity of B's contact point relative to A";
+    Real relvn(unit = "m/s") "normal relative velocity";
+    Real vt[3](each unit = "m/s") "tangential slip velocity";
+    Real Fn(unit = "N") "normal force on B";
+    Real Ft[3](each unit = "N") "tangential force on B";
+  equation
+    n = geometry.n;
+    h = geometry.h;
+    P = geometry.PB;
+    vr = frame_b.v + cross(frame_b.w, P - frame_b.r) - frame_a.v - cross(frame_a.w, P - frame_a.r);
+    relvn = vr*n;
+    vt = vr - relvn*n;
+    FB = Fn*n + Ft;
+    MA = zeros(3);
+    // Flight or contact, switched without events: the same number of equations in both branches.
+    if noEvent(elastic.active > 0) then
+      0 = elastic.residual;
+      Ft = tangential.Ft;
+    else
+      Fn = 0;
+      Ft = zeros(3);
+    end if;
+  end ContactConstraintTemplate;
+
+  model PointContact "The template, instantiable: fill all four sockets with redeclare when declaring it"
+    extends ContactConstraintTemplate;
+  end PointContact;
+
+  partial model RigidCoulombContact "Stage 1 of Fig. 3: rigid normal contact, no damping, regularized Coulomb friction"
+    extends ContactConstraintTemplate(
+      redeclare model NormalElastic = Elastic.Rigid,
+      redeclare model NormalDamping = Damping.None,
+      redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
+        constrainedby Interfaces.PartialTangentialForce);
+    parameter Real muFriction = 0.5 "friction coefficient";
+    parameter Real deltaFriction(unit = "m/s") = 1e-3 "width of the linear zone of the friction law";
+  end RigidCoulombContact;
+
+  model RollerPlaneContact "Stage 2: rigid contact of a spindle roller (body B) with the plane (body A)"
+    extends RigidCoulombContact(redeclare replaceable model Geometry = Geometries.RollerOnPlane(R = R, nRollers = nRollers)
+      constrainedby Interfaces.PartialGeometry);
+    parameter Real R(unit = "m") = 0.05 "radius of the roller's generating arc (the wheel radius)";
+    parameter Integer nRollers = 4 "rollers per wheel";
+  end RollerPlaneContact;
+
+  model CompliantDiscContact "Compliant rolling-disc contact with the parameters and equations of Exudyn's RollingDiscPenalty"
+    extends ContactConstraintTemplate(
+      redeclare model Geometry = Geometries.DiscOnPlane(radius = radius, discAxis = discAxis),
+      redeclare model NormalElastic = Elastic.LinearPenalty(k = contactStiffness),
+      redeclare model NormalDamping = Damping.Linear(d = contactDamping),
+      redeclare model TangentialForce = Friction.ExudynRegularized(mu = dryFriction, dv = viscousFriction,
+        vmu = dryFrictionProportionalZone, useLinearProportionalZone = useLinearProportionalZone));
+    parameter Real radius(unit = "m") = 0.5 "discRadius";
+    parameter Real discAxis[3] = {1, 0, 0} "disc axis, B axes";
+    parameter Real contactStiffness(unit = "N/m") = 1e5 "k_c";
+    parameter Real contactDamping(unit = "N.s/m") = 1e3 "d_c";
+    parameter Real dryFriction = 0.5 "mu (isotropic: mu_x = mu_y)";
+    parameter Real viscousFriction(unit = "s/m") = 0 "d (isotropic)";
+    parameter Real dryFrictionProportionalZone(unit = "m/s") = 1e-2 "v_mu";
+    parameter Boolean useLinearProportionalZone = false;
+  end CompliantDiscContact;
+end Contacts;

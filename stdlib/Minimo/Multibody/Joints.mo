@@ -1,0 +1,86 @@
+within Minimo.Multibody;
+package Joints "Constraints between two bodies; joints written at the acceleration level"
+
+  partial model Constraint "Base class of every constraint: Newton's third law between bodies A and B"
+    Interfaces.ConstraintFrame frame_a "body A";
+    Interfaces.ConstraintFrame frame_b "body B";
+    Real FA[3](each unit = "N") "force acting on body A, world axes";
+    Real MA[3](each unit = "N.m") "couple acting on body A (about P), world axes";
+    Real FB[3](each unit = "N") "force acting on body B, world axes";
+    Real MB[3](each unit = "N.m") "couple acting on body B (about P), world axes";
+    Real P[3](each unit = "m") "point where both forces act, world axes";
+  equation
+    FA + FB = zeros(3);
+    MA + MB = zeros(3);
+    // The frames carry the wrench about each body's reference point, with the flow sign convention.
+    frame_a.f = -FA;
+    frame_a.t = -(MA + cross(P - frame_a.r, FA));
+    frame_b.f = -FB;
+    frame_b.t = -(MB + cross(P - frame_b.r, FB));
+  end Constraint;
+
+  partial model Joint "Joint along an axis: B moves relative to A, relative kinematics at acceleration level"
+    extends Constraint;
+    parameter Real nA[3] = {1, 0, 0} "joint axis, body A axes (unit vector)";
+    parameter Real rA[3](each unit = "m") = zeros(3) "point on the axis, body A axes (from A's centre of mass)";
+    parameter Real rB[3](each unit = "m") = zeros(3) "point on the axis, body B axes (from B's centre of mass)";
+    Real RB[3](each unit = "m") "the marked point of B, world";
+    Real nAi[3] "joint axis, world axes";
+    Real vBa[3](each unit = "m/s") "absolute velocity of B's marked point";
+    Real vBe[3](each unit = "m/s") "convective velocity (point of A coinciding with it)";
+    Real vBr[3](each unit = "m/s") "relative velocity of B's marked point";
+    Real aBa[3](each unit = "m/s2") "absolute acceleration of B's marked point";
+    Real aBe[3](each unit = "m/s2") "convective acceleration";
+    Real aBr[3](each unit = "m/s2") "relative acceleration";
+    Real wr[3](each unit = "rad/s") "relative angular velocity";
+    Real epsr[3](each unit = "rad/s2") "relative angular acceleration";
+    Real mu(unit = "m/s2") "relative acceleration along the axis";
+    Real lambda(unit = "rad/s2") "relative angular acceleration about the axis";
+    Real F(unit = "N") "force on A along the axis";
+    Real M(unit = "N.m") "couple on A about the axis";
+  equation
+    RB = frame_b.r + frame_b.T*rB;
+    nAi = frame_a.T*nA;
+    P = RB;
+    // Velocities (Euler's formula), then accelerations (Euler + Coriolis) as in Kosenko 2015.
+    vBa = frame_b.v + cross(frame_b.w, RB - frame_b.r);
+    vBe = frame_a.v + cross(frame_a.w, RB - frame_a.r);
+    vBr = vBa - vBe;
+    aBa = frame_b.a + cross(frame_b.eps, RB - frame_b.r) + cross(frame_b.w, cross(frame_b.w, RB - frame_b.r));
+    aBe = frame_a.a + cross(frame_a.eps, RB - frame_a.r) + cross(frame_a.w, cross(frame_a.w, RB - frame_a.r));
+    aBa = aBe + 2*cross(frame_a.w, vBr) + aBr;
+    aBr = mu*nAi;
+    wr = frame_b.w - frame_a.w;
+    frame_b.eps = frame_a.eps + cross(frame_a.w, wr) + epsr;
+    epsr = lambda*nAi;
+    F = FA*nAi;
+    M = MA*nAi;
+  end Joint;
+
+  model Revolute "Revolute joint: free rotation about the axis (optional viscous damping), no sliding"
+    extends Joint;
+    parameter Real d(unit = "N.m.s/rad", min = 0) = 0 "viscous damping in the joint";
+    Real wrel(unit = "rad/s") "rotation rate of B relative to A about the axis";
+  equation
+    wrel = wr*nAi;
+    mu = 0;
+    M = d*wrel;
+  end Revolute;
+
+  model Prismatic "Prismatic joint: free sliding along the axis (optional viscous damping), no rotation"
+    extends Joint;
+    parameter Real d(unit = "N.s/m", min = 0) = 0 "viscous damping in the joint";
+    Real vrel(unit = "m/s") "sliding rate of B relative to A along the axis";
+  equation
+    vrel = vBr*nAi;
+    lambda = 0;
+    F = d*vrel;
+  end Prismatic;
+
+  model Fixed "Fixed joint: no relative motion"
+    extends Joint;
+  equation
+    mu = 0;
+    lambda = 0;
+  end Fixed;
+end Joints;
