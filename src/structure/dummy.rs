@@ -103,7 +103,9 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
         // A real choice with state-dependent coefficients: record it for dynamic selection.
         let involved: BTreeSet<usize> = rows_of.iter().flat_map(|r| r.iter().map(|(ci, _)| *ci)).collect();
         if involved.len() > rows.len() {
-            let set = state_set(work, &rows, &involved.iter().map(|&ci| cols[ci]).collect::<Vec<_>>(), &selected);
+            let mut cands: Vec<VarId> = involved.iter().map(|&ci| cols[ci]).collect();
+            cands.sort_unstable();
+            let set = state_set(work, &rows, &cands, &selected);
             if set.jacobian.iter().any(|(_, _, e)| num(e).is_none()) {
                 state_sets.push(set);
             }
