@@ -45,7 +45,10 @@ pub struct AnalyzeOptions {
 
 impl Default for AnalyzeOptions {
     fn default() -> Self {
-        AnalyzeOptions { eliminate_aliases: true, prefer_states: Vec::new() }
+        AnalyzeOptions {
+            eliminate_aliases: true,
+            prefer_states: Vec::new(),
+        }
     }
 }
 
@@ -88,19 +91,29 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
     check_regular(&work)?;
     timings.lap("structural check");
 
-    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len()).map(|e| pantelides::row(&work, e)).collect();
+    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
+        .map(|e| pantelides::row(&work, e))
+        .collect();
     pantelides::pantelides(&mut work, &mut adj)?;
     replace_ders_initial(&mut work);
     timings.lap("index reduction");
 
-    let reduced = Reduced { work, discrete_equations: discrete.equations, discrete_vars: discrete.vars };
+    let reduced = Reduced {
+        work,
+        discrete_equations: discrete.equations,
+        discrete_vars: discrete.vars,
+    };
     let (system, mut report) = finish(&reduced, &opts.prefer_states, &mut timings)?;
     report.sizes.variables = n_vars_model;
     report.sizes.equations = n_eqs_model;
     report.sizes.unknowns = n_unknowns_model;
     timings.lap("report");
     report.timings = timings.phases;
-    Ok(Analysis { system, report, reduced })
+    Ok(Analysis {
+        system,
+        report,
+        reduced,
+    })
 }
 
 /// Re-runs dummy-derivative selection preferring `prefer` as states (when the constraint
@@ -112,7 +125,11 @@ pub fn reselect(analysis: &Analysis, prefer: &[VarId]) -> diag::Result<SortedSys
 }
 
 /// State selection, BLT and the report, from the index-reduced system.
-fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::Result<(SortedSystem, StructureReport)> {
+fn finish(
+    reduced: &Reduced,
+    prefer: &[VarId],
+    timings: &mut Timings,
+) -> diag::Result<(SortedSystem, StructureReport)> {
     let mut work = reduced.work.clone();
     let selection = dummy::select(&mut work, prefer)?;
     timings.lap("state selection");
@@ -126,7 +143,9 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
         .map(|e| {
             let u = |v: VarId| unknown(v);
-            incidence::incidence(&work.eqs[e].residual, &u).into_keys().collect()
+            incidence::incidence(&work.eqs[e].residual, &u)
+                .into_keys()
+                .collect()
         })
         .collect();
     let m = matching::maximum(&adj, n_vars, &unknown);
@@ -134,7 +153,8 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     if m.size() != work.eqs.len() || m.size() != unknowns.len() {
         let mut d = dm::report(&work, &adj, &unknowns, &m);
         for x in d.iter_mut() {
-            x.notes.push("this appeared after index reduction and state selection".into());
+            x.notes
+                .push("this appeared after index reduction and state selection".into());
         }
         return Err(d);
     }
@@ -144,7 +164,12 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     let states: Vec<State> = selection
         .states
         .iter()
-        .filter_map(|&s| work.deriv[s].map(|d| State { var: s, derivative: d }))
+        .filter_map(|&s| {
+            work.deriv[s].map(|d| State {
+                var: s,
+                derivative: d,
+            })
+        })
         .collect();
     let system = SortedSystem {
         model: work.model.clone(),
@@ -171,7 +196,10 @@ impl Timings {
     fn lap(&mut self, phase: &str) {
         let now = Instant::now();
         let start = *self.last.get_or_insert(now);
-        self.phases.push(Timing { phase: phase.to_string(), seconds: (now - start).as_secs_f64() });
+        self.phases.push(Timing {
+            phase: phase.to_string(),
+            seconds: (now - start).as_secs_f64(),
+        });
         self.last = Some(now);
     }
 }
@@ -215,11 +243,18 @@ fn replace_ders(work: &mut Work) -> diag::Result<()> {
             other => other,
         });
         if let Some(msg) = err {
-            errors.push(Diagnostic::error(work.eqs[e].span, format!("cannot take this derivative: {msg}")));
+            errors.push(Diagnostic::error(
+                work.eqs[e].span,
+                format!("cannot take this derivative: {msg}"),
+            ));
         }
         work.eqs[e].residual = new;
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// In initial equations, `der(x)` becomes the derivative variable where one exists.
@@ -245,13 +280,16 @@ fn replace_ders_initial(work: &mut Work) {
 /// This is exactly the condition under which Pantelides terminates.
 fn check_regular(work: &Work) -> diag::Result<()> {
     let n_vars = work.model.variables.len();
-    let unknowns: Vec<VarId> =
-        (0..n_vars).filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none()).collect();
+    let unknowns: Vec<VarId> = (0..n_vars)
+        .filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none())
+        .collect();
     let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
         .map(|e| {
             let u = |v: VarId| work.is_unknown(v);
-            let mut row: Vec<VarId> =
-                incidence::incidence(&work.eqs[e].residual, &u).into_keys().map(|v| work.root(v).0).collect();
+            let mut row: Vec<VarId> = incidence::incidence(&work.eqs[e].residual, &u)
+                .into_keys()
+                .map(|v| work.root(v).0)
+                .collect();
             row.dedup();
             let mut seen = std::collections::BTreeSet::new();
             row.retain(|v| seen.insert(*v));

@@ -20,7 +20,10 @@ pub struct Discrete {
 /// Fills `work.eqs` with the residuals of the continuous equations.
 pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
     let equations = std::mem::take(&mut work.model.equations);
-    let mut discrete = Discrete { equations: Vec::new(), vars: Vec::new() };
+    let mut discrete = Discrete {
+        equations: Vec::new(),
+        vars: Vec::new(),
+    };
     // Variables assigned in `when` equations are known to the continuous part.
     for eq in &equations {
         if let EquationKind::When { branches } = &eq.kind {
@@ -66,13 +69,19 @@ pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
         });
     }
     work.model.equations = equations;
-    if errors.is_empty() { Ok(discrete) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(discrete)
+    } else {
+        Err(errors)
+    }
 }
 
 fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
     for eq in body {
         match &eq.kind {
-            EquationKind::Simple { lhs: Expr::Var(v), .. } => {
+            EquationKind::Simple {
+                lhs: Expr::Var(v), ..
+            } => {
                 if work.role[*v] == Role::Unknown {
                     work.role[*v] = Role::Discrete;
                 }
@@ -101,7 +110,12 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
             for (c, body) in branches {
                 let mut rs = Vec::new();
                 for e in body {
-                    if let EquationKind::Assert { condition, message, warning } = &e.kind {
+                    if let EquationKind::Assert {
+                        condition,
+                        message,
+                        warning,
+                    } = &e.kind
+                    {
                         // The assert only applies when this branch is the active one.
                         let mut guard = c.clone();
                         for p in &previous {
@@ -117,7 +131,11 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                             condition.clone(),
                         );
                         asserts.push(Equation {
-                            kind: EquationKind::Assert { condition, message: message.clone(), warning: *warning },
+                            kind: EquationKind::Assert {
+                                condition,
+                                message: message.clone(),
+                                warning: *warning,
+                            },
                             ..e.clone()
                         });
                         continue;
@@ -156,7 +174,10 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                     .zip(iters.iter_mut())
                     .map(|((c, _), it)| (c.clone(), it.next().unwrap_or(Expr::Integer(0))))
                     .collect();
-                out.push(Expr::If { branches: bs, else_: Box::new(r_else) });
+                out.push(Expr::If {
+                    branches: bs,
+                    else_: Box::new(r_else),
+                });
             }
             Ok(out)
         }
