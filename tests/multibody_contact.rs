@@ -16,11 +16,22 @@ fn rigid_roller_without_friction_conserves_energy_and_stays_on_the_plane() {
     assert!(r.all_finite());
     // The rigid contact does no work (v_n = 0 at the contact point) and there is no friction.
     let e0 = r.col("roller.E")[0];
-    assert!(r.spread("roller.E") < 1e-6 * e0.abs().max(1e-3), "energy drift {}", r.spread("roller.E"));
+    assert!(
+        r.spread("roller.E") < 1e-6 * e0.abs().max(1e-3),
+        "energy drift {}",
+        r.spread("roller.E")
+    );
     // Contact kept the whole time with a positive normal force, and the gap stays near zero
     // (the papers report about 1e-7 m).
-    assert!(r.col("contact.Fn").iter().all(|f| *f > 0.0), "the roller lost contact");
-    assert!(r.max_abs("contact.h") < 1e-6, "gap error {}", r.max_abs("contact.h"));
+    assert!(
+        r.col("contact.Fn").iter().all(|f| *f > 0.0),
+        "the roller lost contact"
+    );
+    assert!(
+        r.max_abs("contact.h") < 1e-6,
+        "gap error {}",
+        r.max_abs("contact.h")
+    );
     // The roller rocks: its centre height changes (the contact point moves along the arc).
     assert!(r.spread("roller.r[2]") > 1e-4);
 }
@@ -52,7 +63,10 @@ fn rigid_roller_matches_the_stiff_penalty_limit() {
             .zip(refr.col(theirs))
             .map(|(tk, v)| (interp(&t, &m, *tk) - v).abs())
             .fold(0.0, f64::max);
-        assert!(worst < tol, "{mine} differs from the penalty limit by {worst} (tolerance {tol})");
+        assert!(
+            worst < tol,
+            "{mine} differs from the penalty limit by {worst} (tolerance {tol})"
+        );
     }
 }
 
@@ -74,7 +88,11 @@ fn free_roller_without_friction_and_damping_conserves_energy() {
     assert!(r.all_finite());
     // Bodies' energy plus the elastic energy of the Hertz contact (rumoca 0.10.2 keeps it to 3e-9 J).
     let e0 = r.col("E")[0];
-    assert!(r.spread("E") < 1e-6 * e0, "energy drift {} of {e0}", r.spread("E"));
+    assert!(
+        r.spread("E") < 1e-6 * e0,
+        "energy drift {} of {e0}",
+        r.spread("E")
+    );
     // It does bounce: several separate contact phases.
     let h = r.col("contact.h");
     let touchdowns = h.windows(2).filter(|w| w[0] >= 0.0 && w[1] < 0.0).count();
@@ -89,9 +107,17 @@ fn dropped_roller_loses_energy_monotonically_with_damping_and_friction() {
         .run()
         .unwrap_or_else(|e| panic!("{e}"));
     let e = r.col("E");
-    let rises = e.windows(2).map(|w| w[1] - w[0]).fold(f64::NEG_INFINITY, f64::max);
+    let rises = e
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::NEG_INFINITY, f64::max);
     assert!(rises < 1e-9, "the energy rose by {rises}");
-    assert!(e[0] - e[e.len() - 1] > 1e-4, "hardly any dissipation: {} -> {}", e[0], e[e.len() - 1]);
+    assert!(
+        e[0] - e[e.len() - 1] > 1e-4,
+        "hardly any dissipation: {} -> {}",
+        e[0],
+        e[e.len() - 1]
+    );
     // It ends resting on the plane: penetration below 0.1 mm.
     assert!(r.col("contact.h").iter().all(|h| *h > -1e-3));
 }
@@ -123,12 +149,18 @@ fn three_forms_of_the_rigid_contact() {
             Ok(r) => {
                 for v in ["roller.r[1]", "roller.r[2]", "roller.r[3]"] {
                     let (a, b) = (reference.last(v), r.last(v));
-                    assert!((a - b).abs() < 1e-5, "{form} form: {v} = {b}, acceleration form {a}");
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "{form} form: {v} = {b}, acceleration form {a}"
+                    );
                 }
             }
             Err(msg) => {
                 assert!(!msg.contains("panicked"), "{form} form panicked:\n{msg}");
-                assert!(msg.contains("error"), "{form} form failed without a diagnostic:\n{msg}");
+                assert!(
+                    msg.contains("error"),
+                    "{form} form failed without a diagnostic:\n{msg}"
+                );
             }
         }
     }
@@ -142,13 +174,24 @@ fn custom_friction_law_plugs_into_the_template() {
         .tolerance(1e-9)
         .run()
         .unwrap_or_else(|e| panic!("{e}"));
-    let stribeck = Sim::new(example("CustomFriction.mo"), "CustomFriction.DroppedRoller", 1.0, 0.01)
-        .file(example("FreeRoller.mo"))
-        .tolerance(1e-9)
-        .run()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let stribeck = Sim::new(
+        example("CustomFriction.mo"),
+        "CustomFriction.DroppedRoller",
+        1.0,
+        0.01,
+    )
+    .file(example("FreeRoller.mo"))
+    .tolerance(1e-9)
+    .run()
+    .unwrap_or_else(|e| panic!("{e}"));
     let e = stribeck.col("E");
-    assert!(e.windows(2).all(|w| w[1] <= w[0] + 1e-9), "energy rose with the Stribeck law");
+    assert!(
+        e.windows(2).all(|w| w[1] <= w[0] + 1e-9),
+        "energy rose with the Stribeck law"
+    );
     let (a, b) = (coulomb.last("E"), stribeck.last("E"));
-    assert!((a - b).abs() > 1e-6, "the friction law made no difference: {a} vs {b}");
+    assert!(
+        (a - b).abs() > 1e-6,
+        "the friction law made no difference: {a} vs {b}"
+    );
 }
