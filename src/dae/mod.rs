@@ -7,7 +7,7 @@
 
 mod print;
 
-pub use print::print_flat;
+pub use print::{builtin_name, print_expr, print_flat};
 
 use crate::diag::Span;
 use serde::{Deserialize, Serialize};
@@ -129,7 +129,10 @@ impl Variable {
         }
     }
     pub fn is_unknown(&self) -> bool {
-        matches!(self.variability, Variability::Continuous | Variability::Discrete)
+        matches!(
+            self.variability,
+            Variability::Continuous | Variability::Discrete
+        )
     }
 }
 
@@ -147,14 +150,23 @@ pub enum EquationKind {
     Simple { lhs: Expr, rhs: Expr },
     /// An if-equation whose conditions are not parameters. Every branch has the same number of
     /// equations (checked by flattening, MLS 8.3.4).
-    If { branches: Vec<(Expr, Vec<Equation>)>, else_: Vec<Equation> },
+    If {
+        branches: Vec<(Expr, Vec<Equation>)>,
+        else_: Vec<Equation>,
+    },
     /// `when c then ... elsewhen ... end when`. Bodies hold `Simple` equations whose left side is
     /// a variable (assigned at the event), `Reinit`, `Assert` and `Terminate`.
-    When { branches: Vec<(Expr, Vec<Equation>)> },
+    When {
+        branches: Vec<(Expr, Vec<Equation>)>,
+    },
     /// `reinit(x, value)`, only inside `When`.
     Reinit { var: VarId, value: Expr },
     /// `assert(condition, message, level)`; `warning` is `AssertionLevel.warning`.
-    Assert { condition: Expr, message: Expr, warning: bool },
+    Assert {
+        condition: Expr,
+        message: Expr,
+        warning: bool,
+    },
     /// `terminate(message)`, only inside `When`.
     Terminate { message: Expr },
 }
@@ -237,11 +249,22 @@ pub enum Expr {
     Call(Builtin, Vec<Expr>),
     /// A user function: `output` picks the output (0 = first), `element` the scalar element of
     /// that output in row-major order (0 for a scalar output). Array arguments are `Array`.
-    UserCall { function: String, args: Vec<Expr>, output: usize, element: usize },
+    UserCall {
+        function: String,
+        args: Vec<Expr>,
+        output: usize,
+        element: usize,
+    },
     /// An array argument of a user function, row-major, with its dimensions.
-    Array { dims: Vec<usize>, elements: Vec<Expr> },
+    Array {
+        dims: Vec<usize>,
+        elements: Vec<Expr>,
+    },
     /// `if c1 then e1 elseif c2 then e2 else e3`.
-    If { branches: Vec<(Expr, Expr)>, else_: Box<Expr> },
+    If {
+        branches: Vec<(Expr, Expr)>,
+        else_: Box<Expr>,
+    },
     /// `noEvent(e)`: relations inside switch without generating events.
     NoEvent(Box<Expr>),
     /// `smooth(p, e)`.
@@ -271,7 +294,9 @@ impl Expr {
                 a.visit(f);
                 b.visit(f);
             }
-            Expr::Call(_, args) | Expr::UserCall { args, .. } => args.iter().for_each(|a| a.visit(f)),
+            Expr::Call(_, args) | Expr::UserCall { args, .. } => {
+                args.iter().for_each(|a| a.visit(f))
+            }
             Expr::Array { elements, .. } => elements.iter().for_each(|a| a.visit(f)),
             Expr::If { branches, else_ } => {
                 for (c, e) in branches {

@@ -1,8 +1,668 @@
-//! Flat Modelica text of a [`FlatModel`] (used by `minimo flatten`).
+//! Flat Modelica text of a [`FlatModel`] (used by `minimo flatten` and in messages).
 
-use super::FlatModel;
+use super::{
+    BinOp, Builtin, Causality, Equation, EquationKind, Expr, FlatModel, Function, ScalarType,
+    StateSelect, UnOp, Variability, Variable,
+};
+use std::fmt::Write as _;
 
-/// Prints the flat model as Modelica-like flat text. (Filled in by the flattening work.)
+/// Prints the flat model as flat Modelica: functions, then variables, then equations.
 pub fn print_flat(model: &FlatModel) -> String {
-    format!("class {}\nend {};\n", model.name, model.name)
+    let mut s = String::new();
+    for f in model.functions.values() {
+        print_function(&mut s, f);
+    }
+    let _ = writeln!(s, "class {}", model.name);
+    for v in &model.variables {
+        let _ = writeln!(s, "  {};", print_declaration(v, &model.variables));
+    }
+    if !model.initial_equations.is_empty() {
+        s.push_str("initial equation\n");
+        for e in &model.initial_equations {
+            print_equation(&mut s, e, &model.variables, 1);
+        }
+    }
+    if !model.equations.is_empty() {
+        s.push_str("equation\n");
+        for e in &model.equations {
+            print_equation(&mut s, e, &model.variables, 1);
+        }
+    }
+    let x = &model.experiment;
+    let parts: Vec<String> = [
+        ("StartTime", x.start_time),
+        ("StopTime", x.stop_time),
+        ("Interval", x.interval),
+        ("Tolerance", x.tolerance),
+    ]
+    .iter()
+    .filter_map(|(n, v)| v.map(|v| format!("{n} = {}", real(v))))
+    .collect();
+    if !parts.is_empty() {
+        let _ = writeln!(s, "  annotation(experiment({}));", parts.join(", "));
+    }
+    let _ = writeln!(s, "end {};", model.name);
+    s
+}
+
+fn type_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+        ScalarType::Enumeration => "enumeration",
+    }
+}
+
+fn print_declaration(v: &Variable, vars: &[Variable]) -> String {
+    let mut s = String::new();
+    if v.flow {
+        s.push_str("flow ");
+    }
+    match v.variability {
+        Variability::Constant => s.push_str("constant "),
+        Variability::Parameter => s.push_str("parameter "),
+        Variability::Discrete if v.ty == ScalarType::Real => s.push_str("discrete "),
+        _ => {}
+    }
+    match v.causality {
+        Causality::Input => s.push_str("input "),
+        Causality::Output => s.push_str("output "),
+        Causality::Local => {}
+    }
+    s.push_str(type_name(v.ty));
+    s.push(' ');
+    s.push_str(&v.name);
+    let mut attrs = Vec::new();
+    let attr = |attrs: &mut Vec<String>, n: &str, e: &Option<Expr>| {
+        if let Some(e) = e {
+            attrs.push(format!("{n} = {}", print_expr(e, vars)));
+        }
+    };
+    attr(&mut attrs, "start", &v.start);
+    if let Some(f) = v.fixed {
+        attrs.push(format!("fixed = {f}"));
+    }
+    attr(&mut attrs, "nominal", &v.nominal);
+    attr(&mut attrs, "min", &v.min);
+    attr(&mut attrs, "max", &v.max);
+    if let Some(u) = &v.unit {
+        attrs.push(format!("unit = {u:?}"));
+    }
+    if let Some(u) = &v.display_unit {
+        attrs.push(format!("displayUnit = {u:?}"));
+    }
+    if v.state_select != StateSelect::Default {
+        attrs.push(format!(
+            "stateSelect = StateSelect.{}",
+            format!("{:?}", v.state_select).to_lowercase()
+        ));
+    }
+    if !attrs.is_empty() {
+        let _ = write!(s, "({})", attrs.join(", "));
+    }
+    if let Some(b) = &v.binding {
+        let _ = write!(s, " = {}", print_expr(b, vars));
+    }
+    if let Some(d) = &v.description {
+        let _ = write!(s, " {d:?}");
+    }
+    s
+}
+
+fn indent(n: usize) -> String {
+    "  ".repeat(n)
+}
+
+fn print_equation(s: &mut String, e: &Equation, vars: &[Variable], depth: usize) {
+    let ind = indent(depth);
+    match &e.kind {
+        EquationKind::Simple { lhs, rhs } => {
+            let _ = writeln!(
+                s,
+                "{ind}{} = {};",
+                print_expr(lhs, vars),
+                print_expr(rhs, vars)
+            );
+        }
+        EquationKind::If { branches, else_ } => {
+            for (k, (c, b)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "if" } else { "elseif" };
+                let _ = writeln!(s, "{ind}{kw} {} then", print_expr(c, vars));
+                for x in b {
+                    print_equation(s, x, vars, depth + 1);
+                }
+            }
+            if !else_.is_empty() {
+                let _ = writeln!(s, "{ind}else");
+                for x in else_ {
+                    print_equation(s, x, vars, depth + 1);
+                }
+            }
+            let _ = writeln!(s, "{ind}end if;");
+        }
+        EquationKind::When { branches } => {
+            for (k, (c, b)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "when" } else { "elsewhen" };
+                let _ = writeln!(s, "{ind}{kw} {} then", print_expr(c, vars));
+                for x in b {
+                    print_equation(s, x, vars, depth + 1);
+                }
+            }
+            let _ = writeln!(s, "{ind}end when;");
+        }
+        EquationKind::Reinit { var, value } => {
+            let _ = writeln!(
+                s,
+                "{ind}reinit({}, {});",
+                var_name(*var, vars),
+                print_expr(value, vars)
+            );
+        }
+        EquationKind::Assert {
+            condition,
+            message,
+            warning,
+        } => {
+            let level = if *warning {
+                ", AssertionLevel.warning"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "{ind}assert({}, {}{level});",
+                print_expr(condition, vars),
+                print_expr(message, vars)
+            );
+        }
+        EquationKind::Terminate { message } => {
+            let _ = writeln!(s, "{ind}terminate({});", print_expr(message, vars));
+        }
+    }
+}
+
+fn var_name(v: usize, vars: &[Variable]) -> String {
+    vars.get(v)
+        .map(|x| x.name.clone())
+        .unwrap_or_else(|| format!("<var {v}>"))
+}
+
+/// A Real literal that reads back as a Real (`2.0`, `1e-10`).
+fn real(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:?}")
+    } else if x.is_nan() {
+        "0.0/0.0".into()
+    } else if x > 0.0 {
+        "1e400".into()
+    } else {
+        "-1e400".into()
+    }
+}
+
+fn prec(e: &Expr) -> u8 {
+    match e {
+        Expr::Binary(op, _, _) => match op {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 4,
+            BinOp::Add | BinOp::Sub => 5,
+            BinOp::Mul | BinOp::Div => 6,
+            BinOp::Pow => 8,
+        },
+        Expr::Unary(UnOp::Not, _) => 3,
+        Expr::Unary(UnOp::Neg, _) => 5,
+        Expr::If { .. } => 0,
+        Expr::Real(x) if *x < 0.0 => 5,
+        Expr::Integer(i) if *i < 0 => 5,
+        _ => 10,
+    }
+}
+
+fn op_str(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Pow => "^",
+        BinOp::And => "and",
+        BinOp::Or => "or",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "<>",
+    }
+}
+
+pub fn builtin_name(b: Builtin) -> &'static str {
+    match b {
+        Builtin::Sin => "sin",
+        Builtin::Cos => "cos",
+        Builtin::Tan => "tan",
+        Builtin::Asin => "asin",
+        Builtin::Acos => "acos",
+        Builtin::Atan => "atan",
+        Builtin::Atan2 => "atan2",
+        Builtin::Sinh => "sinh",
+        Builtin::Cosh => "cosh",
+        Builtin::Tanh => "tanh",
+        Builtin::Exp => "exp",
+        Builtin::Log => "log",
+        Builtin::Log10 => "log10",
+        Builtin::Sqrt => "sqrt",
+        Builtin::Abs => "abs",
+        Builtin::Sign => "sign",
+        Builtin::Min => "min",
+        Builtin::Max => "max",
+        Builtin::Floor => "floor",
+        Builtin::Ceil => "ceil",
+        Builtin::Integer => "integer",
+        Builtin::Div => "div",
+        Builtin::Mod => "mod",
+        Builtin::Rem => "rem",
+        Builtin::SemiLinear => "semiLinear",
+    }
+}
+
+/// An expression as Modelica text, with variables by flat name and minimal parentheses.
+pub fn print_expr(e: &Expr, vars: &[Variable]) -> String {
+    let list = |args: &[Expr]| {
+        args.iter()
+            .map(|a| print_expr(a, vars))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match e {
+        Expr::Real(x) => real(*x),
+        Expr::Integer(i) => i.to_string(),
+        Expr::Boolean(b) => b.to_string(),
+        Expr::String(s) => format!("{s:?}"),
+        Expr::Var(v) => var_name(*v, vars),
+        Expr::Time => "time".into(),
+        Expr::Der(a) => format!("der({})", print_expr(a, vars)),
+        Expr::Pre(a) => format!("pre({})", print_expr(a, vars)),
+        Expr::Edge(a) => format!("edge({})", print_expr(a, vars)),
+        Expr::Change(a) => format!("change({})", print_expr(a, vars)),
+        Expr::NoEvent(a) => format!("noEvent({})", print_expr(a, vars)),
+        Expr::Smooth(p, a) => format!("smooth({p}, {})", print_expr(a, vars)),
+        Expr::Initial => "initial()".into(),
+        Expr::Terminal => "terminal()".into(),
+        Expr::Sample(a, b) => format!("sample({}, {})", print_expr(a, vars), print_expr(b, vars)),
+        Expr::Unary(op, a) => {
+            let p = prec(e);
+            let inner = print_expr(a, vars);
+            let inner = if prec(a) <= p {
+                format!("({inner})")
+            } else {
+                inner
+            };
+            match op {
+                UnOp::Neg => format!("-{inner}"),
+                UnOp::Not => format!("not {inner}"),
+            }
+        }
+        Expr::Binary(op, a, b) => {
+            let p = prec(e);
+            let l = print_expr(a, vars);
+            let r = print_expr(b, vars);
+            // Left-associative: the right operand needs parentheses at equal precedence
+            // (except for + and * which are associative); `^` is non-associative.
+            let lp = if prec(a) < p || (*op == BinOp::Pow && prec(a) <= p) {
+                format!("({l})")
+            } else {
+                l
+            };
+            let assoc = matches!(op, BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or);
+            let rp = if prec(b) < p
+                || (prec(b) == p && !assoc)
+                || (prec(b) == p && matches!(**b, Expr::Binary(BinOp::Sub | BinOp::Div, ..)))
+            {
+                format!("({r})")
+            } else {
+                r
+            };
+            format!("{lp} {} {rp}", op_str(*op))
+        }
+        Expr::Call(f, args) => format!("{}({})", builtin_name(*f), list(args)),
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element,
+        } => {
+            let mut s = format!("{function}({})", list(args));
+            if *output > 0 {
+                let _ = write!(s, ".output{}", output + 1);
+            }
+            if !matches!((output, element), (_, 0)) {
+                let _ = write!(s, "[{}]", element + 1);
+            }
+            s
+        }
+        Expr::Array { dims, elements } => {
+            if dims.len() <= 1 {
+                format!("{{{}}}", list(elements))
+            } else {
+                let inner: usize = dims[1..].iter().product();
+                let rows: Vec<String> = elements
+                    .chunks(inner.max(1))
+                    .map(|c| {
+                        print_expr(
+                            &Expr::Array {
+                                dims: dims[1..].to_vec(),
+                                elements: c.to_vec(),
+                            },
+                            vars,
+                        )
+                    })
+                    .collect();
+                format!("{{{}}}", rows.join(", "))
+            }
+        }
+        Expr::If { branches, else_ } => {
+            let mut s = String::new();
+            for (k, (c, v)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "if" } else { " elseif" };
+                let _ = write!(
+                    s,
+                    "{kw} {} then {}",
+                    print_expr(c, vars),
+                    print_expr(v, vars)
+                );
+            }
+            let _ = write!(s, " else {}", print_expr(else_, vars));
+            s
+        }
+    }
+}
+
+fn print_function(s: &mut String, f: &Function) {
+    let _ = writeln!(s, "function {}", f.name);
+    let decl = |s: &mut String, prefix: &str, v: &super::FunctionVar| {
+        let dims = if v.dims.is_empty() {
+            String::new()
+        } else {
+            let d: Vec<String> = v
+                .dims
+                .iter()
+                .map(|d| d.as_ref().map(ast_expr).unwrap_or_else(|| ":".into()))
+                .collect();
+            format!("[{}]", d.join(", "))
+        };
+        let default = v
+            .default
+            .as_ref()
+            .map(|d| format!(" = {}", ast_expr(d)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {prefix}{} {}{dims}{default};",
+            type_name(v.ty),
+            v.name
+        );
+    };
+    for v in &f.inputs {
+        decl(s, "input ", v);
+    }
+    for v in &f.outputs {
+        decl(s, "output ", v);
+    }
+    if !f.locals.is_empty() {
+        s.push_str("protected\n");
+        for v in &f.locals {
+            decl(s, "", v);
+        }
+    }
+    s.push_str("algorithm\n");
+    for st in &f.body {
+        statement(s, st, 1);
+    }
+    let _ = writeln!(s, "end {};\n", f.name);
+}
+
+use crate::syntax::ast;
+
+fn cref(c: &ast::ComponentRef) -> String {
+    let parts: Vec<String> = c
+        .parts
+        .iter()
+        .map(|p| {
+            if p.subscripts.is_empty() {
+                p.ident.name.clone()
+            } else {
+                let subs: Vec<String> = p
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        ast::Subscript::Colon(_) => ":".to_string(),
+                        ast::Subscript::Expr(e) => ast_expr(e),
+                    })
+                    .collect();
+                format!("{}[{}]", p.ident.name, subs.join(", "))
+            }
+        })
+        .collect();
+    format!("{}{}", if c.global { "." } else { "" }, parts.join("."))
+}
+
+fn args(a: &ast::FunctionArgs) -> String {
+    let mut items: Vec<String> = a.positional.iter().map(ast_expr).collect();
+    items.extend(
+        a.named
+            .iter()
+            .map(|n| format!("{} = {}", n.name.name, ast_expr(&n.value))),
+    );
+    let mut s = items.join(", ");
+    if !a.iterators.is_empty() {
+        let its: Vec<String> = a
+            .iterators
+            .iter()
+            .map(|i| match &i.range {
+                Some(r) => format!("{} in {}", i.name.name, ast_expr(r)),
+                None => i.name.name.clone(),
+            })
+            .collect();
+        let _ = write!(s, " for {}", its.join(", "));
+    }
+    s
+}
+
+fn ast_prec(e: &ast::Expr) -> u8 {
+    use ast::BinOp as B;
+    match &e.kind {
+        ast::ExprKind::Binary { op, .. } => match op {
+            B::Or => 1,
+            B::And => 2,
+            B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne => 4,
+            B::Add | B::Sub | B::ElemAdd | B::ElemSub => 5,
+            B::Mul | B::Div | B::ElemMul | B::ElemDiv => 6,
+            B::Pow | B::ElemPow => 8,
+        },
+        ast::ExprKind::Unary {
+            op: ast::UnOp::Not, ..
+        } => 3,
+        ast::ExprKind::Unary { .. } => 5,
+        ast::ExprKind::If { .. } | ast::ExprKind::Range { .. } => 0,
+        _ => 10,
+    }
+}
+
+/// Syntax-tree expressions as text (function bodies).
+fn ast_expr(e: &ast::Expr) -> String {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Integer(i) => i.to_string(),
+        K::Real(x) => real(*x),
+        K::String(s) => format!("{s:?}"),
+        K::Boolean(b) => b.to_string(),
+        K::End => "end".into(),
+        K::Ref(c) => cref(c),
+        K::Call { func, args: a } => format!("{}({})", cref(func), args(a)),
+        K::Array(a) => format!("{{{}}}", args(a)),
+        K::Matrix(rows) => {
+            let r: Vec<String> = rows
+                .iter()
+                .map(|r| r.iter().map(ast_expr).collect::<Vec<_>>().join(", "))
+                .collect();
+            format!("[{}]", r.join("; "))
+        }
+        K::Tuple(items) => {
+            let i: Vec<String> = items
+                .iter()
+                .map(|x| x.as_ref().map(ast_expr).unwrap_or_default())
+                .collect();
+            format!("({})", i.join(", "))
+        }
+        K::Range { start, step, stop } => match step {
+            Some(s) => format!("{}:{}:{}", ast_expr(start), ast_expr(s), ast_expr(stop)),
+            None => format!("{}:{}", ast_expr(start), ast_expr(stop)),
+        },
+        K::Unary { op, operand } => {
+            let inner = ast_expr(operand);
+            let inner = if ast_prec(operand) <= ast_prec(e) {
+                format!("({inner})")
+            } else {
+                inner
+            };
+            match op {
+                ast::UnOp::Neg => format!("-{inner}"),
+                ast::UnOp::Plus => format!("+{inner}"),
+                ast::UnOp::ElemNeg => format!(".-{inner}"),
+                ast::UnOp::ElemPlus => format!(".+{inner}"),
+                ast::UnOp::Not => format!("not {inner}"),
+            }
+        }
+        K::Binary { op, lhs, rhs } => {
+            use ast::BinOp as B;
+            let o = match op {
+                B::Add => "+",
+                B::Sub => "-",
+                B::Mul => "*",
+                B::Div => "/",
+                B::Pow => "^",
+                B::ElemAdd => ".+",
+                B::ElemSub => ".-",
+                B::ElemMul => ".*",
+                B::ElemDiv => "./",
+                B::ElemPow => ".^",
+                B::And => "and",
+                B::Or => "or",
+                B::Lt => "<",
+                B::Le => "<=",
+                B::Gt => ">",
+                B::Ge => ">=",
+                B::Eq => "==",
+                B::Ne => "<>",
+            };
+            let p = ast_prec(e);
+            let l = ast_expr(lhs);
+            let r = ast_expr(rhs);
+            let l = if ast_prec(lhs) < p {
+                format!("({l})")
+            } else {
+                l
+            };
+            let r = if ast_prec(rhs) <= p {
+                format!("({r})")
+            } else {
+                r
+            };
+            format!("{l} {o} {r}")
+        }
+        K::If { branches, else_ } => {
+            let mut s = String::new();
+            for (k, (c, v)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "if" } else { " elseif" };
+                let _ = write!(s, "{kw} {} then {}", ast_expr(c), ast_expr(v));
+            }
+            let _ = write!(s, " else {}", ast_expr(else_));
+            s
+        }
+        K::PartialFunction { func, .. } => format!(
+            "function {}",
+            func.parts
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+                .join(".")
+        ),
+    }
+}
+
+fn statement(s: &mut String, st: &ast::Statement, depth: usize) {
+    let ind = indent(depth);
+    use ast::StatementKind as K;
+    match &st.kind {
+        K::Assign { target, value } => {
+            let _ = writeln!(s, "{ind}{} := {};", cref(target), ast_expr(value));
+        }
+        K::MultiAssign { targets, value } => {
+            let t: Vec<String> = targets
+                .iter()
+                .map(|t| t.as_ref().map(cref).unwrap_or_default())
+                .collect();
+            let _ = writeln!(s, "{ind}({}) := {};", t.join(", "), ast_expr(value));
+        }
+        K::Call { func, args: a } => {
+            let _ = writeln!(s, "{ind}{}({});", cref(func), args(a));
+        }
+        K::If { branches, else_ } => {
+            for (k, (c, b)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "if" } else { "elseif" };
+                let _ = writeln!(s, "{ind}{kw} {} then", ast_expr(c));
+                for x in b {
+                    statement(s, x, depth + 1);
+                }
+            }
+            if !else_.is_empty() {
+                let _ = writeln!(s, "{ind}else");
+                for x in else_ {
+                    statement(s, x, depth + 1);
+                }
+            }
+            let _ = writeln!(s, "{ind}end if;");
+        }
+        K::For { indices, body } => {
+            let its: Vec<String> = indices
+                .iter()
+                .map(|i| match &i.range {
+                    Some(r) => format!("{} in {}", i.name.name, ast_expr(r)),
+                    None => i.name.name.clone(),
+                })
+                .collect();
+            let _ = writeln!(s, "{ind}for {} loop", its.join(", "));
+            for x in body {
+                statement(s, x, depth + 1);
+            }
+            let _ = writeln!(s, "{ind}end for;");
+        }
+        K::While { condition, body } => {
+            let _ = writeln!(s, "{ind}while {} loop", ast_expr(condition));
+            for x in body {
+                statement(s, x, depth + 1);
+            }
+            let _ = writeln!(s, "{ind}end while;");
+        }
+        K::When { branches } => {
+            for (k, (c, b)) in branches.iter().enumerate() {
+                let kw = if k == 0 { "when" } else { "elsewhen" };
+                let _ = writeln!(s, "{ind}{kw} {} then", ast_expr(c));
+                for x in b {
+                    statement(s, x, depth + 1);
+                }
+            }
+            let _ = writeln!(s, "{ind}end when;");
+        }
+        K::Return => {
+            let _ = writeln!(s, "{ind}return;");
+        }
+        K::Break => {
+            let _ = writeln!(s, "{ind}break;");
+        }
+    }
 }

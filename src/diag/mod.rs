@@ -15,7 +15,9 @@ pub type FileId = u32;
 
 /// A byte range in one source file. Every syntax-tree node and every flat variable and equation
 /// carries one, so that any stage can point back at the model text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub file: FileId,
     pub start: u32,
@@ -24,14 +26,26 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
-        Span { file, start: start as u32, end: end as u32 }
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
     }
     /// The smallest span covering both (they must be in the same file).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     /// A span that points nowhere (for generated code); rendered without a snippet.
-    pub const DUMMY: Span = Span { file: u32::MAX, start: 0, end: 0 };
+    pub const DUMMY: Span = Span {
+        file: u32::MAX,
+        start: 0,
+        end: 0,
+    };
     pub fn is_dummy(&self) -> bool {
         self.file == u32::MAX
     }
@@ -56,7 +70,12 @@ impl SourceFile {
         };
         let start = self.line_starts[line] as usize;
         let end = (offset as usize).min(self.text.len());
-        let col = self.text.get(start..end).map(|s| s.chars().count()).unwrap_or(end - start) + 1;
+        let col = self
+            .text
+            .get(start..end)
+            .map(|s| s.chars().count())
+            .unwrap_or(end - start)
+            + 1;
         (line + 1, col)
     }
 }
@@ -79,7 +98,11 @@ impl SourceMap {
                 line_starts.push(i as u32 + 1);
             }
         }
-        self.files.push(SourceFile { name: name.into(), text, line_starts });
+        self.files.push(SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        });
         (self.files.len() - 1) as FileId
     }
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
@@ -145,14 +168,20 @@ impl Diagnostic {
         }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(span, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
     }
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = label.into();
         self
     }
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
-        self.labels.push(Label { span, message: message.into() });
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
@@ -169,7 +198,10 @@ impl Diagnostic {
 pub type Result<T> = std::result::Result<T, Vec<Diagnostic>>;
 
 /// The closest name to `wanted` among `candidates` (for "did you mean" hints), if any is close.
-pub fn closest_name<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn closest_name<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(wanted, c);

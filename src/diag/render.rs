@@ -6,7 +6,11 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnost
 /// Render one diagnostic as text (no colours, so output is deterministic and test-friendly).
 pub fn render(sources: &SourceMap, d: &Diagnostic) -> String {
     let mut head = String::new();
-    let location = if d.span.is_dummy() { None } else { Some(sources.location(d.span)) };
+    let location = if d.span.is_dummy() {
+        None
+    } else {
+        Some(sources.location(d.span))
+    };
     let sev = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -69,5 +73,8 @@ pub fn render(sources: &SourceMap, d: &Diagnostic) -> String {
 
 /// Render several diagnostics, separated by blank lines.
 pub fn render_all(sources: &SourceMap, ds: &[Diagnostic]) -> String {
-    ds.iter().map(|d| render(sources, d)).collect::<Vec<_>>().join("\n")
+    ds.iter()
+        .map(|d| render(sources, d))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

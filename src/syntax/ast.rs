@@ -149,9 +149,21 @@ pub struct External {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Section {
     /// Elements; the first section of a class is public, later ones follow `public`/`protected`.
-    Elements { visibility: Visibility, elements: Vec<Element>, span: Span },
-    Equations { initial: bool, equations: Vec<Equation>, span: Span },
-    Algorithm { initial: bool, statements: Vec<Statement>, span: Span },
+    Elements {
+        visibility: Visibility,
+        elements: Vec<Element>,
+        span: Span,
+    },
+    Equations {
+        initial: bool,
+        equations: Vec<Equation>,
+        span: Span,
+    },
+    Algorithm {
+        initial: bool,
+        statements: Vec<Statement>,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,7 +307,11 @@ pub struct Annotation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Modification {
     /// `(args) [= expr]`
-    Class { args: ClassModification, binding: Option<Expr>, span: Span },
+    Class {
+        args: ClassModification,
+        binding: Option<Expr>,
+        span: Span,
+    },
     /// `= expr`
     Binding { expr: Expr, span: Span },
     /// `:= expr` (in algorithm-like contexts)
@@ -407,7 +423,10 @@ pub enum ExprKind {
     /// A component reference (`time` is a `Ref` named `time`).
     Ref(ComponentRef),
     /// `f(args)`, `der(x)`, `initial()`, `Real(x)`... `func` is the called name.
-    Call { func: ComponentRef, args: FunctionArgs },
+    Call {
+        func: ComponentRef,
+        args: FunctionArgs,
+    },
     /// `{a, b, c}` (each inner `Vec` is one argument list) or `{f(i) for i in 1:n}`.
     Array(FunctionArgs),
     /// `[a, b; c, d]`: rows of expressions.
@@ -416,14 +435,31 @@ pub enum ExprKind {
     /// expression with `paren = true` not needed: the printer adds parentheses by precedence.
     Tuple(Vec<Option<Expr>>),
     /// `start : stop` or `start : step : stop`.
-    Range { start: Box<Expr>, step: Option<Box<Expr>>, stop: Box<Expr> },
-    Unary { op: UnOp, operand: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Range {
+        start: Box<Expr>,
+        step: Option<Box<Expr>>,
+        stop: Box<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `if c1 then e1 elseif c2 then e2 else e3`.
-    If { branches: Vec<(Expr, Expr)>, else_: Box<Expr> },
+    If {
+        branches: Vec<(Expr, Expr)>,
+        else_: Box<Expr>,
+    },
     /// `f(x).name` style member access on a call result is not supported; kept minimal.
     /// `function f(...)` partial application (parsed only).
-    PartialFunction { func: Name, args: FunctionArgs },
+    PartialFunction {
+        func: Name,
+        args: FunctionArgs,
+    },
 }
 
 /// Arguments of a call or array constructor.
@@ -463,13 +499,24 @@ pub enum EquationKind {
     /// `connect(a, b)`
     Connect { a: ComponentRef, b: ComponentRef },
     /// `for i in 1:n, j in 1:m loop ... end for`
-    For { indices: Vec<ForIndex>, body: Vec<Equation> },
+    For {
+        indices: Vec<ForIndex>,
+        body: Vec<Equation>,
+    },
     /// `if c then ... elseif ... else ... end if`
-    If { branches: Vec<(Expr, Vec<Equation>)>, else_: Vec<Equation> },
+    If {
+        branches: Vec<(Expr, Vec<Equation>)>,
+        else_: Vec<Equation>,
+    },
     /// `when c then ... elsewhen ... end when`
-    When { branches: Vec<(Expr, Vec<Equation>)> },
+    When {
+        branches: Vec<(Expr, Vec<Equation>)>,
+    },
     /// A call used as an equation: `reinit(x, 0)`, `assert(c, "msg")`, `terminate("msg")`, `f(x)`.
-    Call { func: ComponentRef, args: FunctionArgs },
+    Call {
+        func: ComponentRef,
+        args: FunctionArgs,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -482,15 +529,35 @@ pub struct Statement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum StatementKind {
     /// `x := e`
-    Assign { target: ComponentRef, value: Expr },
+    Assign {
+        target: ComponentRef,
+        value: Expr,
+    },
     /// `(a, , b) := f(x)`
-    MultiAssign { targets: Vec<Option<ComponentRef>>, value: Expr },
+    MultiAssign {
+        targets: Vec<Option<ComponentRef>>,
+        value: Expr,
+    },
     /// `f(x);` (incl. `assert`, `terminate`, `reinit`)
-    Call { func: ComponentRef, args: FunctionArgs },
-    If { branches: Vec<(Expr, Vec<Statement>)>, else_: Vec<Statement> },
-    For { indices: Vec<ForIndex>, body: Vec<Statement> },
-    While { condition: Expr, body: Vec<Statement> },
-    When { branches: Vec<(Expr, Vec<Statement>)> },
+    Call {
+        func: ComponentRef,
+        args: FunctionArgs,
+    },
+    If {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        else_: Vec<Statement>,
+    },
+    For {
+        indices: Vec<ForIndex>,
+        body: Vec<Statement>,
+    },
+    While {
+        condition: Expr,
+        body: Vec<Statement>,
+    },
+    When {
+        branches: Vec<(Expr, Vec<Statement>)>,
+    },
     Return,
     Break,
 }

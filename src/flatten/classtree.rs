@@ -1,0 +1,268 @@
+//! The class tree: every class definition of every loaded file and library in one arena, with
+//! its lexical parent, so that name lookup (MLS 5) can walk enclosing scopes.
+//!
+//! Nested class definitions are moved out of their parent's body into their own node; the
+//! parent keeps a name -> id map. Class definitions written inside modifiers
+//! (`redeclare model L = Coulomb(mu = 0.3)`) get anonymous nodes when the modifier is first
+//! converted (see `modifier.rs`), with the class holding the modifier as lexical parent.
+
+use crate::dae::ScalarType;
+use crate::diag::Span;
+use crate::syntax::ast::{self, ClassBody, ClassKind, Element, Section, Visibility};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub type ClassId = usize;
+
+/// What a class node holds once its nested classes are moved out.
+#[derive(Debug)]
+pub enum NodeBody {
+    Long(LongBody),
+    /// `A = B(mod)[dims]`.
+    Short(Rc<ast::ShortClass>),
+    /// `model extends B(...) ... end B;` (redeclaration extending the replaced class).
+    ExtendsClass {
+        base: ast::Ident,
+        modification: Option<Rc<ast::ClassModification>>,
+        body: LongBody,
+    },
+    Enumeration(Vec<String>),
+    /// The built-in types `Real`, `Integer`, `Boolean`, `String` and the built-in enumerations.
+    Builtin(ScalarType),
+    /// A class we parse but cannot use (`der` function classes).
+    Unsupported,
+}
+
+#[derive(Debug, Default)]
+pub struct LongBody {
+    pub components: Vec<(Rc<ast::ComponentClause>, Visibility)>,
+    pub extends: Vec<Rc<ast::Extends>>,
+    pub imports: Vec<ast::Import>,
+    pub equations: Vec<Rc<ast::Equation>>,
+    pub initial_equations: Vec<Rc<ast::Equation>>,
+    pub algorithms: Vec<Rc<Vec<ast::Statement>>>,
+    pub initial_algorithms: Vec<Rc<Vec<ast::Statement>>>,
+    pub annotation: Option<ast::Annotation>,
+    pub has_external: bool,
+}
+
+#[derive(Debug)]
+pub struct ClassNode {
+    pub name: String,
+    /// Fully qualified name (`Minimo.Mechanics.Mass`).
+    pub full: String,
+    pub parent: Option<ClassId>,
+    pub kind: ClassKind,
+    pub prefixes: ast::ClassPrefixes,
+    pub constrainedby: Option<Rc<ast::Constrainedby>>,
+    pub body: NodeBody,
+    /// Nested classes by name, in declaration order in `child_order`.
+    pub children: HashMap<String, ClassId>,
+    pub child_order: Vec<ClassId>,
+    pub span: Span,
+    pub description: Option<String>,
+}
+
+impl ClassNode {
+    pub fn long(&self) -> Option<&LongBody> {
+        match &self.body {
+            NodeBody::Long(b) | NodeBody::ExtendsClass { body: b, .. } => Some(b),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ClassTree {
+    pub nodes: Vec<ClassNode>,
+    /// Top-level classes by name (files, libraries, the built-in library).
+    pub roots: HashMap<String, ClassId>,
+    pub root_order: Vec<ClassId>,
+}
+
+impl ClassTree {
+    pub fn new() -> ClassTree {
+        let mut t = ClassTree::default();
+        for (name, ty) in [
+            ("Real", ScalarType::Real),
+            ("Integer", ScalarType::Integer),
+            ("Boolean", ScalarType::Boolean),
+            ("String", ScalarType::String),
+        ] {
+            let id = t.push_builtin(name, ClassKind::Type, NodeBody::Builtin(ty));
+            t.roots.insert(name.to_string(), id);
+        }
+        for (name, lits) in [
+            (
+                "StateSelect",
+                &["never", "avoid", "default", "prefer", "always"][..],
+            ),
+            ("AssertionLevel", &["error", "warning"][..]),
+        ] {
+            let body = NodeBody::Enumeration(lits.iter().map(|s| s.to_string()).collect());
+            let id = t.push_builtin(name, ClassKind::Type, body);
+            t.roots.insert(name.to_string(), id);
+        }
+        t
+    }
+
+    fn push_builtin(&mut self, name: &str, kind: ClassKind, body: NodeBody) -> ClassId {
+        self.nodes.push(ClassNode {
+            name: name.to_string(),
+            full: name.to_string(),
+            parent: None,
+            kind,
+            prefixes: ast::ClassPrefixes::default(),
+            constrainedby: None,
+            body,
+            children: HashMap::new(),
+            child_order: Vec::new(),
+            span: Span::DUMMY,
+            description: None,
+        });
+        self.nodes.len() - 1
+    }
+
+    pub fn get(&self, id: ClassId) -> &ClassNode {
+        &self.nodes[id]
+    }
+
+    pub fn is_builtin(&self, id: ClassId) -> bool {
+        self.nodes[id].span.is_dummy() && self.nodes[id].parent.is_none()
+    }
+
+    /// Adds a class definition under `parent` (or at the top level); returns its id. With
+    /// `attach`, the class becomes a named child of the parent (an element); without, it is
+    /// anonymous (a class written in a modifier).
+    pub fn add(&mut self, def: ast::ClassDef, parent: Option<ClassId>, attach: bool) -> ClassId {
+        let full = match parent {
+            Some(p) => format!("{}.{}", self.nodes[p].full, def.name.name),
+            None => def.name.name.clone(),
+        };
+        let id = self.nodes.len();
+        let description = match &def.body {
+            ClassBody::Long(l) => l.description.as_ref().map(|d| d.value.clone()),
+            _ => def.comment.description.as_ref().map(|d| d.value.clone()),
+        };
+        self.nodes.push(ClassNode {
+            name: def.name.name.clone(),
+            full,
+            parent,
+            kind: def.kind,
+            prefixes: def.prefixes.clone(),
+            constrainedby: def.constrainedby.map(Rc::new),
+            body: NodeBody::Unsupported,
+            children: HashMap::new(),
+            child_order: Vec::new(),
+            span: def.name.span,
+            description,
+        });
+        if attach {
+            match parent {
+                Some(p) => {
+                    // A later definition with the same name (a package folder entry and a
+                    // nested class) keeps the first; duplicates in one class are reported by
+                    // the element checks.
+                    self.nodes[p]
+                        .children
+                        .entry(def.name.name.clone())
+                        .or_insert(id);
+                    self.nodes[p].child_order.push(id);
+                }
+                None => {
+                    self.roots.entry(def.name.name.clone()).or_insert(id);
+                    self.root_order.push(id);
+                }
+            }
+        }
+        let body = match def.body {
+            ClassBody::Long(l) => NodeBody::Long(self.add_long(l, id)),
+            ClassBody::Short(s) => NodeBody::Short(Rc::new(s)),
+            ClassBody::Extends(e) => NodeBody::ExtendsClass {
+                base: e.base_name,
+                modification: e.modification.map(Rc::new),
+                body: self.add_long(e.body, id),
+            },
+            ClassBody::Enumeration(e) => {
+                NodeBody::Enumeration(e.literals.into_iter().map(|l| l.name.name).collect())
+            }
+            ClassBody::Der(_) => NodeBody::Unsupported,
+        };
+        self.nodes[id].body = body;
+        id
+    }
+
+    fn add_long(&mut self, l: ast::LongClass, id: ClassId) -> LongBody {
+        let mut body = LongBody {
+            annotation: l.annotation,
+            has_external: l.external.is_some(),
+            ..Default::default()
+        };
+        for section in l.sections {
+            match section {
+                Section::Elements {
+                    visibility,
+                    elements,
+                    ..
+                } => {
+                    for e in elements {
+                        match e {
+                            Element::Import(i) => body.imports.push(i),
+                            Element::Extends(x) => body.extends.push(Rc::new(x)),
+                            Element::Class(c) => {
+                                self.add(*c, Some(id), true);
+                            }
+                            Element::Component(c) => body.components.push((Rc::new(c), visibility)),
+                        }
+                    }
+                }
+                Section::Equations {
+                    initial, equations, ..
+                } => {
+                    let target = if initial {
+                        &mut body.initial_equations
+                    } else {
+                        &mut body.equations
+                    };
+                    target.extend(equations.into_iter().map(Rc::new));
+                }
+                Section::Algorithm {
+                    initial,
+                    statements,
+                    ..
+                } => {
+                    let target = if initial {
+                        &mut body.initial_algorithms
+                    } else {
+                        &mut body.algorithms
+                    };
+                    target.push(Rc::new(statements));
+                }
+            }
+        }
+        body
+    }
+
+    /// Adds a stored definition (one file) under the class named by its `within` clause.
+    /// Returns the ids of the classes it defines.
+    pub fn add_file(
+        &mut self,
+        def: ast::StoredDefinition,
+        within_parent: Option<ClassId>,
+    ) -> Vec<ClassId> {
+        def.classes
+            .into_iter()
+            .map(|c| self.add(c, within_parent, true))
+            .collect()
+    }
+
+    /// Finds a class by its fully qualified name (`A.B.C`), following nested classes only.
+    pub fn find_qualified(&self, name: &str) -> Option<ClassId> {
+        let mut parts = name.split('.');
+        let mut cur = *self.roots.get(parts.next()?)?;
+        for p in parts {
+            cur = *self.nodes[cur].children.get(p)?;
+        }
+        Some(cur)
+    }
+}

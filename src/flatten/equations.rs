@@ -1,0 +1,490 @@
+//! Equations of every instance, scalarized: array equations become one equation per
+//! element, `for` loops are unrolled, if-equations with parameter conditions pick their
+//! branch, `connect` equations are collected for `connect.rs`.
+
+use super::Flattener;
+use super::eval::{self, EResult, cref_name};
+use super::instance::InstId;
+use super::modifier::Scope;
+use super::scalarize::{FCtx, Mode, Node};
+use super::tensor::{Elem, Tensor, Val, fmt_dims};
+use crate::dae::{Equation, EquationKind, Expr};
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast;
+
+/// One `connect(a, b)` after resolution: element-wise pairs of connector nodes.
+pub struct Connect {
+    pub a: Vec<Node>,
+    pub b: Vec<Node>,
+    /// Whether each side is an outside connector (a connector of the instance itself).
+    pub a_outside: bool,
+    pub b_outside: bool,
+    /// The instance the connect is written in.
+    pub inst: InstId,
+    pub span: Span,
+    pub a_span: Span,
+    pub b_span: Span,
+}
+
+pub struct EqOut {
+    pub eqs: Vec<Equation>,
+    pub connects: Vec<Connect>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ctx {
+    Normal,
+    When,
+    Initial,
+}
+
+impl Flattener<'_> {
+    /// The equations written in instance `inst` (not in its children).
+    pub fn instance_equations(
+        &mut self,
+        inst: InstId,
+        initial: bool,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let exp = self.insts[inst].exp.clone();
+        let list = if initial {
+            &exp.initial_equations
+        } else {
+            &exp.equations
+        };
+        let ctx = if initial { Ctx::Initial } else { Ctx::Normal };
+        let mut locals = Vec::new();
+        for (lex, eq) in list {
+            let scope = Scope {
+                inst: Some(inst),
+                lex: *lex,
+            };
+            self.equation(eq, scope, &mut locals, ctx, out)?;
+        }
+        if !exp.algorithms.is_empty() && !initial {
+            let (_, alg) = &exp.algorithms[0];
+            let span = alg.first().map(|s| s.span).unwrap_or(exp.span);
+            return Err(Diagnostic::error(
+                span,
+                "algorithm sections in models are not supported; write equations or a function",
+            ));
+        }
+        Ok(())
+    }
+
+    fn equation(
+        &mut self,
+        eq: &ast::Equation,
+        scope: Scope,
+        locals: &mut Vec<(String, Tensor<Expr>)>,
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        match &eq.kind {
+            ast::EquationKind::Simple { lhs, rhs } => {
+                if let ast::ExprKind::Tuple(targets) = &lhs.kind {
+                    return self
+                        .tuple_equation(targets, rhs, scope, locals, eq.span, &component, out);
+                }
+                let l = self.eval_symbolic(lhs, scope, locals)?;
+                let r = self.eval_symbolic(rhs, scope, locals)?;
+                let (l, r) = match (l.dims == r.dims, l.len() == r.len()) {
+                    (true, _) => (l, r),
+                    (false, true) if l.len() == 1 => (l, r),
+                    _ => {
+                        return Err(Diagnostic::error(
+                            eq.span,
+                            format!(
+                                "the two sides of this equation have different sizes: {} and {}",
+                                fmt_dims(&l.dims),
+                                fmt_dims(&r.dims)
+                            ),
+                        ));
+                    }
+                };
+                for (a, b) in l.data.into_iter().zip(r.data) {
+                    out.eqs.push(mk(EquationKind::Simple { lhs: a, rhs: b }));
+                }
+            }
+            ast::EquationKind::Connect { a, b } => {
+                if ctx == Ctx::When {
+                    return Err(Diagnostic::error(
+                        eq.span,
+                        "`connect` cannot be used inside a when-equation",
+                    ));
+                }
+                let inst = scope.inst.unwrap_or(0);
+                let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+                fc.locals = locals.clone();
+                let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
+                let nb = fc.resolve(b)?.ok_or_else(|| unknown_connector(b))?;
+                if na.dims != nb.dims && na.len() != nb.len() {
+                    return Err(Diagnostic::error(
+                        eq.span,
+                        format!(
+                            "connected arrays have different sizes: {} and {}",
+                            fmt_dims(&na.dims),
+                            fmt_dims(&nb.dims)
+                        ),
+                    ));
+                }
+                let a_outside = self.is_outside(inst, a);
+                let b_outside = self.is_outside(inst, b);
+                out.connects.push(Connect {
+                    a: na.data,
+                    b: nb.data,
+                    a_outside,
+                    b_outside,
+                    inst,
+                    span: eq.span,
+                    a_span: a.span,
+                    b_span: b.span,
+                });
+            }
+            ast::EquationKind::For { indices, body } => {
+                self.for_equation(indices, body, scope, locals, ctx, out)?;
+            }
+            ast::EquationKind::If { branches, else_ } => {
+                // Conditions known before simulation select their branch now (MLS 8.3.4).
+                let mut kept: Vec<(Expr, Vec<Equation>)> = Vec::new();
+                let mut chosen: Option<&Vec<ast::Equation>> = None;
+                for (c, body) in branches {
+                    let cv = {
+                        let mut fc = FCtx::new(self, scope, Mode::Structural);
+                        fc.locals = locals.clone();
+                        eval::eval(&mut fc, c)?
+                    };
+                    let cv = cv.into_scalar().map_err(|m| Diagnostic::error(c.span, m))?;
+                    match cv.to_val() {
+                        Some(Val::Bool(true)) => {
+                            chosen = Some(body);
+                            break;
+                        }
+                        Some(Val::Bool(false)) => continue,
+                        Some(_) => {
+                            return Err(Diagnostic::error(
+                                c.span,
+                                "an if-condition must be Boolean",
+                            ));
+                        }
+                        None => {
+                            // Keep it symbolic (parameters not evaluated in the kept condition).
+                            let sym = self
+                                .eval_symbolic(c, scope, locals)?
+                                .into_scalar()
+                                .map_err(|m| Diagnostic::error(c.span, m))?;
+                            let mut sub = EqOut {
+                                eqs: Vec::new(),
+                                connects: Vec::new(),
+                            };
+                            for e in body {
+                                self.equation(e, scope, locals, ctx, &mut sub)?;
+                            }
+                            if !sub.connects.is_empty() {
+                                return Err(Diagnostic::error(
+                                    c.span,
+                                    "`connect` inside an if-equation needs a parameter condition",
+                                ));
+                            }
+                            kept.push((sym, sub.eqs));
+                        }
+                    }
+                }
+                let else_eqs = match chosen {
+                    Some(b) => b,
+                    None => else_,
+                };
+                let mut sub = EqOut {
+                    eqs: Vec::new(),
+                    connects: Vec::new(),
+                };
+                for e in else_eqs {
+                    self.equation(e, scope, locals, ctx, &mut sub)?;
+                }
+                if kept.is_empty() {
+                    out.eqs.extend(sub.eqs);
+                    out.connects.extend(sub.connects);
+                } else {
+                    if !sub.connects.is_empty() {
+                        return Err(Diagnostic::error(
+                            eq.span,
+                            "`connect` inside an if-equation needs a parameter condition",
+                        ));
+                    }
+                    if ctx != Ctx::When {
+                        let count =
+                            |v: &Vec<Equation>| v.iter().map(count_equations).sum::<usize>();
+                        let n = count(&kept[0].1);
+                        let bad = kept
+                            .iter()
+                            .map(|(_, b)| count(b))
+                            .chain(std::iter::once(count(&sub.eqs)))
+                            .find(|c| *c != n);
+                        if let Some(m) = bad {
+                            return Err(Diagnostic::error(
+                                eq.span,
+                                format!("the branches of this if-equation have different numbers of equations ({n} and {m})"),
+                            )
+                            .with_help("with a condition that changes during simulation, every branch needs the same number of equations (MLS 8.3.4)"));
+                        }
+                    }
+                    out.eqs.push(mk(EquationKind::If {
+                        branches: kept,
+                        else_: sub.eqs,
+                    }));
+                }
+            }
+            ast::EquationKind::When { branches } => {
+                if ctx == Ctx::When {
+                    return Err(Diagnostic::error(
+                        eq.span,
+                        "when-equations cannot be nested",
+                    ));
+                }
+                if ctx == Ctx::Initial {
+                    return Err(Diagnostic::error(
+                        eq.span,
+                        "when-equations are not allowed in initial equations",
+                    ));
+                }
+                let mut bs = Vec::new();
+                for (c, body) in branches {
+                    let cond = self.eval_symbolic(c, scope, locals)?;
+                    // `when {c1, c2} then`: any of them.
+                    let cond = match cond.data.len() {
+                        1 => cond.data.into_iter().next().unwrap_or(Expr::Boolean(false)),
+                        _ => cond
+                            .data
+                            .into_iter()
+                            .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
+                            .unwrap_or(Expr::Boolean(false)),
+                    };
+                    let mut sub = EqOut {
+                        eqs: Vec::new(),
+                        connects: Vec::new(),
+                    };
+                    for e in body {
+                        self.equation(e, scope, locals, Ctx::When, &mut sub)?;
+                    }
+                    bs.push((cond, sub.eqs));
+                }
+                out.eqs.push(mk(EquationKind::When { branches: bs }));
+            }
+            ast::EquationKind::Call { func, args } => {
+                let name = cref_name(func);
+                match name.as_str() {
+                    "assert" => {
+                        let c = arg(args, 0, "condition", eq.span)?;
+                        let cond = self.eval_symbolic(c, scope, locals)?;
+                        let message =
+                            match args.positional.get(1).or_else(|| named(args, "message")) {
+                                Some(m) => self
+                                    .eval_symbolic(m, scope, locals)?
+                                    .into_scalar()
+                                    .map_err(|m| Diagnostic::error(eq.span, m))?,
+                                None => Expr::String("assertion failed".into()),
+                            };
+                        let warning = match args.positional.get(2).or_else(|| named(args, "level"))
+                        {
+                            Some(l) => {
+                                let v = self.eval_structural_with(l, scope, locals)?;
+                                v.data.first().and_then(|x| x.as_int()) == Some(2)
+                            }
+                            None => false,
+                        };
+                        for c in cond.data {
+                            out.eqs.push(mk(EquationKind::Assert {
+                                condition: c,
+                                message: message.clone(),
+                                warning,
+                            }));
+                        }
+                    }
+                    "terminate" => {
+                        let m = arg(args, 0, "message", eq.span)?;
+                        let message = self
+                            .eval_symbolic(m, scope, locals)?
+                            .into_scalar()
+                            .map_err(|m| Diagnostic::error(eq.span, m))?;
+                        out.eqs.push(mk(EquationKind::Terminate { message }));
+                    }
+                    "reinit" => {
+                        if ctx != Ctx::When {
+                            return Err(Diagnostic::error(
+                                eq.span,
+                                "`reinit` can only be used inside a when-equation",
+                            ));
+                        }
+                        let x = arg(args, 0, "variable", eq.span)?;
+                        let v = arg(args, 1, "value", eq.span)?;
+                        let xs = self.eval_symbolic(x, scope, locals)?;
+                        let vs = self.eval_symbolic(v, scope, locals)?;
+                        if xs.len() != vs.len() {
+                            return Err(Diagnostic::error(
+                                eq.span,
+                                "reinit: the variable and the value have different sizes",
+                            ));
+                        }
+                        for (a, b) in xs.data.into_iter().zip(vs.data) {
+                            let Expr::Var(var) = a else {
+                                return Err(Diagnostic::error(
+                                    x.span,
+                                    "the first argument of `reinit` must be a variable",
+                                ));
+                            };
+                            out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
+                        }
+                    }
+                    _ => {
+                        return Err(Diagnostic::error(
+                            eq.span,
+                            format!(
+                                "`{name}(...)` cannot be used as an equation (only assert, terminate and reinit can)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tuple_equation(
+        &mut self,
+        targets: &[Option<ast::Expr>],
+        rhs: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        span: Span,
+        component: &str,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let ast::ExprKind::Call { func, args } = &rhs.kind else {
+            return Err(Diagnostic::error(
+                span,
+                "a list of expressions on the left needs a function call on the right",
+            ));
+        };
+        let outs = {
+            let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+            fc.locals = locals.to_vec();
+            eval::call(&mut fc, func, args, rhs.span)?
+        };
+        if targets.len() > outs.len() {
+            return Err(Diagnostic::error(
+                span,
+                format!("`{}` has only {} output(s)", cref_name(func), outs.len()),
+            ));
+        }
+        for (t, o) in targets.iter().zip(outs) {
+            let Some(t) = t else { continue };
+            let l = self.eval_symbolic(t, scope, locals)?;
+            if l.len() != o.len() {
+                return Err(Diagnostic::error(
+                    t.span,
+                    "this output has a different size than its target",
+                ));
+            }
+            for (a, b) in l.data.into_iter().zip(o.data) {
+                out.eqs.push(Equation {
+                    kind: EquationKind::Simple { lhs: a, rhs: b },
+                    component: component.to_string(),
+                    span,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn for_equation(
+        &mut self,
+        indices: &[ast::ForIndex],
+        body: &[ast::Equation],
+        scope: Scope,
+        locals: &mut Vec<(String, Tensor<Expr>)>,
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let Some((first, rest)) = indices.split_first() else {
+            for e in body {
+                self.equation(e, scope, locals, ctx, out)?;
+            }
+            return Ok(());
+        };
+        let Some(r) = &first.range else {
+            return Err(Diagnostic::error(
+                first.name.span,
+                "a for-equation needs an explicit range (`for i in 1:n`)",
+            ));
+        };
+        let values = self.eval_structural_with(r, scope, locals)?;
+        let n = values.dims.first().copied().unwrap_or(1);
+        for k in 0..n {
+            let v = values.row(k).map(Expr::from_val);
+            locals.push((first.name.name.clone(), v));
+            let res = self.for_equation(rest, body, scope, locals, ctx, out);
+            locals.pop();
+            res?;
+        }
+        Ok(())
+    }
+
+    /// A connector reference is outside when it names a connector of the instance itself
+    /// (MLS 9.1.2): its first part is a connector component.
+    fn is_outside(&mut self, inst: InstId, c: &ast::ComponentRef) -> bool {
+        let first = &c.parts[0].ident.name;
+        match self.child(inst, first) {
+            Ok(Some(ch)) => self.insts[ch].is_connector(),
+            _ => false,
+        }
+    }
+}
+
+fn unknown_connector(c: &ast::ComponentRef) -> Diagnostic {
+    Diagnostic::error(c.span, format!("unknown connector `{}`", cref_name(c)))
+        .with_label("not found in this scope")
+}
+
+fn arg<'a>(
+    args: &'a ast::FunctionArgs,
+    i: usize,
+    name: &str,
+    span: Span,
+) -> EResult<&'a ast::Expr> {
+    args.positional
+        .get(i)
+        .or_else(|| named(args, name))
+        .ok_or_else(|| Diagnostic::error(span, format!("missing argument `{name}`")))
+}
+
+fn named<'a>(args: &'a ast::FunctionArgs, name: &str) -> Option<&'a ast::Expr> {
+    args.named
+        .iter()
+        .find(|n| n.name.name == name)
+        .map(|n| &n.value)
+}
+
+/// How many scalar equations an equation counts for the balance (MLS 4.7).
+pub fn count_equations(e: &Equation) -> usize {
+    match &e.kind {
+        EquationKind::Simple { .. } => 1,
+        EquationKind::If { branches, else_ } => branches
+            .first()
+            .map(|(_, b)| b.iter().map(count_equations).sum())
+            .unwrap_or_else(|| else_.iter().map(count_equations).sum()),
+        EquationKind::When { branches } => branches
+            .first()
+            .map(|(_, b)| b.iter().map(count_equations).sum())
+            .unwrap_or(0),
+        EquationKind::Reinit { .. }
+        | EquationKind::Assert { .. }
+        | EquationKind::Terminate { .. } => 0,
+    }
+}

@@ -1,0 +1,802 @@
+//! Expression evaluation over arrays, shared by flattening (elements are symbolic flat
+//! expressions, constants folded on the way) and the function interpreter (elements are
+//! values). A [`Ctx`] supplies what differs: name look-up, user functions and the operators
+//! that only make sense in equations (`der`, `pre`...).
+
+use super::tensor::{self, Elem, Tensor, Val, fmt_dims};
+use crate::dae::{BinOp, Builtin, UnOp};
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::{self, ExprKind};
+
+pub type EResult<T> = Result<T, Diagnostic>;
+
+pub trait Ctx {
+    type E: Elem;
+    /// The value of a component reference (subscripts included).
+    fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Self::E>>;
+    /// A call the generic evaluator does not know (user functions, `der`, `pre`...): the
+    /// outputs, or `None` when the name is not a function.
+    fn call(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<Option<Vec<Tensor<Self::E>>>>;
+    /// Binds an iterator (`for i in ...`) until the matching `pop_local`.
+    fn push_local(&mut self, name: &str, v: Tensor<Self::E>);
+    fn pop_local(&mut self);
+    /// Sizes of the dimensions being subscripted, for `end`.
+    fn ends(&mut self) -> &mut Vec<usize>;
+    /// Switches structural evaluation (parameters replaced by their values) on or off;
+    /// returns the previous setting. Sizes, subscripts and ranges are always structural.
+    fn set_structural(&mut self, on: bool) -> bool;
+}
+
+/// Evaluates `e` with parameters replaced by their values.
+pub fn eval_structural<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
+    let prev = ctx.set_structural(true);
+    let r = eval(ctx, e);
+    ctx.set_structural(prev);
+    r
+}
+
+fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(span, msg)
+}
+
+/// Name of a reference as written (`a.b[1].c` without subscripts).
+pub fn cref_name(c: &ast::ComponentRef) -> String {
+    c.parts
+        .iter()
+        .map(|p| p.ident.name.as_str())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+pub fn eval<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
+    let span = e.span;
+    let lift = |r: Result<Tensor<C::E>, String>| r.map_err(|m| err(span, m));
+    match &e.kind {
+        ExprKind::Integer(i) => Ok(Tensor::scalar(C::E::int(*i))),
+        ExprKind::Real(x) => Ok(Tensor::scalar(C::E::real(*x))),
+        ExprKind::Boolean(b) => Ok(Tensor::scalar(C::E::from_val(Val::Bool(*b)))),
+        ExprKind::String(s) => Ok(Tensor::scalar(C::E::from_val(Val::Str(s.clone())))),
+        ExprKind::End => match ctx.ends().last() {
+            Some(n) => Ok(Tensor::scalar(C::E::int(*n as i64))),
+            None => Err(err(span, "`end` can only be used inside a subscript")),
+        },
+        ExprKind::Ref(c) => ctx.lookup(c),
+        ExprKind::Call { func, args } => {
+            let mut outs = call(ctx, func, args, span)?;
+            if outs.is_empty() {
+                return Err(err(
+                    span,
+                    format!(
+                        "`{}` has no output to use in an expression",
+                        cref_name(func)
+                    ),
+                ));
+            }
+            Ok(outs.swap_remove(0))
+        }
+        ExprKind::Array(args) => {
+            if !args.iterators.is_empty() {
+                let mut out = comprehension(ctx, &args.positional, &args.iterators, span)?;
+                return Ok(out.swap_remove(0));
+            }
+            let items = args
+                .positional
+                .iter()
+                .map(|a| eval(ctx, a))
+                .collect::<EResult<Vec<_>>>()?;
+            lift(Tensor::stack(items))
+        }
+        ExprKind::Matrix(rows) => {
+            let mut row_vals = Vec::new();
+            for row in rows {
+                let items = row
+                    .iter()
+                    .map(|a| eval(ctx, a).map(promote2))
+                    .collect::<EResult<Vec<_>>>()?;
+                row_vals.push(lift(tensor::cat(1, items))?);
+            }
+            lift(tensor::cat(0, row_vals))
+        }
+        ExprKind::Tuple(items) => match items.as_slice() {
+            [Some(x)] => eval(ctx, x),
+            _ => Err(err(
+                span,
+                "a list of expressions in parentheses is only allowed as the left side of a call",
+            )),
+        },
+        ExprKind::Range { start, step, stop } => {
+            let a = const_scalar(ctx, start)?;
+            let s = match step {
+                Some(s) => Some(const_scalar(ctx, s)?),
+                None => None,
+            };
+            let b = const_scalar(ctx, stop)?;
+            lift(range(&a, s.as_ref(), &b))
+        }
+        ExprKind::Unary { op, operand } => {
+            let v = eval(ctx, operand)?;
+            match op {
+                ast::UnOp::Plus | ast::UnOp::ElemPlus => Ok(v),
+                ast::UnOp::Neg | ast::UnOp::ElemNeg => {
+                    lift(v.try_map(|x| C::E::unary(UnOp::Neg, x)))
+                }
+                ast::UnOp::Not => lift(v.try_map(|x| C::E::unary(UnOp::Not, x))),
+            }
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let a = eval(ctx, lhs)?;
+            let b = eval(ctx, rhs)?;
+            lift(binary(*op, a, b))
+        }
+        ExprKind::If { branches, else_ } => {
+            // Constant conditions pick their branch without evaluating the others (they may be
+            // ill-formed for this parameter choice, e.g. an index out of range).
+            let mut pending: Vec<(C::E, Tensor<C::E>)> = Vec::new();
+            for (c, v) in branches {
+                let cv = eval(ctx, c)?.into_scalar().map_err(|m| err(c.span, m))?;
+                match cv.to_val() {
+                    Some(Val::Bool(false)) => continue,
+                    Some(Val::Bool(true)) => {
+                        let val = eval(ctx, v)?;
+                        return select_chain(pending, val, span);
+                    }
+                    Some(_) => return Err(err(c.span, "an if-condition must be Boolean")),
+                    None => pending.push((cv, eval(ctx, v)?)),
+                }
+            }
+            let val = eval(ctx, else_)?;
+            select_chain(pending, val, span)
+        }
+        ExprKind::PartialFunction { .. } => {
+            Err(err(span, "function partial application is not supported"))
+        }
+    }
+}
+
+fn select_chain<E: Elem>(
+    pending: Vec<(E, Tensor<E>)>,
+    mut acc: Tensor<E>,
+    span: Span,
+) -> EResult<Tensor<E>> {
+    for (c, v) in pending.into_iter().rev() {
+        if v.dims != acc.dims {
+            return Err(err(
+                span,
+                format!(
+                    "the branches of this if-expression have different sizes: {} and {}",
+                    fmt_dims(&v.dims),
+                    fmt_dims(&acc.dims)
+                ),
+            ));
+        }
+        let data = v
+            .data
+            .into_iter()
+            .zip(acc.data)
+            .map(|(a, b)| E::select(c.clone(), a, b))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| err(span, m))?;
+        acc = Tensor { dims: v.dims, data };
+    }
+    Ok(acc)
+}
+
+fn promote2<E: Clone>(t: Tensor<E>) -> Tensor<E> {
+    match t.dims.len() {
+        0 => Tensor {
+            dims: vec![1, 1],
+            data: t.data,
+        },
+        1 => Tensor {
+            dims: vec![t.dims[0], 1],
+            data: t.data,
+        },
+        _ => t,
+    }
+}
+
+pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Tensor<E>, String> {
+    use ast::BinOp as A;
+    let flat = |o: A| match o {
+        A::Add | A::ElemAdd => BinOp::Add,
+        A::Sub | A::ElemSub => BinOp::Sub,
+        A::Mul | A::ElemMul => BinOp::Mul,
+        A::Div | A::ElemDiv => BinOp::Div,
+        A::Pow | A::ElemPow => BinOp::Pow,
+        A::And => BinOp::And,
+        A::Or => BinOp::Or,
+        A::Lt => BinOp::Lt,
+        A::Le => BinOp::Le,
+        A::Gt => BinOp::Gt,
+        A::Ge => BinOp::Ge,
+        A::Eq => BinOp::Eq,
+        A::Ne => BinOp::Ne,
+    };
+    match op {
+        A::Mul => tensor::multiply(a, b),
+        A::Add | A::Sub if a.dims != b.dims && !a.is_scalar() && !b.is_scalar() => Err(format!(
+            "cannot add or subtract arrays of sizes {} and {}",
+            fmt_dims(&a.dims),
+            fmt_dims(&b.dims)
+        )),
+        A::Pow if !a.is_scalar() => {
+            // Matrix power by repeated multiplication (MLS 10.6.6).
+            let n = b
+                .into_scalar()?
+                .to_val()
+                .and_then(|v| v.as_int())
+                .ok_or("a matrix power needs a constant Integer exponent")?;
+            if a.dims.len() != 2 || a.dims[0] != a.dims[1] || n < 0 {
+                return Err(
+                    "a matrix power needs a square matrix and a non-negative exponent".into(),
+                );
+            }
+            let mut acc = tensor::identity::<E>(a.dims[0]);
+            for _ in 0..n {
+                acc = tensor::multiply(acc, a.clone())?;
+            }
+            Ok(acc)
+        }
+        o => tensor::elementwise(flat(o), a, b),
+    }
+}
+
+fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
+    let v = eval_structural(ctx, e)?.into_scalar().map_err(|m| err(e.span, m))?;
+    v.to_val().ok_or_else(|| {
+        err(
+            e.span,
+            "this range bound must be a constant or parameter expression",
+        )
+    })
+}
+
+fn range<E: Elem>(a: &Val, step: Option<&Val>, b: &Val) -> Result<Tensor<E>, String> {
+    let all_int = matches!(a, Val::Int(_))
+        && matches!(b, Val::Int(_))
+        && step.is_none_or(|s| matches!(s, Val::Int(_)));
+    if all_int {
+        let (a, b) = (a.as_int().unwrap_or(0), b.as_int().unwrap_or(0));
+        let s = step.and_then(|s| s.as_int()).unwrap_or(1);
+        if s == 0 {
+            return Err("a range step cannot be zero".into());
+        }
+        let mut v = Vec::new();
+        let mut x = a;
+        while (s > 0 && x <= b) || (s < 0 && x >= b) {
+            v.push(E::int(x));
+            x += s;
+            if v.len() > 50_000_000 {
+                return Err("range too large".into());
+            }
+        }
+        return Ok(Tensor::vector(v));
+    }
+    let f = |v: &Val| {
+        v.as_f64()
+            .ok_or_else(|| "a range needs numbers".to_string())
+    };
+    let (a, b) = (f(a)?, f(b)?);
+    let s = match step {
+        Some(s) => f(s)?,
+        None => 1.0,
+    };
+    if s == 0.0 {
+        return Err("a range step cannot be zero".into());
+    }
+    let n = ((b - a) / s + 1e-10).floor();
+    let n = if n < 0.0 { 0 } else { n as usize + 1 };
+    Ok(Tensor::vector(
+        (0..n).map(|k| E::real(a + k as f64 * s)).collect(),
+    ))
+}
+
+/// Evaluates subscripts against dimensions: 0-based indices and whether each dimension is kept.
+pub fn subscripts<C: Ctx>(
+    ctx: &mut C,
+    subs: &[ast::Subscript],
+    dims: &[usize],
+) -> EResult<Vec<(Vec<usize>, bool)>> {
+    let mut out = Vec::with_capacity(subs.len());
+    for (k, s) in subs.iter().enumerate() {
+        let Some(&n) = dims.get(k) else {
+            let span = match s {
+                ast::Subscript::Colon(sp) => *sp,
+                ast::Subscript::Expr(e) => e.span,
+            };
+            return Err(err(
+                span,
+                format!(
+                    "too many subscripts: the array has {} dimension(s)",
+                    dims.len()
+                ),
+            ));
+        };
+        match s {
+            ast::Subscript::Colon(_) => out.push(((0..n).collect(), true)),
+            ast::Subscript::Expr(e) => {
+                ctx.ends().push(n);
+                let v = eval_structural(ctx, e);
+                ctx.ends().pop();
+                let v = v?;
+                let idx = |x: &C::E| -> EResult<usize> {
+                    match x.to_val().and_then(|v| v.as_int()) {
+                        Some(i) if i >= 1 && (i as usize) <= n => Ok(i as usize - 1),
+                        Some(i) => Err(err(e.span, format!("index {i} is out of bounds 1..{n}"))),
+                        None => Err(err(
+                            e.span,
+                            "a subscript must be a constant Integer here (variable indices are not supported)",
+                        )),
+                    }
+                };
+                if v.is_scalar() {
+                    out.push((vec![idx(&v.data[0])?], false));
+                } else if v.dims.len() == 1 {
+                    out.push((v.data.iter().map(idx).collect::<EResult<_>>()?, true));
+                } else {
+                    return Err(err(
+                        e.span,
+                        "a subscript must be a scalar or a vector of indices",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn comprehension<C: Ctx>(
+    ctx: &mut C,
+    body: &[ast::Expr],
+    iters: &[ast::ForIndex],
+    span: Span,
+) -> EResult<Vec<Tensor<C::E>>> {
+    let Some(expr) = body.first() else {
+        return Err(err(span, "empty array constructor"));
+    };
+    let Some((first, rest)) = iters.split_first() else {
+        return Ok(vec![eval(ctx, expr)?]);
+    };
+    let Some(r) = &first.range else {
+        return Err(err(
+            first.name.span,
+            "an iterator needs an explicit range (`for i in 1:n`)",
+        ));
+    };
+    let values = eval(ctx, r)?;
+    let mut items = Vec::new();
+    for k in 0..values.dims.first().copied().unwrap_or(1) {
+        ctx.push_local(&first.name.name, values.row(k));
+        let inner = comprehension(ctx, body, rest, span);
+        ctx.pop_local();
+        items.push(inner?.swap_remove(0));
+    }
+    Ok(vec![Tensor::stack(items).map_err(|m| err(span, m))?])
+}
+
+fn builtin_of(name: &str) -> Option<Builtin> {
+    use Builtin::*;
+    Some(match name {
+        "sin" => Sin,
+        "cos" => Cos,
+        "tan" => Tan,
+        "asin" => Asin,
+        "acos" => Acos,
+        "atan" => Atan,
+        "atan2" => Atan2,
+        "sinh" => Sinh,
+        "cosh" => Cosh,
+        "tanh" => Tanh,
+        "exp" => Exp,
+        "log" => Log,
+        "log10" => Log10,
+        "sqrt" => Sqrt,
+        "abs" => Abs,
+        "sign" => Sign,
+        "floor" => Floor,
+        "ceil" => Ceil,
+        "integer" => Integer,
+        "div" => Div,
+        "mod" => Mod,
+        "rem" => Rem,
+        "semiLinear" => SemiLinear,
+        _ => return None,
+    })
+}
+
+/// Names the generic evaluator handles (used to avoid looking them up as classes).
+pub fn is_generic_builtin(name: &str) -> bool {
+    builtin_of(name).is_some()
+        || matches!(
+            name,
+            "min"
+                | "max"
+                | "size"
+                | "ndims"
+                | "zeros"
+                | "ones"
+                | "fill"
+                | "identity"
+                | "diagonal"
+                | "transpose"
+                | "cross"
+                | "skew"
+                | "sum"
+                | "product"
+                | "cat"
+                | "linspace"
+                | "vector"
+                | "scalar"
+                | "matrix"
+                | "outerProduct"
+                | "symmetric"
+                | "homotopy"
+                | "Real"
+                | "Integer"
+                | "Boolean"
+                | "String"
+        )
+}
+
+/// A call: a built-in, or whatever the context resolves. Returns all outputs.
+pub fn call<C: Ctx>(
+    ctx: &mut C,
+    func: &ast::ComponentRef,
+    args: &ast::FunctionArgs,
+    span: Span,
+) -> EResult<Vec<Tensor<C::E>>> {
+    let name = cref_name(func);
+    if func.parts.len() == 1 && is_generic_builtin(&name) {
+        return Ok(vec![call_builtin(ctx, &name, args, span)?]);
+    }
+    match ctx.call(func, args, span)? {
+        Some(outs) => Ok(outs),
+        None => Err(err(func.span, format!("unknown function `{name}`"))),
+    }
+}
+
+fn call_builtin<C: Ctx>(
+    ctx: &mut C,
+    name: &str,
+    args: &ast::FunctionArgs,
+    span: Span,
+) -> EResult<Tensor<C::E>> {
+    let lift = |r: Result<Tensor<C::E>, String>| r.map_err(|m| err(span, format!("{name}: {m}")));
+    let nargs = args.positional.len();
+    let need = |n: usize| -> EResult<()> {
+        if nargs < n {
+            Err(err(
+                span,
+                format!("`{name}` needs {n} argument(s), got {nargs}"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    // Reductions with iterators: `sum(x[i] for i in 1:n)`.
+    let mut vals: Vec<Tensor<C::E>> = if !args.iterators.is_empty() {
+        comprehension(ctx, &args.positional, &args.iterators, span)?
+    } else {
+        args.positional
+            .iter()
+            .map(|a| eval(ctx, a))
+            .collect::<EResult<_>>()?
+    };
+    let int_arg = |t: &Tensor<C::E>| -> EResult<usize> {
+        t.data
+            .first()
+            .and_then(|x| x.to_val())
+            .and_then(|v| v.as_int())
+            .filter(|i| *i >= 0 && t.is_scalar())
+            .map(|i| i as usize)
+            .ok_or_else(|| {
+                err(
+                    span,
+                    format!("`{name}` needs constant non-negative Integer sizes"),
+                )
+            })
+    };
+    if let Some(b) = builtin_of(name) {
+        need(1)?;
+        if vals.len() == 1 {
+            let v = vals.swap_remove(0);
+            return lift(v.try_map(|x| C::E::builtin(b, vec![x])));
+        }
+        // Several arguments: element-wise over the first, the others scalars.
+        let rest: Vec<C::E> = vals[1..]
+            .iter()
+            .map(|t| t.clone().into_scalar())
+            .collect::<Result<_, _>>()
+            .map_err(|m| err(span, m))?;
+        let first = vals.swap_remove(0);
+        return lift(first.try_map(|x| {
+            let mut a = vec![x];
+            a.extend(rest.iter().cloned());
+            C::E::builtin(b, a)
+        }));
+    }
+    match name {
+        "min" | "max" => {
+            let b = if name == "min" {
+                Builtin::Min
+            } else {
+                Builtin::Max
+            };
+            need(1)?;
+            if vals.len() == 1 {
+                let v = vals.swap_remove(0);
+                return lift(tensor::reduce_builtin(b, v).map(Tensor::scalar));
+            }
+            let y = vals.swap_remove(1);
+            let x = vals.swap_remove(0);
+            if x.is_scalar() && y.is_scalar() {
+                lift(
+                    C::E::builtin(b, vec![x.data[0].clone(), y.data[0].clone()])
+                        .map(Tensor::scalar),
+                )
+            } else if x.dims == y.dims {
+                let data = x
+                    .data
+                    .into_iter()
+                    .zip(y.data)
+                    .map(|(a, c)| C::E::builtin(b, vec![a, c]))
+                    .collect::<Result<_, _>>();
+                lift(data.map(|d| Tensor {
+                    dims: x.dims,
+                    data: d,
+                }))
+            } else {
+                Err(err(
+                    span,
+                    format!("`{name}` of arrays with different sizes"),
+                ))
+            }
+        }
+        "sum" | "product" => {
+            need(1)?;
+            let op = if name == "sum" {
+                BinOp::Add
+            } else {
+                BinOp::Mul
+            };
+            lift(tensor::reduce(op, vals.swap_remove(0)).map(Tensor::scalar))
+        }
+        "size" => {
+            need(1)?;
+            let dims = vals[0].dims.clone();
+            if vals.len() >= 2 {
+                let k = int_arg(&vals[1])?;
+                match dims.get(k.wrapping_sub(1)) {
+                    Some(d) => Ok(Tensor::scalar(C::E::int(*d as i64))),
+                    None => Err(err(
+                        span,
+                        format!(
+                            "size: dimension {k} does not exist (the array has {})",
+                            dims.len()
+                        ),
+                    )),
+                }
+            } else {
+                Ok(Tensor::vector(
+                    dims.iter().map(|d| C::E::int(*d as i64)).collect(),
+                ))
+            }
+        }
+        "ndims" => {
+            need(1)?;
+            Ok(Tensor::scalar(C::E::int(vals[0].dims.len() as i64)))
+        }
+        "zeros" | "ones" => {
+            let dims = vals.iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
+            Ok(tensor::fill(C::E::int(i64::from(name == "ones")), dims))
+        }
+        "fill" => {
+            need(1)?;
+            let dims = vals[1..].iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
+            let x = vals.swap_remove(0);
+            let mut full = Vec::new();
+            let n: usize = dims.iter().product();
+            for _ in 0..n {
+                full.extend(x.data.iter().cloned());
+            }
+            let mut d = dims;
+            d.extend(x.dims);
+            Ok(Tensor {
+                dims: d,
+                data: full,
+            })
+        }
+        "identity" => {
+            need(1)?;
+            Ok(tensor::identity(int_arg(&vals[0])?))
+        }
+        "diagonal" => {
+            need(1)?;
+            lift(tensor::diagonal(vals.swap_remove(0)))
+        }
+        "transpose" => {
+            need(1)?;
+            lift(vals[0].transpose())
+        }
+        "cross" => {
+            need(2)?;
+            let b = vals.swap_remove(1);
+            lift(tensor::cross(vals.swap_remove(0), b))
+        }
+        "skew" => {
+            need(1)?;
+            lift(tensor::skew(vals.swap_remove(0)))
+        }
+        "outerProduct" => {
+            need(2)?;
+            let (a, b) = (vals[0].clone(), vals[1].clone());
+            let (n, m) = (a.len(), b.len());
+            let mut data = Vec::with_capacity(n * m);
+            for x in &a.data {
+                for y in &b.data {
+                    data.push(
+                        C::E::binary(BinOp::Mul, x.clone(), y.clone()).map_err(|m| err(span, m))?,
+                    );
+                }
+            }
+            Ok(Tensor::new(vec![n, m], data))
+        }
+        "symmetric" => {
+            need(1)?;
+            let a = &vals[0];
+            if a.dims.len() != 2 || a.dims[0] != a.dims[1] {
+                return Err(err(span, "symmetric needs a square matrix"));
+            }
+            let n = a.dims[0];
+            let mut data = a.data.clone();
+            for i in 0..n {
+                for j in 0..i {
+                    data[i * n + j] = a.data[j * n + i].clone();
+                }
+            }
+            Ok(Tensor::new(vec![n, n], data))
+        }
+        "cat" => {
+            need(1)?;
+            let k = int_arg(&vals[0])?;
+            if k == 0 {
+                return Err(err(span, "cat: the dimension must be at least 1"));
+            }
+            let items = vals.split_off(1);
+            lift(tensor::cat(k - 1, items))
+        }
+        "linspace" => {
+            need(3)?;
+            let n = int_arg(&vals[2])?;
+            let a = vals[0].clone().into_scalar().map_err(|m| err(span, m))?;
+            let b = vals[1].clone().into_scalar().map_err(|m| err(span, m))?;
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                // a + (b - a) * (i / (n - 1))
+                let frac = if n > 1 {
+                    i as f64 / (n - 1) as f64
+                } else {
+                    0.0
+                };
+                let d = C::E::binary(BinOp::Sub, b.clone(), a.clone()).map_err(|m| err(span, m))?;
+                let t = C::E::binary(BinOp::Mul, d, C::E::real(frac)).map_err(|m| err(span, m))?;
+                out.push(C::E::binary(BinOp::Add, a.clone(), t).map_err(|m| err(span, m))?);
+            }
+            Ok(Tensor::vector(out))
+        }
+        "vector" => {
+            need(1)?;
+            let v = vals.swap_remove(0);
+            Ok(Tensor::vector(v.data))
+        }
+        "scalar" => {
+            need(1)?;
+            let v = vals.swap_remove(0);
+            if v.len() != 1 {
+                return Err(err(span, "scalar: the array must have exactly one element"));
+            }
+            Ok(Tensor::scalar(v.data[0].clone()))
+        }
+        "matrix" => {
+            need(1)?;
+            let v = vals.swap_remove(0);
+            let rows = v.dims.first().copied().unwrap_or(1);
+            let cols = if v.is_empty() || rows == 0 {
+                0
+            } else {
+                v.len() / rows
+            };
+            Ok(Tensor::new(vec![rows, cols], v.data))
+        }
+        "homotopy" => {
+            need(1)?;
+            Ok(vals.swap_remove(0))
+        }
+        "Real" => {
+            need(1)?;
+            let v = vals.swap_remove(0);
+            lift(v.try_map(|x| {
+                match x.to_val() {
+                    Some(v) => v
+                        .as_f64()
+                        .map(C::E::real)
+                        .ok_or_else(|| "cannot convert to Real".to_string()),
+                    None => Ok(x),
+                }
+            }))
+        }
+        "Integer" => {
+            need(1)?;
+            Ok(vals.swap_remove(0))
+        }
+        "Boolean" | "String" => {
+            need(1)?;
+            let v = vals.swap_remove(0);
+            if name == "String" {
+                lift(v.try_map(|x| match x.to_val() {
+                    Some(Val::Real(r)) => Ok(C::E::from_val(Val::Str(format!("{r}")))),
+                    Some(Val::Int(i)) => Ok(C::E::from_val(Val::Str(i.to_string()))),
+                    Some(Val::Bool(b)) => Ok(C::E::from_val(Val::Str(b.to_string()))),
+                    Some(Val::Str(s)) => Ok(C::E::from_val(Val::Str(s))),
+                    None => Err("String(x) of a non-constant is not supported".to_string()),
+                }))
+            } else {
+                Ok(v)
+            }
+        }
+        _ => Err(err(span, format!("unknown function `{name}`"))),
+    }
+}
+
+/// Binds the arguments of a call to the named inputs of a function: positional first, then
+/// named; missing ones are `None` (their defaults apply).
+pub fn bind_args<'a>(
+    inputs: &[String],
+    args: &'a ast::FunctionArgs,
+    fname: &str,
+    span: Span,
+) -> EResult<Vec<Option<&'a ast::Expr>>> {
+    if args.positional.len() > inputs.len() {
+        return Err(err(
+            span,
+            format!(
+                "`{fname}` takes {} input(s) but {} were given",
+                inputs.len(),
+                args.positional.len()
+            ),
+        ));
+    }
+    let mut out: Vec<Option<&ast::Expr>> = vec![None; inputs.len()];
+    for (i, a) in args.positional.iter().enumerate() {
+        out[i] = Some(a);
+    }
+    for na in &args.named {
+        match inputs.iter().position(|n| *n == na.name.name) {
+            Some(i) if out[i].is_none() => out[i] = Some(&na.value),
+            Some(_) => {
+                return Err(err(
+                    na.name.span,
+                    format!("input `{}` of `{fname}` is given twice", na.name.name),
+                ));
+            }
+            None => {
+                let mut d = err(
+                    na.name.span,
+                    format!("`{fname}` has no input named `{}`", na.name.name),
+                );
+                if let Some(c) =
+                    crate::diag::closest_name(&na.name.name, inputs.iter().map(|s| s.as_str()))
+                {
+                    d = d.with_help(format!("did you mean `{c}`?"));
+                }
+                return Err(d);
+            }
+        }
+    }
+    Ok(out)
+}

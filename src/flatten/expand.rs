@@ -1,0 +1,636 @@
+//! Class expansion: the elements of a class with everything inherited through `extends`
+//! merged in (MLS 7.1), computed once per class and cached. Instance-specific parts
+//! (modifiers from outside, redeclarations) are applied by `instance.rs`.
+
+use super::Flattener;
+use super::classtree::{ClassId, NodeBody};
+use super::modifier::{self, Mod, Redecl};
+use crate::dae::ScalarType;
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::{self, ClassKind, TypePrefix};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A built-in type at the root of a type's inheritance.
+#[derive(Clone, Debug)]
+pub enum Prim {
+    Scalar(ScalarType),
+    Enum(Rc<Vec<String>>),
+}
+
+impl Prim {
+    pub fn scalar_type(&self) -> ScalarType {
+        match self {
+            Prim::Scalar(t) => *t,
+            Prim::Enum(_) => ScalarType::Enumeration,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CompElem {
+    pub name: String,
+    /// The declaring clause, reduced to this one declaration.
+    pub clause: Rc<ast::ComponentClause>,
+    /// The class whose body declares it (lexical scope of its type and modifiers).
+    pub lex: ClassId,
+    pub protected: bool,
+    /// The declaration's own modifier (`Real x(start = 1) = 2`), scope relative.
+    pub decl_mod: Mod,
+}
+
+impl CompElem {
+    pub fn decl(&self) -> &ast::ComponentDecl {
+        &self.clause.components[0]
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassElem {
+    pub id: ClassId,
+    pub replaceable: bool,
+    pub final_: bool,
+    /// The class that redeclarations must stay compatible with (MLS 7.3.2): the
+    /// `constrainedby` class, else the default.
+    pub constraint: ClassId,
+    pub constraint_mod: Mod,
+}
+
+#[derive(Debug)]
+pub struct Expanded {
+    pub id: ClassId,
+    pub kind: ClassKind,
+    pub partial: bool,
+    pub prim: Option<Prim>,
+    /// Dimensions and prefixes from short class definitions (`type V = Real[3]`,
+    /// `connector RealInput = input Real`), with the class to evaluate the dimensions in.
+    pub dims: Vec<(ast::Subscript, ClassId)>,
+    pub type_prefix: TypePrefix,
+    /// Modifiers the class applies to itself (from `extends B(...)` and short definitions).
+    pub self_mod: Mod,
+    pub components: Vec<CompElem>,
+    pub comp_index: HashMap<String, usize>,
+    pub classes: HashMap<String, ClassElem>,
+    pub equations: Vec<(ClassId, Rc<ast::Equation>)>,
+    pub initial_equations: Vec<(ClassId, Rc<ast::Equation>)>,
+    pub algorithms: Vec<(ClassId, Rc<Vec<ast::Statement>>)>,
+    pub span: Span,
+    /// Every class this one inherits from (directly or not, short definitions included).
+    pub bases: Vec<ClassId>,
+}
+
+impl Expanded {
+    pub fn is_connector(&self) -> bool {
+        matches!(
+            self.kind,
+            ClassKind::Connector | ClassKind::ExpandableConnector
+        )
+    }
+    pub fn is_function(&self) -> bool {
+        matches!(
+            self.kind,
+            ClassKind::Function
+                | ClassKind::PureFunction
+                | ClassKind::ImpureFunction
+                | ClassKind::OperatorFunction
+        )
+    }
+    pub fn component(&self, name: &str) -> Option<&CompElem> {
+        self.comp_index.get(name).map(|i| &self.components[*i])
+    }
+}
+
+fn merge_prefix(outer: &TypePrefix, inner: &TypePrefix) -> TypePrefix {
+    TypePrefix {
+        connection: if outer.connection != ast::Connection::None {
+            outer.connection
+        } else {
+            inner.connection
+        },
+        variability: if outer.variability != ast::Variability::Continuous {
+            outer.variability
+        } else {
+            inner.variability
+        },
+        causality: if outer.causality != ast::Causality::None {
+            outer.causality
+        } else {
+            inner.causality
+        },
+    }
+}
+
+impl Flattener<'_> {
+    /// The expansion of a class, computed once.
+    pub fn expanded(&mut self, id: ClassId) -> Result<Rc<Expanded>, Diagnostic> {
+        if let Some(e) = self.expanded.get(&id) {
+            return Ok(e.clone());
+        }
+        if !self.expanding.insert(id) {
+            let node = self.tree.get(id);
+            return Err(Diagnostic::error(
+                node.span,
+                format!("class `{}` inherits from itself", node.full),
+            ));
+        }
+        let r = self.expand_uncached(id);
+        self.expanding.remove(&id);
+        let e = Rc::new(r?);
+        self.expanded.insert(id, e.clone());
+        Ok(e)
+    }
+
+    fn expand_uncached(&mut self, id: ClassId) -> Result<Expanded, Diagnostic> {
+        let node = self.tree.get(id);
+        let kind = node.kind;
+        let partial = node.prefixes.partial;
+        let span = node.span;
+        let mut out = Expanded {
+            id,
+            kind,
+            partial,
+            prim: None,
+            dims: Vec::new(),
+            type_prefix: TypePrefix::default(),
+            self_mod: Mod::default(),
+            components: Vec::new(),
+            comp_index: HashMap::new(),
+            classes: HashMap::new(),
+            equations: Vec::new(),
+            initial_equations: Vec::new(),
+            algorithms: Vec::new(),
+            span,
+            bases: Vec::new(),
+        };
+        match &node.body {
+            NodeBody::Builtin(t) => {
+                out.prim = Some(Prim::Scalar(*t));
+                if let NodeBody::Builtin(_) = node.body {
+                    if let Some(enum_lits) = builtin_enum(&node.name) {
+                        out.prim = Some(Prim::Enum(Rc::new(enum_lits)));
+                    }
+                }
+                Ok(out)
+            }
+            NodeBody::Enumeration(lits) => {
+                out.prim = Some(Prim::Enum(Rc::new(lits.clone())));
+                Ok(out)
+            }
+            NodeBody::Unsupported => Err(Diagnostic::error(
+                span,
+                format!(
+                    "class `{}` uses a definition form that is not supported",
+                    node.full
+                ),
+            )),
+            NodeBody::Short(s) => {
+                let s = s.clone();
+                let parent = node.parent;
+                let base_lex = parent.unwrap_or(id);
+                let base = self.lookup_class_name(&s.base, base_lex, None)?;
+                if base == id {
+                    return Err(Diagnostic::error(
+                        span,
+                        "a class cannot be defined as itself",
+                    ));
+                }
+                let b = self.expanded(base)?;
+                let mut m = match &s.modification {
+                    Some(cm) => modifier::convert_args(&mut self.tree, cm, base_lex),
+                    None => Mod::default(),
+                };
+                m.span = m.span.or(Some(s.base.span));
+                out.self_mod = modifier::merge(&m, &b.self_mod, "")?;
+                out.prim = b.prim.clone();
+                out.dims = s.array_dims.iter().map(|d| (d.clone(), base_lex)).collect();
+                out.dims.extend(b.dims.iter().cloned());
+                out.type_prefix = merge_prefix(&s.prefixes, &b.type_prefix);
+                out.components = b.components.clone();
+                out.comp_index = b.comp_index.clone();
+                out.classes = b.classes.clone();
+                out.equations = b.equations.clone();
+                out.initial_equations = b.initial_equations.clone();
+                out.algorithms = b.algorithms.clone();
+                out.bases = vec![base];
+                out.bases.extend(b.bases.iter().copied());
+                // A short definition of a function keeps the function kind of its base when
+                // declared as `class`.
+                if !matches!(
+                    kind,
+                    ClassKind::Function | ClassKind::PureFunction | ClassKind::ImpureFunction
+                ) && b.is_function()
+                {
+                    out.kind = b.kind;
+                }
+                Ok(out)
+            }
+            NodeBody::Long(_) | NodeBody::ExtendsClass { .. } => {
+                self.expand_long(id, &mut out)?;
+                Ok(out)
+            }
+        }
+    }
+
+    fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
+        let node = self.tree.get(id);
+        let body = node.long().expect("long body");
+        let extends: Vec<Rc<ast::Extends>> = body.extends.clone();
+        let own_components = body.components.clone();
+        let equations = body.equations.clone();
+        let initial_equations = body.initial_equations.clone();
+        let algorithms = body.algorithms.clone();
+        let children: Vec<ClassId> = node.child_order.clone();
+        let class_extends = match &node.body {
+            NodeBody::ExtendsClass {
+                base, modification, ..
+            } => Some((base.clone(), modification.clone())),
+            _ => None,
+        };
+
+        // `model extends L(...)`: the base is the class being redeclared, found in the
+        // enclosing class's bases (MLS 7.3.1).
+        if let Some((base, modification)) = class_extends {
+            let parent = node.parent.unwrap_or(id);
+            let base_id = self.inherited_class(parent, &base.name).ok_or_else(|| {
+                Diagnostic::error(
+                    base.span,
+                    format!(
+                        "`model extends {}`: no inherited class `{}` to extend",
+                        base.name, base.name
+                    ),
+                )
+            })?;
+            let b = self.expanded(base_id)?;
+            let m = match &modification {
+                Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
+                None => Mod::default(),
+            };
+            self.inherit(out, &b, &m, base.span)?;
+        }
+
+        for ext in &extends {
+            let base = self.lookup_class_name(&ext.base, id, None)?;
+            let b = self.expanded(base)?;
+            if b.is_function() != out_is_function(out)
+                && !(b.prim.is_some())
+                && matches!(out.kind, ClassKind::Function)
+            {
+                // Functions may only extend functions; reported by the function builder.
+            }
+            let m = match &ext.modification {
+                Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
+                None => Mod::default(),
+            };
+            self.inherit(out, &b, &m, ext.span)?;
+        }
+
+        for cid in children {
+            let c = self.tree.get(cid);
+            let elem = ClassElem {
+                id: cid,
+                replaceable: c.prefixes.replaceable,
+                final_: c.prefixes.final_,
+                constraint: cid,
+                constraint_mod: Mod::default(),
+            };
+            let name = c.name.clone();
+            let redeclare = c.prefixes.redeclare;
+            let cspan = c.span;
+            let constrainedby = c.constrainedby.clone();
+            let mut elem = elem;
+            if let Some(cb) = constrainedby {
+                elem.constraint = self.lookup_class_name(&cb.name, id, None)?;
+                if let Some(cm) = &cb.modification {
+                    elem.constraint_mod = modifier::convert_args(&mut self.tree, cm, id);
+                }
+            }
+            if let Some(prev) = out.classes.get(&name) {
+                if redeclare {
+                    if prev.final_ {
+                        return Err(Diagnostic::error(
+                            cspan,
+                            format!("cannot redeclare `{name}`: it is final"),
+                        ));
+                    }
+                    self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
+                    elem.constraint = prev.constraint;
+                    elem.constraint_mod = prev.constraint_mod.clone();
+                } else if prev.id != cid {
+                    let prev_span = self.tree.get(prev.id).span;
+                    return Err(Diagnostic::error(
+                        cspan,
+                        format!("class `{name}` is declared twice"),
+                    )
+                    .with_secondary(prev_span, "first declared here (possibly inherited)")
+                    .with_help("use `redeclare` to replace an inherited replaceable class"));
+                }
+            }
+            out.classes.insert(name, elem);
+        }
+
+        for (clause, vis) in &own_components {
+            for d in &clause.components {
+                let mut single = (**clause).clone();
+                single.components = vec![d.clone()];
+                let mut decl_mod = match &d.modification {
+                    Some(m) => modifier::convert(&mut self.tree, m, id),
+                    None => Mod::default(),
+                };
+                if clause.element_prefixes.final_ {
+                    decl_mod.final_ = true;
+                    decl_mod.span = Some(d.name.span);
+                }
+                let elem = CompElem {
+                    name: d.name.name.clone(),
+                    clause: Rc::new(single),
+                    lex: id,
+                    protected: *vis == ast::Visibility::Protected,
+                    decl_mod,
+                };
+                self.add_component(out, elem, clause.element_prefixes.redeclare)?;
+            }
+        }
+        out.equations.extend(equations.into_iter().map(|e| (id, e)));
+        out.initial_equations
+            .extend(initial_equations.into_iter().map(|e| (id, e)));
+        out.algorithms
+            .extend(algorithms.into_iter().map(|a| (id, a)));
+        Ok(())
+    }
+
+    /// Merges a base class into `out` (MLS 7.1): its elements, equations and self modifier,
+    /// with the `extends` modifier applied over it.
+    fn inherit(
+        &mut self,
+        out: &mut Expanded,
+        b: &Expanded,
+        m: &Mod,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        if out.prim.is_none() {
+            out.prim = b.prim.clone();
+            out.dims = b.dims.clone();
+        }
+        out.type_prefix = merge_prefix(&out.type_prefix, &b.type_prefix);
+        out.bases.push(b.id);
+        out.bases.extend(b.bases.iter().copied());
+        let merged = modifier::merge(m, &b.self_mod, "")?;
+        // Each base contributes its own element names; merge the modifiers name by name.
+        for (name, sm) in merged.subs {
+            if let Some(existing) = out.self_mod.subs.iter_mut().find(|(n, _)| *n == name) {
+                existing.1 = modifier::merge(&existing.1, &sm, &name)?;
+            } else {
+                out.self_mod.subs.push((name, sm));
+            }
+        }
+        if merged.binding.is_some() {
+            out.self_mod.binding = merged.binding;
+        }
+        for c in &b.components {
+            self.add_component(out, c.clone(), false)?;
+        }
+        for (name, ce) in &b.classes {
+            match out.classes.get(name) {
+                Some(prev) if prev.id != ce.id => {
+                    let (a, c) = (self.tree.get(prev.id).span, self.tree.get(ce.id).span);
+                    return Err(Diagnostic::error(
+                        span,
+                        format!("class `{name}` is inherited twice with different definitions"),
+                    )
+                    .with_secondary(a, "one definition")
+                    .with_secondary(c, "the other definition"));
+                }
+                _ => {
+                    out.classes.insert(name.clone(), ce.clone());
+                }
+            }
+        }
+        out.equations.extend(b.equations.iter().cloned());
+        out.initial_equations
+            .extend(b.initial_equations.iter().cloned());
+        out.algorithms.extend(b.algorithms.iter().cloned());
+        Ok(())
+    }
+
+    fn add_component(
+        &mut self,
+        out: &mut Expanded,
+        elem: CompElem,
+        redeclare: bool,
+    ) -> Result<(), Diagnostic> {
+        if let Some(&i) = out.comp_index.get(&elem.name) {
+            let prev = &out.components[i];
+            if redeclare {
+                if prev.clause.element_prefixes.final_ {
+                    return Err(Diagnostic::error(
+                        elem.decl().name.span,
+                        format!("cannot redeclare `{}`: it is final", elem.name),
+                    ));
+                }
+                out.components[i] = elem;
+                return Ok(());
+            }
+            // Identical duplicates (the same declaration inherited twice) merge (MLS 7.3.3).
+            if Rc::ptr_eq(&prev.clause, &elem.clause)
+                || same_declaration(&prev.clause, &elem.clause)
+            {
+                return Ok(());
+            }
+            return Err(Diagnostic::error(
+                elem.decl().name.span,
+                format!(
+                    "`{}` is declared twice with different definitions",
+                    elem.name
+                ),
+            )
+            .with_secondary(prev.decl().name.span, "the other declaration")
+            .with_help("identical inherited declarations are merged; these differ"));
+        }
+        out.comp_index
+            .insert(elem.name.clone(), out.components.len());
+        out.components.push(elem);
+        Ok(())
+    }
+
+    /// A class element inherited by `class` (for `model extends L`).
+    fn inherited_class(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
+        let node = self.tree.get(class);
+        let extends: Vec<Rc<ast::Extends>> =
+            node.long().map(|b| b.extends.clone()).unwrap_or_default();
+        for ext in extends {
+            let Ok(base) = self.lookup_class_name(&ext.base, class, None) else {
+                continue;
+            };
+            let Ok(b) = self.expanded(base) else { continue };
+            if let Some(ce) = b.classes.get(name) {
+                return Some(ce.id);
+            }
+        }
+        None
+    }
+
+    /// Plug compatibility for a redeclaration (MLS 7.3.2, simplified to what a modeler can get
+    /// wrong): the new class must have every public component of the constraining class,
+    /// with the same kind of type.
+    pub fn check_plug_compatible(
+        &mut self,
+        new: ClassId,
+        constraint: ClassId,
+        span: Span,
+        what: &str,
+    ) -> Result<(), Diagnostic> {
+        if new == constraint {
+            return Ok(());
+        }
+        let n = self.expanded(new)?;
+        let c = self.expanded(constraint)?;
+        if c.prim.is_some() != n.prim.is_some() {
+            return Err(self.incompatible(
+                new,
+                constraint,
+                span,
+                what,
+                "one is a built-in type and the other is not",
+            ));
+        }
+        for ce in c.components.iter().filter(|e| !e.protected) {
+            match n.component(&ce.name) {
+                None => {
+                    let msg = format!("it has no component `{}`", ce.name);
+                    return Err(self.incompatible(new, constraint, span, what, &msg));
+                }
+                Some(ne) => {
+                    if ne.clause.prefix.connection != ce.clause.prefix.connection
+                        || ne.clause.prefix.causality != ce.clause.prefix.causality
+                    {
+                        let msg = format!(
+                            "component `{}` has different prefixes (flow/input/output)",
+                            ce.name
+                        );
+                        return Err(self.incompatible(new, constraint, span, what, &msg));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn incompatible(
+        &self,
+        new: ClassId,
+        constraint: ClassId,
+        span: Span,
+        what: &str,
+        why: &str,
+    ) -> Diagnostic {
+        let (nn, cn) = (self.tree.get(new), self.tree.get(constraint));
+        Diagnostic::error(
+            span,
+            format!(
+                "redeclaration of `{what}` is not compatible: `{}` does not fit `{}`: {why}",
+                nn.full, cn.full
+            ),
+        )
+        .with_label("incompatible redeclaration")
+        .with_secondary(cn.span, "the constraining class")
+        .with_help(format!(
+            "a replacement for `{what}` must have the public components of `{}`",
+            cn.full
+        ))
+    }
+
+    /// Applies the class redeclarations of `m` on top of `exp.classes`; returns only the
+    /// overridden entries. Checks `final` and plug compatibility.
+    pub fn class_overrides(
+        &mut self,
+        exp: &Expanded,
+        m: &Mod,
+    ) -> Result<HashMap<String, ClassElem>, Diagnostic> {
+        let mut out = HashMap::new();
+        for (name, sm) in &m.subs {
+            let Some(Redecl::Class { id, span }) = &sm.redeclare else {
+                continue;
+            };
+            let Some(prev) = exp.classes.get(name) else {
+                let cands: Vec<&str> = exp.classes.keys().map(|s| s.as_str()).collect();
+                let mut d = Diagnostic::error(
+                    *span,
+                    format!(
+                        "there is no class `{name}` to redeclare in `{}`",
+                        self.tree.get(exp.id).full
+                    ),
+                );
+                if let Some(c) = crate::diag::closest_name(name, cands) {
+                    d = d.with_help(format!("did you mean `{c}`?"));
+                }
+                return Err(d);
+            };
+            if prev.final_ {
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("cannot redeclare `{name}`: it is final"),
+                ));
+            }
+            if !prev.replaceable && !self.tree.get(prev.id).prefixes.replaceable {
+                let pspan = self.tree.get(prev.id).span;
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("cannot redeclare `{name}`: it is not declared `replaceable`"),
+                )
+                .with_secondary(pspan, "declared here"));
+            }
+            self.check_plug_compatible(*id, prev.constraint, *span, name)?;
+            out.insert(
+                name.clone(),
+                ClassElem {
+                    id: *id,
+                    replaceable: self.tree.get(*id).prefixes.replaceable,
+                    final_: sm.final_,
+                    constraint: prev.constraint,
+                    constraint_mod: prev.constraint_mod.clone(),
+                },
+            );
+        }
+        Ok(out)
+    }
+}
+
+fn out_is_function(e: &Expanded) -> bool {
+    e.is_function()
+}
+
+fn builtin_enum(name: &str) -> Option<Vec<String>> {
+    match name {
+        "StateSelect" => Some(
+            ["never", "avoid", "default", "prefer", "always"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ),
+        "AssertionLevel" => Some(["error", "warning"].iter().map(|s| s.to_string()).collect()),
+        _ => None,
+    }
+}
+
+/// Two declarations are the same if they are equal apart from source locations.
+fn same_declaration(a: &ast::ComponentClause, b: &ast::ComponentClause) -> bool {
+    let strip = |c: &ast::ComponentClause| {
+        let mut s = serde_json::to_value(c).unwrap_or_default();
+        strip_spans(&mut s);
+        s
+    };
+    strip(a) == strip(b)
+}
+
+fn strip_spans(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove("span");
+            for (_, x) in m.iter_mut() {
+                strip_spans(x);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_spans),
+        _ => {}
+    }
+}

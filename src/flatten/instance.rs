@@ -1,0 +1,654 @@
+//! The instance tree (MLS 5.6): one node per component, created lazily so that structural
+//! parameters (array sizes, conditions) can be evaluated while the tree is being built, even
+//! when they refer to components declared later or deeper.
+
+use super::Flattener;
+use super::classtree::ClassId;
+use super::expand::{ClassElem, CompElem, Expanded, Prim};
+use super::modifier::{self, Mod, Redecl, Scope};
+use super::tensor::Val;
+use crate::dae::ScalarType;
+use crate::diag::{Diagnostic, Span, closest_name};
+use crate::syntax::ast::{self, TypePrefix};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub type InstId = usize;
+
+#[derive(Debug)]
+pub enum InstKind {
+    /// A variable of a built-in type (`Real x[3]`): `dims` may be empty.
+    Prim {
+        ty: ScalarType,
+        dims: Vec<usize>,
+        lits: Option<Rc<Vec<String>>>,
+    },
+    /// An array of structured components: one instance per element, row-major.
+    Array {
+        dims: Vec<usize>,
+        elems: Vec<InstId>,
+    },
+    /// A model, block, connector, record or package; children created on first use.
+    Struct {
+        children: Option<Vec<InstId>>,
+        index: HashMap<String, InstId>,
+    },
+    /// A conditional component whose condition is false.
+    Removed,
+    /// Declared, sizes not yet evaluated.
+    Stub,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Stub,
+    Busy,
+    Ready,
+}
+
+#[derive(Debug)]
+pub struct Inst {
+    pub name: String,
+    /// Flat name prefix (`wheels[2].rollers[1]`).
+    pub path: String,
+    pub parent: Option<InstId>,
+    pub class: ClassId,
+    pub exp: Rc<Expanded>,
+    /// The effective modifier (outer over declaration over class), scopes filled in.
+    pub mods: Mod,
+    /// The declaration this instance comes from (`None` for the top level and packages).
+    pub elem: Option<Rc<CompElem>>,
+    pub prefix: TypePrefix,
+    pub kind: InstKind,
+    pub state: State,
+    pub span: Span,
+    /// A package used for its constants: only constant components are instantiated.
+    pub package: bool,
+    /// Redeclared class elements of this instance.
+    pub overrides: HashMap<String, ClassElem>,
+    /// First variable id (primitive instances, after numbering).
+    pub var0: usize,
+    /// For array elements: the array instance.
+    pub array_of: Option<InstId>,
+    /// The declaration's modifier and the class's own modifier, kept apart so that an array of
+    /// components can split the first among its elements (the second applies to each whole).
+    pub split: Option<Box<(Mod, Mod)>>,
+}
+
+impl Inst {
+    pub fn is_connector(&self) -> bool {
+        self.exp.is_connector()
+    }
+    pub fn lex(&self) -> ClassId {
+        self.elem.as_ref().map(|e| e.lex).unwrap_or(self.class)
+    }
+}
+
+
+/// Attribute names of the built-in types (MLS 4.9).
+pub const ATTRIBUTES: &[&str] = &[
+    "start",
+    "fixed",
+    "nominal",
+    "min",
+    "max",
+    "unit",
+    "displayUnit",
+    "quantity",
+    "stateSelect",
+    "unbounded",
+];
+
+impl Flattener<'_> {
+    /// Creates the root instance of a model.
+    pub fn instantiate_root(&mut self, class: ClassId) -> Result<InstId, Diagnostic> {
+        let exp = self.expanded(class)?;
+        if exp.partial {
+            let node = self.tree.get(class);
+            return Err(Diagnostic::error(
+                node.span,
+                format!(
+                    "cannot instantiate `{}`: it is declared `partial`",
+                    node.full
+                ),
+            )
+            .with_help("simulate a model that extends it and fills in what is missing"));
+        }
+        let id = self.insts.len();
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
+        self.insts.push(Inst {
+            name: String::new(),
+            path: String::new(),
+            parent: None,
+            class,
+            exp: exp.clone(),
+            mods,
+            elem: None,
+            prefix: exp.type_prefix.clone(),
+            kind: InstKind::Struct {
+                children: None,
+                index: HashMap::new(),
+            },
+            state: State::Ready,
+            span: exp.span,
+            package: false,
+            overrides: HashMap::new(),
+            var0: 0,
+            array_of: None,
+            split: None,
+        });
+        Ok(id)
+    }
+
+    /// The instance holding the constants of a package (or any class used as a lexical scope).
+    pub fn package_inst(&mut self, class: ClassId) -> Result<InstId, Diagnostic> {
+        if let Some(i) = self.pkg_insts.get(&class) {
+            return Ok(*i);
+        }
+        let exp = self.expanded(class)?;
+        let id = self.insts.len();
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
+        self.insts.push(Inst {
+            name: self.tree.get(class).full.clone(),
+            path: self.tree.get(class).full.clone(),
+            parent: None,
+            class,
+            exp: exp.clone(),
+            mods,
+            elem: None,
+            prefix: exp.type_prefix.clone(),
+            kind: InstKind::Struct {
+                children: None,
+                index: HashMap::new(),
+            },
+            state: State::Ready,
+            span: exp.span,
+            package: true,
+            overrides: HashMap::new(),
+            var0: 0,
+            array_of: None,
+            split: None,
+        });
+        self.pkg_insts.insert(class, id);
+        Ok(id)
+    }
+
+    /// Binds the relative scopes of `m`: each to the nearest instance (the new instance
+    /// `first` if given, then `p` and its ancestors) whose class is, or inherits from, the class
+    /// the modifier was written in; the innermost candidate when none is.
+    fn bind_rel(&mut self, m: &Mod, first: Option<(InstId, ClassId)>, p: InstId) -> Mod {
+        let mut m = m.clone();
+        let fallback = first.map(|f| f.0).unwrap_or(p);
+        let mut cache: Vec<(ClassId, InstId)> = Vec::new();
+        m.bind_with(&mut |lex| {
+            if let Some((_, i)) = cache.iter().find(|(l, _)| *l == lex) {
+                return *i;
+            }
+            let found = self.enclosing_inst(lex, first, p).unwrap_or(fallback);
+            cache.push((lex, found));
+            found
+        });
+        m
+    }
+
+    fn enclosing_inst(&mut self, lex: ClassId, first: Option<(InstId, ClassId)>, p: InstId) -> Option<InstId> {
+        let matches = |f: &mut Self, class: ClassId| -> bool {
+            class == lex || f.expanded(class).map(|e| e.bases.contains(&lex)).unwrap_or(false)
+        };
+        if let Some((id, class)) = first
+            && matches(self, class)
+        {
+            return Some(id);
+        }
+        let mut cur = Some(p);
+        while let Some(i) = cur {
+            let class = self.insts[i].class;
+            if matches(self, class) {
+                return Some(i);
+            }
+            cur = self.insts[i].parent;
+        }
+        None
+    }
+
+    /// The class element `name` as seen from instance `i` (redeclarations applied).
+    pub fn inst_class_element(&mut self, i: InstId, name: &str) -> Option<ClassId> {
+        let inst = &self.insts[i];
+        if let Some(c) = inst.overrides.get(name) {
+            return Some(c.id);
+        }
+        inst.exp.classes.get(name).map(|c| c.id)
+    }
+
+    /// Children of a structured instance, created on first use.
+    pub fn children(&mut self, i: InstId) -> Result<Vec<InstId>, Diagnostic> {
+        self.ready(i)?;
+        match &self.insts[i].kind {
+            InstKind::Struct {
+                children: Some(c), ..
+            } => return Ok(c.clone()),
+            InstKind::Struct { children: None, .. } => {}
+            _ => return Ok(Vec::new()),
+        }
+        let exp = self.insts[i].exp.clone();
+        let mods = self.insts[i].mods.clone();
+        let package = self.insts[i].package;
+        let overrides = self.class_overrides(&exp, &mods)?;
+        self.insts[i].overrides = overrides;
+        // Every modifier must name an element (or be an attribute of a built-in type).
+        if !package {
+            for (name, sm) in &mods.subs {
+                if exp.component(name).is_none() && !exp.classes.contains_key(name) {
+                    let span = sm.span.unwrap_or(self.insts[i].span);
+                    let cands: Vec<&str> = exp.components.iter().map(|c| c.name.as_str()).collect();
+                    let mut d = Diagnostic::error(
+                        span,
+                        format!(
+                            "`{}` has no element `{name}` to modify",
+                            self.tree.get(exp.id).full
+                        ),
+                    )
+                    .with_label("unknown element");
+                    if let Some(c) = closest_name(name, cands) {
+                        d = d.with_help(format!("did you mean `{c}`?"));
+                    }
+                    return Err(vec_err(d));
+                }
+            }
+        }
+        let mut kids = Vec::with_capacity(exp.components.len());
+        let mut index = HashMap::with_capacity(exp.components.len());
+        for e in &exp.components {
+            if package && e.clause.prefix.variability != ast::Variability::Constant {
+                continue;
+            }
+            let c = self.make_child(i, e)?;
+            index.insert(e.name.clone(), c);
+            kids.push(c);
+        }
+        self.insts[i].kind = InstKind::Struct {
+            children: Some(kids.clone()),
+            index,
+        };
+        Ok(kids)
+    }
+
+    /// The child `name` of structured instance `i`.
+    pub fn child(&mut self, i: InstId, name: &str) -> Result<Option<InstId>, Diagnostic> {
+        self.children(i)?;
+        match &self.insts[i].kind {
+            InstKind::Struct { index, .. } => Ok(index.get(name).copied()),
+            _ => Ok(None),
+        }
+    }
+
+    fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
+        let outer = self.insts[p].mods.sub(&e.name).cloned().unwrap_or_default();
+        let mut elem = e.clone();
+        let mut decl_mod = self.bind_rel(&e.decl_mod, None, p);
+        if let Some(Redecl::Component {
+            clause,
+            lex,
+            span,
+            inst,
+        }) = &outer.redeclare
+        {
+            if e.clause.element_prefixes.final_ {
+                return Err(Diagnostic::error(
+                    *span,
+                    format!("cannot redeclare `{}`: it is final", e.name),
+                ));
+            }
+            if !e.clause.element_prefixes.replaceable {
+                return Err(Diagnostic::error(
+                    *span,
+                    format!(
+                        "cannot redeclare `{}`: it is not declared `replaceable`",
+                        e.name
+                    ),
+                )
+                .with_secondary(e.decl().name.span, "declared here"));
+            }
+            let old_t = match &e.clause.constrainedby {
+                Some(cb) => self.lookup_class_name(&cb.name, e.lex, Some(p))?,
+                None => self.lookup_class_name(&e.clause.type_name, e.lex, Some(p))?,
+            };
+            let new_t = self.lookup_class_name(&clause.type_name, *lex, None)?;
+            self.check_plug_compatible(new_t, old_t, *span, &e.name)?;
+            elem.clause = clause.clone();
+            elem.lex = *lex;
+            let d = &clause.components[0];
+            let mut m = match &d.modification {
+                Some(m) => modifier::convert(&mut self.tree, m, *lex),
+                None => Mod::default(),
+            };
+            m.bind_self(inst.unwrap_or(p));
+            decl_mod = m;
+        }
+        let mut outer = outer;
+        outer.redeclare = None;
+        let what = e.name.clone();
+        let m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
+        let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
+        let exp = self.expanded(ty)?;
+        let id = self.insts.len();
+        let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
+        let mods = modifier::merge(&m, &class_mod, &what)?;
+        let split = if e.decl().dims.is_empty() && elem.clause.type_dims.is_empty() { None } else { Some(Box::new((m, class_mod))) };
+        let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
+        let path = if self.insts[p].path.is_empty() {
+            e.name.clone()
+        } else {
+            format!("{}.{}", self.insts[p].path, e.name)
+        };
+        let span = elem.decl().name.span;
+        self.insts.push(Inst {
+            name: e.name.clone(),
+            path,
+            parent: Some(p),
+            class: ty,
+            exp,
+            mods,
+            elem: Some(Rc::new(elem)),
+            prefix,
+            kind: InstKind::Stub,
+            state: State::Stub,
+            span,
+            package: false,
+            overrides: HashMap::new(),
+            var0: 0,
+            array_of: None,
+            split,
+        });
+        Ok(id)
+    }
+
+    /// Evaluates the condition and sizes of a declared instance.
+    pub fn ready(&mut self, i: InstId) -> Result<(), Diagnostic> {
+        match self.insts[i].state {
+            State::Ready => return Ok(()),
+            State::Busy => {
+                return Err(Diagnostic::error(
+                    self.insts[i].span,
+                    format!("the size of `{}` depends on itself", self.insts[i].path),
+                ));
+            }
+            State::Stub => {}
+        }
+        self.insts[i].state = State::Busy;
+        let r = self.ready_inner(i);
+        self.insts[i].state = State::Ready;
+        if r.is_err() {
+            self.insts[i].kind = InstKind::Removed;
+        }
+        r
+    }
+
+    fn ready_inner(&mut self, i: InstId) -> Result<(), Diagnostic> {
+        let elem = self.insts[i].elem.clone().expect("declared instance");
+        let p = self.insts[i]
+            .parent
+            .expect("declared instance has a parent");
+        let scope = Scope {
+            inst: Some(p),
+            lex: elem.lex,
+        };
+        if let Some(c) = &elem.decl().condition {
+            let v = self.eval_structural(c, scope)?;
+            match v.into_scalar().ok().and_then(|v| v.as_bool()) {
+                Some(true) => {}
+                Some(false) => {
+                    self.insts[i].kind = InstKind::Removed;
+                    return Ok(());
+                }
+                None => {
+                    return Err(Diagnostic::error(
+                        c.span,
+                        "the condition of a conditional component must be a Boolean parameter expression",
+                    ));
+                }
+            }
+        }
+        let exp = self.insts[i].exp.clone();
+        if exp.partial {
+            let node = self.tree.get(exp.id);
+            return Err(Diagnostic::error(
+                self.insts[i].span,
+                format!(
+                    "cannot instantiate `{}`: it is declared `partial`",
+                    node.full
+                ),
+            )
+            .with_label(format!("`{}` has a partial type", elem.name))
+            .with_secondary(node.span, "declared partial here")
+            .with_help("use a non-partial class, or redeclare it with one"));
+        }
+        if exp.is_function() {
+            return Err(Diagnostic::error(
+                self.insts[i].span,
+                format!(
+                    "`{}` is a function, not a type for a component",
+                    self.tree.get(exp.id).full
+                ),
+            ));
+        }
+        let mut dims = Vec::new();
+        let decl_dims: Vec<(ast::Subscript, Scope)> = elem
+            .decl()
+            .dims
+            .iter()
+            .chain(&elem.clause.type_dims)
+            .map(|d| (d.clone(), scope))
+            .chain(exp.dims.iter().map(|(d, lex)| {
+                (
+                    d.clone(),
+                    Scope {
+                        inst: None,
+                        lex: *lex,
+                    },
+                )
+            }))
+            .collect();
+        for (k, (d, sc)) in decl_dims.iter().enumerate() {
+            match d {
+                ast::Subscript::Expr(e) => {
+                    let sc = if sc.inst.is_none() {
+                        Scope {
+                            inst: Some(self.package_inst(sc.lex)?),
+                            lex: sc.lex,
+                        }
+                    } else {
+                        *sc
+                    };
+                    let v = self.eval_structural(e, sc)?;
+                    match v.into_scalar().ok().and_then(|v| v.as_int()) {
+                        Some(n) if n >= 0 => dims.push(n as usize),
+                        _ => {
+                            return Err(Diagnostic::error(
+                                e.span,
+                                "an array size must be a non-negative Integer parameter expression",
+                            ));
+                        }
+                    }
+                }
+                ast::Subscript::Colon(span) => {
+                    // `Real x[:] = {1, 2, 3}`: the size comes from the binding.
+                    let Some(b) = self.insts[i].mods.binding.clone() else {
+                        return Err(Diagnostic::error(
+                            *span,
+                            "an array declared with `:` needs a binding that gives its size",
+                        ));
+                    };
+                    let sizes = self.binding_dims(&b)?;
+                    match sizes.get(k) {
+                        Some(n) => dims.push(*n),
+                        None => {
+                            return Err(Diagnostic::error(
+                                *span,
+                                "the binding has fewer dimensions than the declaration",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(prim) = &exp.prim {
+            for (name, sm) in &self.insts[i].mods.subs {
+                if !ATTRIBUTES.contains(&name.as_str()) {
+                    let span = sm.span.unwrap_or(self.insts[i].span);
+                    let mut d = Diagnostic::error(
+                        span,
+                        format!("`{name}` is not an attribute of `{}`", elem.name),
+                    );
+                    if let Some(c) = closest_name(name, ATTRIBUTES.iter().copied()) {
+                        d = d.with_help(format!("did you mean `{c}`?"));
+                    }
+                    return Err(d);
+                }
+            }
+            let lits = match prim {
+                Prim::Enum(l) => Some(l.clone()),
+                _ => None,
+            };
+            self.insts[i].kind = InstKind::Prim {
+                ty: prim.scalar_type(),
+                dims,
+                lits,
+            };
+            return Ok(());
+        }
+        if dims.is_empty() {
+            self.insts[i].kind = InstKind::Struct {
+                children: None,
+                index: HashMap::new(),
+            };
+            return Ok(());
+        }
+        // An array of structured components: one instance per element.
+        let n: usize = dims.iter().product();
+        let mut elems = Vec::with_capacity(n);
+        let base = self.insts[i].path.clone();
+        let name = self.insts[i].name.clone();
+        for flat in 0..n {
+            let idx = unflatten(flat, &dims);
+            let (decl, class) = match &self.insts[i].split {
+                Some(b) => (b.0.clone(), b.1.clone()),
+                None => (self.insts[i].mods.clone(), Mod::default()),
+            };
+            let mut d = decl;
+            for k in &idx {
+                d = d.for_element(*k);
+            }
+            let id = self.insts.len();
+            let mut class = class;
+            class.rebind(i, id);
+            d.rebind(i, id);
+            let m = modifier::merge(&d, &class, &self.insts[i].name)?;
+            let sub = idx.iter().map(|k| (k + 1).to_string()).collect::<Vec<_>>().join(",");
+            let src = &self.insts[i];
+            let inst = Inst {
+                name: format!("{name}[{sub}]"),
+                path: format!("{base}[{sub}]"),
+                parent: src.parent,
+                class: src.class,
+                exp: src.exp.clone(),
+                mods: m,
+                elem: src.elem.clone(),
+                prefix: src.prefix.clone(),
+                kind: InstKind::Struct {
+                    children: None,
+                    index: HashMap::new(),
+                },
+                state: State::Ready,
+                span: src.span,
+                package: false,
+                overrides: HashMap::new(),
+                var0: 0,
+                array_of: Some(i),
+                split: None,
+            };
+            self.insts.push(inst);
+            elems.push(id);
+        }
+        self.insts[i].kind = InstKind::Array { dims, elems };
+        Ok(())
+    }
+
+    /// Creates every instance below `i` (depth first), evaluating all sizes and conditions.
+    pub fn build_all(&mut self, root: InstId) -> Result<(), Vec<Diagnostic>> {
+        let mut stack = vec![root];
+        let mut errors = Vec::new();
+        while let Some(i) = stack.pop() {
+            if let Err(d) = self.ready(i) {
+                errors.push(d);
+                continue;
+            }
+            match &self.insts[i].kind {
+                InstKind::Array { elems, .. } => stack.extend(elems.iter().rev()),
+                InstKind::Struct { .. } => match self.children(i) {
+                    Ok(c) => stack.extend(c.iter().rev()),
+                    Err(d) => errors.push(d),
+                },
+                _ => {}
+            }
+            if errors.len() > 20 {
+                break;
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Enumeration literal lists and values for `E.lit` references.
+    pub fn enum_literal(&mut self, class: ClassId, lit: &str) -> Option<Val> {
+        let exp = self.expanded(class).ok()?;
+        match &exp.prim {
+            Some(Prim::Enum(lits)) => lits
+                .iter()
+                .position(|l| l == lit)
+                .map(|k| Val::Int(k as i64 + 1)),
+            _ => None,
+        }
+    }
+}
+
+fn vec_err(d: Diagnostic) -> Diagnostic {
+    d
+}
+fn vec_err_d(d: Diagnostic) -> Diagnostic {
+    d
+}
+
+pub fn unflatten(mut flat: usize, dims: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; dims.len()];
+    for k in (0..dims.len()).rev() {
+        idx[k] = flat % dims[k];
+        flat /= dims[k];
+    }
+    idx
+}
+
+fn merge_prefix(outer: &TypePrefix, inner: &TypePrefix) -> TypePrefix {
+    TypePrefix {
+        connection: if outer.connection != ast::Connection::None {
+            outer.connection
+        } else {
+            inner.connection
+        },
+        variability: if outer.variability != ast::Variability::Continuous {
+            outer.variability
+        } else {
+            inner.variability
+        },
+        causality: if outer.causality != ast::Causality::None {
+            outer.causality
+        } else {
+            inner.causality
+        },
+    }
+}

@@ -1,0 +1,844 @@
+//! Expressions in the instance tree: component references become flat variables (or, for
+//! structural evaluation, parameter values), calls of user functions become `UserCall`s (or
+//! are evaluated when their arguments are constant), and arrays are expanded to scalars.
+
+use super::Flattener;
+use super::eval::{self, Ctx, EResult, cref_name};
+use super::func_eval;
+use super::instance::{InstId, InstKind};
+use super::modifier::{ModExpr, Scope};
+use super::tensor::{Elem, Tensor, Val};
+use crate::dae::{self, Expr};
+use crate::diag::{Diagnostic, Span, closest_name};
+use crate::syntax::ast;
+use std::rc::Rc;
+
+/// Placeholder variable id for unknowns met while the tree is still being built.
+pub const PLACEHOLDER: usize = usize::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Parameters are replaced by their values (array sizes, conditions, for ranges).
+    Structural,
+    /// Parameters stay symbolic; constants are inlined.
+    Symbolic,
+}
+
+/// A node reached by a component reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Node {
+    /// Element `k` (row-major) of a primitive instance.
+    Var(InstId, usize),
+    /// A structured instance (connector, record, model).
+    Inst(InstId),
+}
+
+pub struct FCtx<'a, 'b> {
+    pub f: &'a mut Flattener<'b>,
+    pub scope: Scope,
+    pub locals: Vec<(String, Tensor<Expr>)>,
+    pub mode: Mode,
+    ends: Vec<usize>,
+    /// The last non-parameter variable met in structural mode (for error messages).
+    pub last_var: Option<String>,
+}
+
+impl<'a, 'b> FCtx<'a, 'b> {
+    pub fn new(f: &'a mut Flattener<'b>, scope: Scope, mode: Mode) -> Self {
+        FCtx {
+            f,
+            scope,
+            locals: Vec::new(),
+            mode,
+            ends: Vec::new(),
+            last_var: None,
+        }
+    }
+
+    /// Resolves a reference to instance nodes (subscripts applied).
+    pub fn resolve(&mut self, cref: &ast::ComponentRef) -> EResult<Option<Tensor<Node>>> {
+        let first = &cref.parts[0].ident.name;
+        // Components of the instance.
+        if !cref.global
+            && let Some(inst) = self.scope.inst
+            && let Some(c) = self.f.child(inst, first)?
+        {
+            return self.walk(c, cref, 0).map(Some);
+        }
+        // Constants of enclosing classes and imported constants.
+        let mut cur = Some(self.scope.lex);
+        while let Some(c) = cur {
+            if !cref.global {
+                let has = self
+                    .f
+                    .expanded(c)
+                    .ok()
+                    .and_then(|e| e.component(first).map(|ce| ce.clause.prefix.variability));
+                if let Some(v) = has {
+                    if v != ast::Variability::Constant {
+                        // A non-constant of an enclosing class is not visible here (MLS 5.3.1).
+                        break;
+                    }
+                    let pi = self.f.package_inst(c)?;
+                    if let Some(ch) = self.f.child(pi, first)? {
+                        return self.walk(ch, cref, 0).map(Some);
+                    }
+                }
+                if let Some((pkg, name)) = self.f.import_constant(c, first) {
+                    let pi = self.f.package_inst(pkg)?;
+                    if let Some(ch) = self.f.child(pi, &name)? {
+                        return self.walk(ch, cref, 0).map(Some);
+                    }
+                }
+            }
+            let node = self.f.tree.get(c);
+            if node.prefixes.encapsulated {
+                break;
+            }
+            cur = node.parent;
+        }
+        // `P.Q.c`: a class path followed by a constant (or an enumeration literal).
+        if cref.parts.len() >= 2 {
+            let start = if cref.global {
+                self.f.root_class(first)
+            } else {
+                self.f.lookup_first(first, self.scope.lex, self.scope.inst)
+            };
+            if let Some(mut class) = start {
+                for k in 1..cref.parts.len() {
+                    let name = &cref.parts[k].ident.name;
+                    if let Some(c) = self.f.member_class(class, name) {
+                        class = c;
+                        continue;
+                    }
+                    let pi = self.f.package_inst(class)?;
+                    if let Some(ch) = self.f.child(pi, name)? {
+                        return self.walk(ch, cref, k).map(Some);
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Walks `cref.parts[k..]` starting at instance `c` (which is part `k`).
+    fn walk(&mut self, c: InstId, cref: &ast::ComponentRef, k: usize) -> EResult<Tensor<Node>> {
+        let mut cur = self.expand_node(c, &cref.parts[k], cref.span)?;
+        for part in &cref.parts[k + 1..] {
+            let mut items = Vec::with_capacity(cur.data.len());
+            for n in cur.data.iter().copied() {
+                let Node::Inst(i) = n else {
+                    return Err(Diagnostic::error(
+                        part.ident.span,
+                        format!(
+                            "`{}` is a variable of a built-in type: it has no element `{}`",
+                            self.node_name(n),
+                            part.ident.name
+                        ),
+                    ));
+                };
+                match self.f.child(i, &part.ident.name)? {
+                    Some(ch) => items.push(self.expand_node(ch, part, cref.span)?),
+                    None => {
+                        let names: Vec<String> = self
+                            .f
+                            .children(i)?
+                            .iter()
+                            .map(|x| self.f.insts[*x].name.clone())
+                            .collect();
+                        let mut d = Diagnostic::error(
+                            part.ident.span,
+                            format!(
+                                "`{}` has no element `{}`",
+                                self.f.insts[i].path, part.ident.name
+                            ),
+                        )
+                        .with_label("unknown name");
+                        if let Some(best) =
+                            closest_name(&part.ident.name, names.iter().map(|s| s.as_str()))
+                        {
+                            d = d.with_help(format!("did you mean `{best}`?"));
+                        }
+                        return Err(d);
+                    }
+                }
+            }
+            let stacked = Tensor::stack(items).map_err(|m| Diagnostic::error(cref.span, m))?;
+            let mut dims = cur.dims.clone();
+            dims.extend_from_slice(&stacked.dims[1..]);
+            cur = Tensor {
+                dims,
+                data: stacked.data,
+            };
+        }
+        Ok(cur)
+    }
+
+    fn node_name(&self, n: Node) -> String {
+        match n {
+            Node::Var(i, _) | Node::Inst(i) => self.f.insts[i].path.clone(),
+        }
+    }
+
+    fn expand_node(&mut self, c: InstId, part: &ast::RefPart, span: Span) -> EResult<Tensor<Node>> {
+        self.f.ready(c)?;
+        let t = match &self.f.insts[c].kind {
+            InstKind::Prim { dims, .. } => {
+                let n = dims.iter().product();
+                Tensor {
+                    dims: dims.clone(),
+                    data: (0..n).map(|k| Node::Var(c, k)).collect(),
+                }
+            }
+            InstKind::Array { dims, elems } => Tensor {
+                dims: dims.clone(),
+                data: elems.iter().map(|e| Node::Inst(*e)).collect(),
+            },
+            InstKind::Struct { .. } => Tensor::scalar(Node::Inst(c)),
+            InstKind::Removed => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`{}` is a conditional component whose condition is false",
+                        self.f.insts[c].path
+                    ),
+                ));
+            }
+            InstKind::Stub => return Err(Diagnostic::error(span, "internal: instance not ready")),
+        };
+        if part.subscripts.is_empty() {
+            return Ok(t);
+        }
+        let subs = eval::subscripts(self, &part.subscripts, &t.dims)?;
+        t.index(&subs).map_err(|m| Diagnostic::error(span, m))
+    }
+
+    /// The expression for a node reached in an expression.
+    fn node_expr(&mut self, n: Node, span: Span) -> EResult<Expr> {
+        match n {
+            Node::Inst(i) => Err(Diagnostic::error(
+                span,
+                format!(
+                    "`{}` is a component, not a variable: use one of its variables",
+                    self.f.insts[i].path
+                ),
+            )),
+            Node::Var(i, k) => {
+                let var = self.f.variability(i);
+                match var {
+                    ast::Variability::Constant => {
+                        let v = self.f.param_value(i)?;
+                        Ok(Expr::from_val(v.data[k].clone()))
+                    }
+                    ast::Variability::Parameter if self.mode == Mode::Structural => {
+                        let v = self.f.param_value(i)?;
+                        self.f.structural.insert(i);
+                        Ok(Expr::from_val(v.data[k].clone()))
+                    }
+                    _ => {
+                        if self.f.numbered {
+                            Ok(Expr::Var(self.f.insts[i].var0 + k))
+                        } else {
+                            self.last_var = Some(self.f.insts[i].path.clone());
+                            Ok(Expr::Var(PLACEHOLDER))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn unknown(&mut self, cref: &ast::ComponentRef) -> Diagnostic {
+        let first = &cref.parts[0].ident.name;
+        let mut cands: Vec<String> = self.locals.iter().map(|(n, _)| n.clone()).collect();
+        if let Some(i) = self.scope.inst
+            && let Ok(ch) = self.f.children(i)
+        {
+            cands.extend(ch.iter().map(|c| self.f.insts[*c].name.clone()));
+        }
+        cands.push("time".into());
+        let mut d = Diagnostic::error(cref.parts[0].ident.span, format!("unknown name `{first}`"))
+            .with_label("not found in this scope");
+        if let Some(best) = closest_name(first, cands.iter().map(|s| s.as_str())) {
+            d = d.with_help(format!("did you mean `{best}`?"));
+        }
+        d
+    }
+
+    fn user_call(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<Option<Vec<Tensor<Expr>>>> {
+        let name = ast::Name {
+            global: func.global,
+            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: func.span,
+        };
+        let class = match self
+            .f
+            .lookup_class_name(&name, self.scope.lex, self.scope.inst)
+        {
+            Ok(c) => c,
+            Err(mut d) => {
+                d.message = format!("unknown function `{}`", cref_name(func));
+                return Err(d);
+            }
+        };
+        let exp = self.f.expanded(class)?;
+        if !exp.is_function() {
+            if matches!(exp.kind, ast::ClassKind::Record) {
+                return Err(Diagnostic::error(
+                    span,
+                    "record constructors are not supported; set the record's fields instead",
+                ));
+            }
+            return Err(Diagnostic::error(
+                span,
+                format!("`{}` is not a function", self.f.tree.get(class).full),
+            ));
+        }
+        let fname = self.f.function(class)?;
+        let f = self
+            .f
+            .functions
+            .get(&fname)
+            .cloned()
+            .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
+        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+        let bound = eval::bind_args(&inputs, args, &fname, span)?;
+        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(bound.len());
+        for b in bound {
+            vals.push(match b {
+                Some(e) => Some(eval::eval(self, e)?),
+                None => None,
+            });
+        }
+        // Constant arguments: evaluate now.
+        let consts: Option<Vec<Option<func_eval::Value>>> = vals
+            .iter()
+            .map(|v| match v {
+                Some(t) => t
+                    .data
+                    .iter()
+                    .map(|x| x.to_val())
+                    .collect::<Option<Vec<_>>>()
+                    .map(|d| {
+                        Some(Tensor {
+                            dims: t.dims.clone(),
+                            data: d,
+                        })
+                    }),
+                None => Some(None),
+            })
+            .collect();
+        if let Some(c) = consts {
+            let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
+                .map_err(|m| Diagnostic::error(span, m))?;
+            return Ok(Some(
+                outs.into_iter().map(|o| o.map(Expr::from_val)).collect(),
+            ));
+        }
+        let last_given = vals
+            .iter()
+            .rposition(|v| v.is_some())
+            .map(|p| p + 1)
+            .unwrap_or(0);
+        if vals[..last_given].iter().any(|v| v.is_none()) {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "`{fname}`: give every input before the last one given (defaults in the middle are not supported with non-constant arguments)"
+                ),
+            ));
+        }
+        let dims_args: Vec<Option<func_eval::Value>> = vals
+            .iter()
+            .map(|v| {
+                v.as_ref().map(|t| {
+                    let data = t
+                        .data
+                        .iter()
+                        .map(|x| x.to_val().unwrap_or(Val::Real(0.0)))
+                        .collect();
+                    Tensor {
+                        dims: t.dims.clone(),
+                        data,
+                    }
+                })
+            })
+            .collect();
+        let out_dims = func_eval::output_dims(&self.f.functions, &fname, dims_args)
+            .map_err(|m| Diagnostic::error(span, m))?;
+        let args: Vec<Expr> = vals[..last_given]
+            .iter()
+            .flatten()
+            .map(|t| {
+                if t.is_scalar() {
+                    t.data[0].clone()
+                } else {
+                    Expr::Array {
+                        dims: t.dims.clone(),
+                        elements: t.data.clone(),
+                    }
+                }
+            })
+            .collect();
+        let mut outs = Vec::with_capacity(out_dims.len());
+        for (o, dims) in out_dims.into_iter().enumerate() {
+            let n: usize = dims.iter().product();
+            let data = (0..n)
+                .map(|k| Expr::UserCall {
+                    function: fname.clone(),
+                    args: args.clone(),
+                    output: o,
+                    element: k,
+                })
+                .collect();
+            outs.push(Tensor { dims, data });
+        }
+        Ok(Some(outs))
+    }
+}
+
+fn map1(args: &[Tensor<Expr>], f: impl Fn(Expr) -> Expr) -> Tensor<Expr> {
+    args[0].clone().map(f)
+}
+
+impl Ctx for FCtx<'_, '_> {
+    type E = Expr;
+    fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
+        let first = &cref.parts[0].ident.name;
+        if !cref.global
+            && let Some(pos) = self.locals.iter().rposition(|(n, _)| n == first)
+        {
+            let v = self.locals[pos].1.clone();
+            if cref.parts.len() > 1 {
+                return Err(Diagnostic::error(
+                    cref.span,
+                    format!("`{first}` is an iterator: it has no elements"),
+                ));
+            }
+            if cref.parts[0].subscripts.is_empty() {
+                return Ok(v);
+            }
+            let subs = eval::subscripts(self, &cref.parts[0].subscripts, &v.dims)?;
+            return v.index(&subs).map_err(|m| Diagnostic::error(cref.span, m));
+        }
+        if first == "time" && cref.parts.len() == 1 && !cref.global {
+            return Ok(Tensor::scalar(Expr::Time));
+        }
+        let nodes = match self.resolve(cref)? {
+            Some(n) => n,
+            None => {
+                // `E.lit` of an enumeration type.
+                if cref.parts.len() >= 2 {
+                    let cls = ast::Name {
+                        global: cref.global,
+                        parts: cref.parts[..cref.parts.len() - 1]
+                            .iter()
+                            .map(|p| p.ident.clone())
+                            .collect(),
+                        span: cref.span,
+                    };
+                    if let Ok(c) = self
+                        .f
+                        .lookup_class_name(&cls, self.scope.lex, self.scope.inst)
+                        && let Some(v) = self
+                            .f
+                            .enum_literal(c, &cref.parts[cref.parts.len() - 1].ident.name)
+                    {
+                        return Ok(Tensor::scalar(Expr::from_val(v)));
+                    }
+                }
+                return Err(self.unknown(cref));
+            }
+        };
+        let span = cref.span;
+        let dims = nodes.dims.clone();
+        let mut data = Vec::with_capacity(nodes.data.len());
+        for n in nodes.data {
+            data.push(self.node_expr(n, span)?);
+        }
+        Ok(Tensor { dims, data })
+    }
+
+    fn call(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<Option<Vec<Tensor<Expr>>>> {
+        let name = cref_name(func);
+        let special = matches!(
+            name.as_str(),
+            "der"
+                | "pre"
+                | "edge"
+                | "change"
+                | "noEvent"
+                | "smooth"
+                | "initial"
+                | "terminal"
+                | "sample"
+                | "delay"
+                | "cardinality"
+        );
+        if !special || func.parts.len() != 1 {
+            return self.user_call(func, args, span);
+        }
+        let vals = args
+            .positional
+            .iter()
+            .map(|a| eval::eval(self, a))
+            .collect::<EResult<Vec<_>>>()?;
+        let need = |n: usize| -> EResult<()> {
+            if vals.len() != n {
+                Err(Diagnostic::error(
+                    span,
+                    format!("`{name}` takes {n} argument(s), got {}", vals.len()),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let out = match name.as_str() {
+            "der" => {
+                need(1)?;
+                map1(&vals, |x| match x.to_val() {
+                    Some(_) => Expr::Real(0.0),
+                    None => Expr::Der(Box::new(x)),
+                })
+            }
+            "pre" => {
+                need(1)?;
+                map1(&vals, |x| {
+                    if x.to_val().is_some() {
+                        x
+                    } else {
+                        Expr::Pre(Box::new(x))
+                    }
+                })
+            }
+            "edge" => {
+                need(1)?;
+                map1(&vals, |x| {
+                    if x.to_val().is_some() {
+                        Expr::Boolean(false)
+                    } else {
+                        Expr::Edge(Box::new(x))
+                    }
+                })
+            }
+            "change" => {
+                need(1)?;
+                map1(&vals, |x| {
+                    if x.to_val().is_some() {
+                        Expr::Boolean(false)
+                    } else {
+                        Expr::Change(Box::new(x))
+                    }
+                })
+            }
+            "noEvent" => {
+                need(1)?;
+                map1(&vals, |x| {
+                    if x.to_val().is_some() {
+                        x
+                    } else {
+                        Expr::NoEvent(Box::new(x))
+                    }
+                })
+            }
+            "smooth" => {
+                need(2)?;
+                let p = vals[0]
+                    .clone()
+                    .into_scalar()
+                    .ok()
+                    .and_then(|v| v.to_val())
+                    .and_then(|v| v.as_int());
+                let Some(p) = p.filter(|p| *p >= 0) else {
+                    return Err(Diagnostic::error(
+                        span,
+                        "the first argument of `smooth` must be a non-negative Integer constant",
+                    ));
+                };
+                vals[1].clone().map(|x| {
+                    if x.to_val().is_some() {
+                        x
+                    } else {
+                        Expr::Smooth(p as u32, Box::new(x))
+                    }
+                })
+            }
+            "initial" => {
+                need(0)?;
+                Tensor::scalar(Expr::Initial)
+            }
+            "terminal" => {
+                need(0)?;
+                Tensor::scalar(Expr::Terminal)
+            }
+            "sample" => {
+                need(2)?;
+                let a = vals[0]
+                    .clone()
+                    .into_scalar()
+                    .map_err(|m| Diagnostic::error(span, m))?;
+                let b = vals[1]
+                    .clone()
+                    .into_scalar()
+                    .map_err(|m| Diagnostic::error(span, m))?;
+                Tensor::scalar(Expr::Sample(Box::new(a), Box::new(b)))
+            }
+            other => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{other}` is not supported"),
+                ));
+            }
+        };
+        if self.mode == Mode::Structural
+            && !self.f.numbered
+            && out.data.iter().any(|x| x.to_val().is_none())
+        {
+            self.last_var = Some(format!("{name}(...)"));
+        }
+        Ok(Some(vec![out]))
+    }
+
+    fn push_local(&mut self, name: &str, v: Tensor<Expr>) {
+        self.locals.push((name.to_string(), v));
+    }
+    fn pop_local(&mut self) {
+        self.locals.pop();
+    }
+    fn ends(&mut self) -> &mut Vec<usize> {
+        &mut self.ends
+    }
+    fn set_structural(&mut self, on: bool) -> bool {
+        let prev = self.mode == Mode::Structural;
+        self.mode = if on { Mode::Structural } else { Mode::Symbolic };
+        prev
+    }
+}
+
+impl Flattener<'_> {
+    /// Evaluates an expression that must be a constant or parameter expression.
+    pub fn eval_structural(&mut self, e: &ast::Expr, scope: Scope) -> EResult<Tensor<Val>> {
+        self.eval_structural_with(e, scope, &[])
+    }
+
+    pub fn eval_structural_with(
+        &mut self,
+        e: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> EResult<Tensor<Val>> {
+        let mut ctx = FCtx::new(self, scope, Mode::Structural);
+        ctx.locals = locals.to_vec();
+        let t = eval::eval(&mut ctx, e)?;
+        let last = ctx.last_var.take();
+        let dims = t.dims.clone();
+        let mut data = Vec::with_capacity(t.data.len());
+        for x in t.data {
+            match x.to_val() {
+                Some(v) => data.push(v),
+                None => {
+                    let why = match (last, first_var(&x)) {
+                        (_, Some(v)) if v != PLACEHOLDER && v < self.var_names.len() => {
+                            format!(": it depends on `{}`", self.var_names[v])
+                        }
+                        (Some(n), _) => format!(": it depends on `{n}`"),
+                        _ => String::new(),
+                    };
+                    return Err(Diagnostic::error(e.span, format!("this must be a parameter or constant expression{why}"))
+                        .with_help("sizes, for-ranges, and conditions that select equations or components must be known before simulation"));
+                }
+            }
+        }
+        Ok(Tensor { dims, data })
+    }
+
+    /// Sizes of a binding's value (for `x[:] = ...`), evaluating only what is needed.
+    pub fn binding_dims(&mut self, b: &ModExpr) -> EResult<Vec<usize>> {
+        let mut ctx = FCtx::new(self, b.scope, Mode::Structural);
+        let t = eval::eval(&mut ctx, &b.expr)?;
+        Ok(t.dims[b.index.len().min(t.dims.len())..].to_vec())
+    }
+
+    /// Evaluates with parameters kept symbolic.
+    pub fn eval_symbolic(
+        &mut self,
+        e: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> EResult<Tensor<Expr>> {
+        let mut ctx = FCtx::new(self, scope, Mode::Symbolic);
+        ctx.locals = locals.to_vec();
+        eval::eval(&mut ctx, e)
+    }
+
+    /// A modifier binding's value for one instance (element selection applied, scalar
+    /// bindings broadcast over arrays declared with `each`).
+    pub fn mod_value(&mut self, b: &ModExpr, mode: Mode, dims: &[usize]) -> EResult<Tensor<Expr>> {
+        let mut ctx = FCtx::new(self, b.scope, mode);
+        let t = eval::eval(&mut ctx, &b.expr)?;
+        let t = select(t, &b.index, b.expr.span)?;
+        if t.dims == dims {
+            return Ok(t);
+        }
+        if t.is_scalar() {
+            let n: usize = dims.iter().product();
+            return Ok(Tensor {
+                dims: dims.to_vec(),
+                data: vec![t.data[0].clone(); n],
+            });
+        }
+        Err(Diagnostic::error(
+            b.expr.span,
+            format!(
+                "the value has size {} but the component has size {}",
+                super::tensor::fmt_dims(&t.dims),
+                super::tensor::fmt_dims(dims)
+            ),
+        ))
+    }
+
+    /// The value of a constant or parameter (its binding, else its `start`), cached.
+    pub fn param_value(&mut self, i: InstId) -> EResult<Rc<Tensor<Val>>> {
+        if let Some(v) = self.values.get(&i) {
+            return Ok(v.clone());
+        }
+        if let Some(pos) = self.evaluating.iter().position(|x| *x == i) {
+            let chain: Vec<String> = self.evaluating[pos..]
+                .iter()
+                .chain(std::iter::once(&i))
+                .map(|x| self.insts[*x].path.clone())
+                .collect();
+            return Err(Diagnostic::error(
+                self.insts[i].span,
+                format!("cyclic parameter binding: {}", chain.join(" -> ")),
+            )
+            .with_help("a parameter's value cannot depend on itself"));
+        }
+        self.ready(i)?;
+        let dims = match &self.insts[i].kind {
+            InstKind::Prim { dims, .. } => dims.clone(),
+            _ => {
+                return Err(Diagnostic::error(
+                    self.insts[i].span,
+                    "internal: not a variable",
+                ));
+            }
+        };
+        let binding = self.insts[i].mods.binding.clone().or_else(|| {
+            self.insts[i]
+                .mods
+                .sub("start")
+                .and_then(|m| m.binding.clone())
+        });
+        let Some(b) = binding else {
+            let what = if self.variability(i) == ast::Variability::Constant {
+                "constant"
+            } else {
+                "parameter"
+            };
+            return Err(Diagnostic::error(
+                self.insts[i].span,
+                format!("{what} `{}` has no value", self.insts[i].path),
+            )
+            .with_help("give it a binding (`= value`) or a `start` value"));
+        };
+        self.evaluating.push(i);
+        let r = self.mod_value(&b, Mode::Structural, &dims);
+        self.evaluating.pop();
+        let t = r?;
+        let mut data = Vec::with_capacity(t.data.len());
+        for x in &t.data {
+            match x.to_val() {
+                Some(v) => data.push(v),
+                None => {
+                    return Err(Diagnostic::error(
+                        b.expr.span,
+                        format!(
+                            "the value of `{}` must be a parameter or constant expression",
+                            self.insts[i].path
+                        ),
+                    ));
+                }
+            }
+        }
+        // Integer parameters bound to Real values and vice versa keep their declared type.
+        let ty = match &self.insts[i].kind {
+            InstKind::Prim { ty, .. } => *ty,
+            _ => dae::ScalarType::Real,
+        };
+        let data = data
+            .into_iter()
+            .map(|v| match (ty, v) {
+                (dae::ScalarType::Real, Val::Int(k)) => Val::Real(k as f64),
+                (_, v) => v,
+            })
+            .collect();
+        let v = Rc::new(Tensor { dims: t.dims, data });
+        self.values.insert(i, v.clone());
+        Ok(v)
+    }
+
+    /// The variability of a primitive instance, including prefixes of enclosing records and
+    /// connectors (`parameter Rec r` makes `r.x` a parameter).
+    pub fn variability(&self, i: InstId) -> ast::Variability {
+        use ast::Variability::*;
+        let rank = |v: ast::Variability| match v {
+            Constant => 3,
+            Parameter => 2,
+            Discrete => 1,
+            Continuous => 0,
+        };
+        let mut v = self.insts[i].prefix.variability;
+        let mut cur = self.insts[i].parent;
+        while let Some(p) = cur {
+            let inst = &self.insts[p];
+            if inst.parent.is_none() {
+                break;
+            }
+            if rank(inst.prefix.variability) > rank(v) {
+                v = inst.prefix.variability;
+            }
+            cur = inst.parent;
+        }
+        if self.insts[i].package {
+            v = Constant;
+        }
+        v
+    }
+}
+
+fn select(t: Tensor<Expr>, index: &[usize], span: Span) -> EResult<Tensor<Expr>> {
+    if index.is_empty() {
+        return Ok(t);
+    }
+    if t.is_scalar() {
+        // A scalar given to an array of components applies to each element.
+        return Ok(t);
+    }
+    let take = index.len().min(t.dims.len());
+    let subs: Vec<(Vec<usize>, bool)> = index[..take].iter().map(|k| (vec![*k], false)).collect();
+    t.index(&subs).map_err(|m| Diagnostic::error(span, m))
+}
+
+fn first_var(e: &Expr) -> Option<usize> {
+    let mut out = None;
+    e.visit(&mut |x| {
+        if let Expr::Var(v) = x
+            && out.is_none()
+        {
+            out = Some(*v);
+        }
+    });
+    out
+}
