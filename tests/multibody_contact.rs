@@ -63,7 +63,10 @@ fn rigid_roller_matches_the_stiff_penalty_limit() {
             .zip(refr.col(theirs))
             .map(|(tk, v)| (interp(&t, &m, *tk) - v).abs())
             .fold(0.0, f64::max);
-        assert!(worst < tol, "{mine} differs from the penalty limit by {worst} (tolerance {tol})");
+        assert!(
+            worst < tol,
+            "{mine} differs from the penalty limit by {worst} (tolerance {tol})"
+        );
     }
 }
 
@@ -171,13 +174,24 @@ fn custom_friction_law_plugs_into_the_template() {
         .tolerance(1e-9)
         .run()
         .unwrap_or_else(|e| panic!("{e}"));
-    let stribeck = Sim::new(example("CustomFriction.mo"), "CustomFriction.DroppedRoller", 1.0, 0.01)
-        .file(example("FreeRoller.mo"))
-        .tolerance(1e-9)
-        .run()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let stribeck = Sim::new(
+        example("CustomFriction.mo"),
+        "CustomFriction.DroppedRoller",
+        1.0,
+        0.01,
+    )
+    .file(example("FreeRoller.mo"))
+    .tolerance(1e-9)
+    .run()
+    .unwrap_or_else(|e| panic!("{e}"));
     let e = stribeck.col("E");
-    assert!(e.windows(2).all(|w| w[1] <= w[0] + 1e-9), "energy rose with the Stribeck law");
+    assert!(
+        e.windows(2).all(|w| w[1] <= w[0] + 1e-9),
+        "energy rose with the Stribeck law"
+    );
     let (a, b) = (coulomb.last("E"), stribeck.last("E"));
-    assert!((a - b).abs() > 1e-6, "the friction law made no difference: {a} vs {b}");
+    assert!(
+        (a - b).abs() > 1e-6,
+        "the friction law made no difference: {a} vs {b}"
+    );
 }
