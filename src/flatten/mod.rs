@@ -64,6 +64,8 @@ pub(crate) struct Flattener<'s> {
     pub sources: &'s mut SourceMap,
     pub expanded: HashMap<ClassId, Rc<Expanded>>,
     pub expanding: HashSet<ClassId>,
+    /// Short classes whose base an enclosing instance redeclared, by (class, base expansion).
+    pub short_cache: HashMap<(ClassId, usize), (Rc<Expanded>, Rc<Expanded>)>,
     pub insts: Vec<Inst>,
     pub pkg_insts: HashMap<ClassId, InstId>,
     /// Values of constants and parameters evaluated so far.
@@ -92,6 +94,7 @@ impl<'s> Flattener<'s> {
             sources,
             expanded: HashMap::new(),
             expanding: HashSet::new(),
+            short_cache: HashMap::new(),
             insts: Vec::new(),
             pkg_insts: HashMap::new(),
             values: HashMap::new(),
