@@ -251,7 +251,7 @@ fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
     v.to_val().ok_or_else(|| {
         err(
             e.span,
-            "this range bound must be a constant or parameter expression",
+            "this range bound must be a parameter or constant expression",
         )
     })
 }
@@ -800,7 +800,7 @@ pub fn bind_args<'a>(
                     format!("`{fname}` has no input named `{}`", na.name.name),
                 );
                 if let Some(c) =
-                    crate::diag::closest_name(&na.name.name, inputs.iter().map(|s| s.as_str()))
+                    crate::flatten::suggest(&na.name.name, inputs.iter().map(|s| s.as_str()))
                 {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }

@@ -590,7 +590,7 @@ impl Flattener<'_> {
                         self.tree.get(exp.id).full
                     ),
                 );
-                if let Some(c) = crate::diag::closest_name(name, cands) {
+                if let Some(c) = crate::flatten::suggest(name, cands) {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }
                 return Err(d);

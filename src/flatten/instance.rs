@@ -8,7 +8,7 @@ use super::expand::{ClassElem, CompElem, Expanded, Prim};
 use super::modifier::{self, Mod, Redecl, Scope};
 use super::tensor::Val;
 use crate::dae::ScalarType;
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, TypePrefix};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -251,7 +251,7 @@ impl Flattener<'_> {
                         ),
                     )
                     .with_label("unknown element");
-                    if let Some(c) = closest_name(name, cands) {
+                    if let Some(c) = crate::flatten::suggest(name, cands) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(vec_err(d));
@@ -531,7 +531,7 @@ impl Flattener<'_> {
                         span,
                         format!("`{name}` is not an attribute of `{}`", elem.name),
                     );
-                    if let Some(c) = closest_name(name, ATTRIBUTES.iter().copied()) {
+                    if let Some(c) = crate::flatten::suggest(name, ATTRIBUTES.iter().copied()) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(d);

@@ -134,7 +134,7 @@ impl<'s> Flattener<'s> {
                 .map(|c| self.tree.get(*c).full.clone())
                 .collect();
             let mut d = Diagnostic::error(Span::DUMMY, format!("model `{m}` not found"));
-            if let Some(c) = diag::closest_name(m, names.iter().map(|s| s.as_str())) {
+            if let Some(c) = crate::flatten::suggest(m, names.iter().map(|s| s.as_str())) {
                 d = d.with_help(format!("did you mean `{c}`?"));
             } else if !names.is_empty() {
                 d = d.with_note(format!("models in the given files: {}", names.join(", ")));
@@ -406,4 +406,27 @@ pub fn flatten_source_with(
     let class = f.select_model(&user, model)?;
     let r = f.flatten_class(class);
     finish(f, r)
+}
+
+/// The closest candidate for a "did you mean" hint: `diag::closest_name`, plus swapped
+/// adjacent letters (`Lwa` for `Law`), the most common typing slip in short names.
+pub(crate) fn suggest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let cands: Vec<&'a str> = candidates.into_iter().collect();
+    if let Some(c) = diag::closest_name(wanted, cands.iter().copied()) {
+        return Some(c);
+    }
+    let w: Vec<char> = wanted.chars().collect();
+    let mut best: Option<&'a str> = None;
+    for c in cands {
+        let cc: Vec<char> = c.chars().collect();
+        if cc.len() != w.len() {
+            continue;
+        }
+        let diff: Vec<usize> = (0..w.len()).filter(|i| w[*i] != cc[*i]).collect();
+        let swapped = diff.len() == 2 && diff[1] == diff[0] + 1 && w[diff[0]] == cc[diff[1]] && w[diff[1]] == cc[diff[0]];
+        if swapped && best.is_none_or(|b| c < b) {
+            best = Some(c);
+        }
+    }
+    best
 }

@@ -9,7 +9,7 @@ use super::instance::{InstId, InstKind};
 use super::modifier::{ModExpr, Scope};
 use super::tensor::{Elem, Tensor, Val};
 use crate::dae::{self, Expr};
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast;
 use std::rc::Rc;
 
@@ -156,7 +156,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         )
                         .with_label("unknown name");
                         if let Some(best) =
-                            closest_name(&part.ident.name, names.iter().map(|s| s.as_str()))
+                            crate::flatten::suggest(&part.ident.name, names.iter().map(|s| s.as_str()))
                         {
                             d = d.with_help(format!("did you mean `{best}`?"));
                         }
@@ -260,7 +260,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         cands.push("time".into());
         let mut d = Diagnostic::error(cref.parts[0].ident.span, format!("unknown name `{first}`"))
             .with_label("not found in this scope");
-        if let Some(best) = closest_name(first, cands.iter().map(|s| s.as_str())) {
+        if let Some(best) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
             d = d.with_help(format!("did you mean `{best}`?"));
         }
         d
