@@ -119,7 +119,12 @@ fn matching(
 }
 
 pub fn check(model: &FlatModel, f: &Flattener) -> Result<(), Diagnostic> {
-    let is_unknown: Vec<bool> = model.variables.iter().map(|v| v.is_unknown()).collect();
+    // Top-level inputs are given by the environment (MLS 4.7), not unknowns of the model.
+    let is_unknown: Vec<bool> = model
+        .variables
+        .iter()
+        .map(|v| v.is_unknown() && !(v.causality == crate::dae::Causality::Input && is_top_level(v)))
+        .collect();
     let n_unknowns = is_unknown.iter().filter(|x| **x).count();
     let n_eqs: usize = model.equations.iter().map(count_equations).sum();
     if n_unknowns == n_eqs {
@@ -199,4 +204,9 @@ pub fn check(model: &FlatModel, f: &Flattener) -> Result<(), Diagnostic> {
         d = d.with_note(format!("excess equation{place}: {text}"));
     }
     Err(d.with_help("remove the extra equations or declare the variable they determine"))
+}
+
+/// Declared directly in the model.
+fn is_top_level(v: &crate::dae::Variable) -> bool {
+    v.component.is_empty()
 }
