@@ -574,3 +574,34 @@ model Top Inner a; Inner b[2]; end Top;
     let back: minimo::dae::FlatModel = serde_json::from_str(&json).expect("deserializes");
     assert_eq!(back, m);
 }
+
+// Modifiers of a constrainedby clause apply to the default class and to the replacement.
+snap!(class_param_constrainedby_modifiers, Some("Top"), r#"
+partial model Law parameter Real scale = 1; input Real v; output Real f; end Law;
+model Viscous extends Law; equation f = scale*v; end Viscous;
+model Cubic extends Law; equation f = scale*v^3; end Cubic;
+model Holder
+  replaceable model L = Viscous constrainedby Law(scale = 2);
+  L law(v = 1);
+end Holder;
+model Top
+  Holder a;
+  Holder b(redeclare model L = Cubic);
+end Top;
+"#);
+
+// Enumerations, Boolean and String parameters, if-expressions on parameters, records.
+snap!(types_enumerations_records, Some("M"), r#"
+type Mode = enumeration(off, slow, fast);
+record Params parameter Real k = 1; parameter Real d = 0.1; end Params;
+model M
+  parameter Mode mode = Mode.fast;
+  parameter Boolean on = true;
+  parameter String label = "demo";
+  parameter Params p(k = 3);
+  Real x(start = 1);
+  Real gain = if mode == Mode.fast then 10 else 1;
+equation
+  der(x) = if on then -p.k*x - p.d else 0;
+end M;
+"#);

@@ -330,8 +330,18 @@ impl Flattener<'_> {
         let mut outer = outer;
         outer.redeclare = None;
         let what = e.name.clone();
-        let m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
+        let mut m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
+        // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
+        if let [only] = elem.clause.type_name.parts.as_slice() {
+            let ce = self.insts[p].overrides.get(&only.name).or_else(|| self.insts[p].exp.classes.get(&only.name)).cloned();
+            if let Some(ce) = ce
+                && !ce.constraint_mod.is_empty()
+            {
+                let cm = self.bind_rel(&ce.constraint_mod, None, p);
+                m = modifier::merge(&m, &cm, &what)?;
+            }
+        }
         let exp = self.contextual_type(ty, p)?;
         let id = self.insts.len();
         let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
