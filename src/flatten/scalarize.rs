@@ -346,13 +346,22 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .rposition(|v| v.is_some())
             .map(|p| p + 1)
             .unwrap_or(0);
-        if vals[..last_given].iter().any(|v| v.is_none()) {
-            return Err(Diagnostic::error(
-                span,
-                format!(
-                    "`{fname}`: give every input before the last one given (defaults in the middle are not supported with non-constant arguments)"
-                ),
-            ));
+        // Defaults of inputs before the last one given: evaluate them here, with the inputs
+        // before them bound (a default may refer to earlier inputs).
+        for k in 0..last_given {
+            if vals[k].is_some() {
+                continue;
+            }
+            let Some(d) = f.inputs[k].default.clone() else {
+                return Err(Diagnostic::error(span, format!("`{fname}`: input `{}` has no value", f.inputs[k].name)));
+            };
+            let mut fc = FCtx::new(self.f, Scope { inst: None, lex: class }, self.mode);
+            for (j, v) in vals.iter().enumerate().take(k) {
+                if let Some(t) = v {
+                    fc.locals.push((f.inputs[j].name.clone(), t.clone()));
+                }
+            }
+            vals[k] = Some(eval::eval(&mut fc, &d)?);
         }
         let dims_args: Vec<Option<func_eval::Value>> = vals
             .iter()
