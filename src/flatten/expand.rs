@@ -141,7 +141,6 @@ impl Flattener<'_> {
     }
 
     fn expand_uncached(&mut self, id: ClassId) -> Result<Expanded, Diagnostic> {
-        let node = self.tree.get(id);
         let mut out = self.blank(id);
         let node = self.tree.get(id);
         let span = node.span;

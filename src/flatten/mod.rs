@@ -179,12 +179,21 @@ impl<'s> Flattener<'s> {
         ) && !n.prefixes.partial
     }
 
+    /// Non-partial models and blocks of `c` and of the packages inside it (classes local to a
+    /// model and replaceable classes are parts, not models to simulate).
     fn collect_models(&self, c: ClassId, out: &mut Vec<ClassId>) {
+        let node = self.tree.get(c);
+        if node.prefixes.replaceable || node.prefixes.redeclare {
+            return;
+        }
         if self.is_model(c) {
             out.push(c);
+            return;
         }
-        for ch in self.tree.get(c).child_order.clone() {
-            self.collect_models(ch, out);
+        if matches!(node.kind, ast::ClassKind::Package) {
+            for ch in node.child_order.clone() {
+                self.collect_models(ch, out);
+            }
         }
     }
 
@@ -237,7 +246,7 @@ impl<'s> Flattener<'s> {
         self.finish_parameters(&mut model)?;
         model.functions = std::mem::take(&mut self.functions);
         model.experiment = self.experiment(class);
-        balance::check(&model, self).map_err(|d| vec![d])?;
+        balance::check(&model, self, root).map_err(|d| vec![d])?;
         Ok(model)
     }
 
