@@ -183,35 +183,31 @@ impl<'a, 'b> FCtx<'a, 'b> {
 
     fn expand_node(&mut self, c: InstId, part: &ast::RefPart, span: Span) -> EResult<Tensor<Node>> {
         self.f.ready(c)?;
-        let t = match &self.f.insts[c].kind {
-            InstKind::Prim { dims, .. } => {
-                let n = dims.iter().product();
-                Tensor {
-                    dims: dims.clone(),
-                    data: (0..n).map(|k| Node::Var(c, k)).collect(),
-                }
-            }
-            InstKind::Array { dims, elems } => Tensor {
-                dims: dims.clone(),
-                data: elems.iter().map(|e| Node::Inst(*e)).collect(),
-            },
-            InstKind::Struct { .. } => Tensor::scalar(Node::Inst(c)),
+        let dims = match &self.f.insts[c].kind {
+            InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
+            InstKind::Struct { .. } => Vec::new(),
             InstKind::Removed => {
                 return Err(Diagnostic::error(
                     span,
-                    format!(
-                        "`{}` is a conditional component whose condition is false",
-                        self.f.insts[c].path
-                    ),
+                    format!("`{}` is a conditional component whose condition is false", self.f.insts[c].path),
                 ));
             }
             InstKind::Stub => return Err(Diagnostic::error(span, "internal: instance not ready")),
         };
-        if part.subscripts.is_empty() {
-            return Ok(t);
-        }
-        let subs = eval::subscripts(self, &part.subscripts, &t.dims)?;
-        t.index(&subs).map_err(|m| Diagnostic::error(span, m))
+        // Subscripts select flat element indices directly: `s[i]` of a large array must not
+        // cost the size of the array.
+        let (out_dims, flat): (Vec<usize>, Vec<usize>) = if part.subscripts.is_empty() {
+            (dims.clone(), (0..dims.iter().product()).collect())
+        } else {
+            let subs = eval::subscripts(self, &part.subscripts, &dims)?;
+            select_flat(&dims, &subs).map_err(|m| Diagnostic::error(span, m))?
+        };
+        let data = match &self.f.insts[c].kind {
+            InstKind::Prim { .. } => flat.into_iter().map(|k| Node::Var(c, k)).collect(),
+            InstKind::Array { elems, .. } => flat.into_iter().map(|k| Node::Inst(elems[k])).collect(),
+            _ => vec![Node::Inst(c)],
+        };
+        Ok(Tensor { dims: out_dims, data })
     }
 
     /// The expression for a node reached in an expression.
@@ -850,4 +846,39 @@ fn first_var(e: &Expr) -> Option<usize> {
         }
     });
     out
+}
+
+/// The flat (row-major) indices selected by subscripts of an array of size `dims`, and the
+/// dimensions of the selection.
+pub fn select_flat(dims: &[usize], subs: &[(Vec<usize>, bool)]) -> Result<(Vec<usize>, Vec<usize>), String> {
+    if subs.len() > dims.len() {
+        return Err(format!("{} subscripts on an array with {} dimensions", subs.len(), dims.len()));
+    }
+    for ((idx, _), d) in subs.iter().zip(dims) {
+        if let Some(bad) = idx.iter().find(|i| **i >= *d) {
+            return Err(format!("index {} out of bounds 1..{}", bad + 1, d));
+        }
+    }
+    let rest = &dims[subs.len()..];
+    let inner: usize = rest.iter().product();
+    let mut out_dims: Vec<usize> = subs.iter().filter(|(_, keep)| *keep).map(|(i, _)| i.len()).collect();
+    out_dims.extend_from_slice(rest);
+    let count: usize = subs.iter().map(|(i, _)| i.len()).product();
+    let mut flat = Vec::with_capacity(count * inner);
+    let mut pos = vec![0usize; subs.len()];
+    for _ in 0..count {
+        let mut off = 0;
+        for (k, (idx, _)) in subs.iter().enumerate() {
+            off = off * dims[k] + idx[pos[k]];
+        }
+        flat.extend(off * inner..(off + 1) * inner);
+        for k in (0..subs.len()).rev() {
+            pos[k] += 1;
+            if pos[k] < subs[k].0.len() {
+                break;
+            }
+            pos[k] = 0;
+        }
+    }
+    Ok((out_dims, flat))
 }
