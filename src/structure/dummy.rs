@@ -65,7 +65,13 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
     let mut warnings = Vec::new();
+    let point = super::redundancy::Point::generic(work);
     while !rows.is_empty() {
+        if let Some(dep) = super::redundancy::dependent_rows(work, &point, &rows, &cols)
+            && !dep.is_empty()
+        {
+            return Err(redundant(work, &rows, &dep));
+        }
         // Columns from the most dummy-worthy (lowest state rank) to the least.
         cols.sort_by_key(|&v| state_rank(work, &prefer, v));
         let col_pos: std::collections::HashMap<VarId, usize> = cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
@@ -187,6 +193,36 @@ fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
         );
     }
     out
+}
+
+fn redundant(work: &Work, rows: &[usize], dep: &[usize]) -> Vec<Diagnostic> {
+    let text = |e: usize| super::dm::equation_text(&work.model, work.eqs[e].origin);
+    let first = rows[dep[0]];
+    let others: Vec<String> =
+        rows.iter().enumerate().filter(|(i, _)| !dep.contains(i)).map(|(_, &e)| format!("`{}`", text(e))).take(12).collect();
+    let mut d = Diagnostic::error(
+        work.eqs[first].span,
+        format!("redundant constraints: {} constraint equation(s) depend on the others", dep.len()),
+    )
+    .with_label(format!("`{}` is implied by the other constraints", text(first)));
+    for &i in dep.iter().skip(1).take(12) {
+        let e = rows[i];
+        d = d.with_secondary(work.eqs[e].span, format!("`{}` is redundant too", text(e)));
+    }
+    d.with_note(format!("independent constraints: {}", others.join(", ")))
+        .with_note("with redundant constraints the motion can still be unique, but the reaction forces are not (Wojtyra & Frączek 2013)")
+        .with_help("remove the duplicated joint or constraint, or build the closed loop from joints that leave its redundant directions free")
+        .pipe_vec()
+}
+
+trait PipeVec {
+    fn pipe_vec(self) -> Vec<Diagnostic>;
+}
+
+impl PipeVec for Diagnostic {
+    fn pipe_vec(self) -> Vec<Diagnostic> {
+        vec![self]
+    }
 }
 
 fn eq_origin_root(work: &Work, mut e: usize) -> usize {

@@ -18,6 +18,7 @@ mod matching;
 mod pantelides;
 mod prepare;
 pub mod print;
+mod redundancy;
 mod report;
 mod system;
 mod userfn;
