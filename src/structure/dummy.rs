@@ -54,7 +54,7 @@ fn state_rank(
     (select, var.fixed == Some(true), work.in_der[root], std::cmp::Reverse(order), std::cmp::Reverse(root))
 }
 
-pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
+pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
     let prefer: BTreeSet<VarId> = prefer.iter().copied().collect();
     let n_eqs = work.eqs.len();
     let mut rows: Vec<usize> =
@@ -65,9 +65,10 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
     let mut warnings = Vec::new();
-    let point = super::redundancy::Point::generic(work);
+    let point = if rows.is_empty() { None } else { Some(super::redundancy::Point::generic(work)) };
     while !rows.is_empty() {
-        if let Some(dep) = super::redundancy::dependent_rows(work, &point, &rows, &cols)
+        if let Some(point) = &point
+            && let Some(dep) = super::redundancy::dependent_rows(work, point, &rows, &cols)
             && !dep.is_empty()
         {
             return Err(redundant(work, &rows, &dep));
@@ -155,7 +156,7 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
     Ok(Selection { dummies, states, state_sets, warnings })
 }
 
-fn state_set(work: &mut Work, rows: &[usize], candidates: &[VarId], selected: &[VarId]) -> StateSet {
+fn state_set(work: &Work, rows: &[usize], candidates: &[VarId], selected: &[VarId]) -> StateSet {
     let mut jacobian = Vec::new();
     for (ri, &e) in rows.iter().enumerate() {
         for (ci, &v) in candidates.iter().enumerate() {
