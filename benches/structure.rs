@@ -16,13 +16,20 @@ fn bench(c: &mut Criterion) {
         let equations = 5 * elements;
         let flat = chain::flat_chain(elements);
         g.bench_function(format!("structure/{equations}"), |b| {
-            b.iter(|| analyze(black_box(flat.clone()), &AnalyzeOptions::default()).map(|a| a.system.blocks.len()))
+            b.iter(|| {
+                analyze(black_box(flat.clone()), &AnalyzeOptions::default())
+                    .map(|a| a.system.blocks.len())
+            })
         });
         let text = chain::mo_chain(elements);
         g.bench_function(format!("flatten+structure/{equations}"), |b| {
             b.iter(|| {
-                let flat = minimo::flatten::flatten_source("Chain.mo", black_box(&text), Some("Chain")).ok()?;
-                analyze(flat, &AnalyzeOptions::default()).ok().map(|a| a.system.blocks.len())
+                let flat =
+                    minimo::flatten::flatten_source("Chain.mo", black_box(&text), Some("Chain"))
+                        .ok()?;
+                analyze(flat, &AnalyzeOptions::default())
+                    .ok()
+                    .map(|a| a.system.blocks.len())
             })
         });
     }

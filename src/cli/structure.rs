@@ -26,7 +26,11 @@ pub struct StructureArgs {
 /// Exit code 0 on success, 1 when the model has errors (structurally singular included).
 pub fn run(args: StructureArgs) -> i32 {
     let mut sources = SourceMap::new();
-    let opts = LoadOptions { files: args.model.files.clone(), libs: args.model.libs.clone(), model: args.model.model.clone() };
+    let opts = LoadOptions {
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
+    };
     let t0 = Instant::now();
     let flat = match load_and_flatten(&opts, &mut sources) {
         Ok(f) => f,

@@ -28,7 +28,10 @@ const MAX_CONST_SIZE: usize = 64;
 
 impl LinForm {
     fn constant(c: Expr) -> LinForm {
-        LinForm { terms: BTreeMap::new(), constant: c }
+        LinForm {
+            terms: BTreeMap::new(),
+            constant: c,
+        }
     }
     fn scale(mut self, k: i64) -> LinForm {
         for c in self.terms.values_mut() {
@@ -73,16 +76,19 @@ fn integer(e: &Expr) -> Option<i64> {
 fn lin_form(e: &Expr, work: &Work) -> Option<LinForm> {
     match e {
         Expr::Var(v) => match work.role[*v] {
-            Role::Unknown if work.is_continuous(*v) => {
-                Some(LinForm { terms: BTreeMap::from([(*v, 1)]), constant: lit(0.0) })
-            }
+            Role::Unknown if work.is_continuous(*v) => Some(LinForm {
+                terms: BTreeMap::from([(*v, 1)]),
+                constant: lit(0.0),
+            }),
             Role::Known => Some(LinForm::constant(e.clone())),
             _ => None,
         },
         Expr::Integer(_) | Expr::Real(_) => Some(LinForm::constant(e.clone())),
         Expr::Unary(UnOp::Neg, a) => Some(lin_form(a, work)?.scale(-1)),
         Expr::Binary(BinOp::Add, a, b) => Some(lin_form(a, work)?.plus(lin_form(b, work)?)),
-        Expr::Binary(BinOp::Sub, a, b) => Some(lin_form(a, work)?.plus(lin_form(b, work)?.scale(-1))),
+        Expr::Binary(BinOp::Sub, a, b) => {
+            Some(lin_form(a, work)?.plus(lin_form(b, work)?.scale(-1)))
+        }
         Expr::Binary(BinOp::Mul, a, b) => {
             let (la, lb) = (lin_form(a, work)?, lin_form(b, work)?);
             match (la.terms.is_empty(), lb.terms.is_empty()) {
@@ -95,7 +101,11 @@ fn lin_form(e: &Expr, work: &Work) -> Option<LinForm> {
         Expr::Binary(BinOp::Div, a, b) => {
             let (la, lb) = (lin_form(a, work)?, lin_form(b, work)?);
             if la.terms.is_empty() && lb.terms.is_empty() {
-                Some(LinForm::constant(Expr::binary(BinOp::Div, la.constant, lb.constant)))
+                Some(LinForm::constant(Expr::binary(
+                    BinOp::Div,
+                    la.constant,
+                    lb.constant,
+                )))
             } else {
                 None
             }
@@ -105,7 +115,17 @@ fn lin_form(e: &Expr, work: &Work) -> Option<LinForm> {
 }
 
 /// How much we want to keep a variable (higher = keep).
-fn keep_priority(work: &Work, v: VarId) -> (StateSelect, bool, bool, bool, std::cmp::Reverse<usize>, std::cmp::Reverse<VarId>) {
+fn keep_priority(
+    work: &Work,
+    v: VarId,
+) -> (
+    StateSelect,
+    bool,
+    bool,
+    bool,
+    std::cmp::Reverse<usize>,
+    std::cmp::Reverse<VarId>,
+) {
     let var = &work.model.variables[v];
     (
         var.state_select,
@@ -130,7 +150,9 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
     let mut order: Vec<VarId> = Vec::new();
     let mut used = vec![false; work.eqs.len()];
     for (ei, eq) in work.eqs.iter().enumerate() {
-        let Some(mut lf) = lin_form(&eq.residual, work) else { continue };
+        let Some(mut lf) = lin_form(&eq.residual, work) else {
+            continue;
+        };
         if lf.terms.len() > MAX_TERMS || any_var(&lf.constant, &|v| work.role[v] != Role::Known) {
             continue;
         }
@@ -144,7 +166,9 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
                 break;
             }
             lf.terms.remove(&v);
-            let f = form[v].clone().unwrap_or_else(|| LinForm::constant(lit(0.0)));
+            let f = form[v]
+                .clone()
+                .unwrap_or_else(|| LinForm::constant(lit(0.0)));
             lf = lf.plus(f.scale(c));
         }
         if !ok || lf.terms.is_empty() || size(&lf.constant) > MAX_CONST_SIZE {
@@ -171,7 +195,12 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
             .min_by_key(|&v| keep_priority(work, v));
         let Some(victim) = victim else { continue };
         if lf.terms.len() == 2 {
-            let other = lf.terms.keys().copied().find(|&k| k != victim).unwrap_or(victim);
+            let other = lf
+                .terms
+                .keys()
+                .copied()
+                .find(|&k| k != victim)
+                .unwrap_or(victim);
             let (a, b) = (&work.model.variables[victim], &work.model.variables[other]);
             // Two fixed start values: keeping both needs both variables.
             if a.fixed == Some(true) && b.fixed == Some(true) {
@@ -190,11 +219,20 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
     let mut exprs: Vec<Option<Expr>> = vec![None; n];
     let mut finals: Vec<Option<LinForm>> = vec![None; n];
     for &v in order.iter().rev() {
-        let mut lf = form[v].clone().unwrap_or_else(|| LinForm::constant(lit(0.0)));
-        let later: Vec<(VarId, i64)> = lf.terms.iter().filter(|(u, _)| finals[**u].is_some()).map(|(u, c)| (*u, *c)).collect();
+        let mut lf = form[v]
+            .clone()
+            .unwrap_or_else(|| LinForm::constant(lit(0.0)));
+        let later: Vec<(VarId, i64)> = lf
+            .terms
+            .iter()
+            .filter(|(u, _)| finals[**u].is_some())
+            .map(|(u, c)| (*u, *c))
+            .collect();
         for (u, c) in later {
             lf.terms.remove(&u);
-            let fu = finals[u].clone().unwrap_or_else(|| LinForm::constant(lit(0.0)));
+            let fu = finals[u]
+                .clone()
+                .unwrap_or_else(|| LinForm::constant(lit(0.0)));
             lf = lf.plus(fu.scale(c));
         }
         exprs[v] = Some(simplify(&lf.to_expr()));
@@ -257,7 +295,9 @@ pub fn subst_equation(kind: &mut crate::dae::EquationKind, f: &impl Fn(VarId) ->
             }
         }
         K::Reinit { value, .. } => *value = subst(value, f),
-        K::Assert { condition, message, .. } => {
+        K::Assert {
+            condition, message, ..
+        } => {
             *condition = subst(condition, f);
             *message = subst(message, f);
         }
@@ -271,11 +311,20 @@ fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
     if lf.terms.len() != 1 {
         return;
     }
-    let Some((&k, &s)) = lf.terms.iter().next() else { return };
+    let Some((&k, &s)) = lf.terms.iter().next() else {
+        return;
+    };
     let from = work.model.variables[v].clone();
     let to = &mut work.model.variables[k];
     // k = s*(v - c) since s = ±1.
-    let convert = |e: &Expr| simplify(&mul(lit(s as f64), super::expr::sub(e.clone(), lf.constant.clone())));
+    let convert = |e: &Expr| match simplify(&mul(
+        lit(s as f64),
+        super::expr::sub(e.clone(), lf.constant.clone()),
+    )) {
+        // Keep a Real literal Real (the simplifier folds integral values to Integer).
+        Expr::Integer(i) if matches!(e, Expr::Real(_)) => Expr::Real(i as f64),
+        other => other,
+    };
     let from_fixed = from.fixed == Some(true);
     if let Some(start) = &from.start
         && (to.start.is_none() || (from_fixed && to.fixed != Some(true)))

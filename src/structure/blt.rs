@@ -88,28 +88,65 @@ pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Blo
         .map(|comp| {
             let vars: Vec<VarId> = comp.iter().filter_map(|&e| m.var_of_eq[e]).collect();
             let kind = classify(eqs, &comp, &vars);
-            Block { kind, vars, equations: comp }
+            Block {
+                kind,
+                vars,
+                equations: comp,
+            }
         })
         .collect()
 }
 
 fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind {
     let in_block = |v: VarId| vars.contains(&v);
-    let linear = comp.iter().all(|&e| is_linear_in(&eqs[e].residual, &in_block));
+    let linear = comp
+        .iter()
+        .all(|&e| is_linear_in(&eqs[e].residual, &in_block));
     if comp.len() == 1 && vars.len() == 1 && linear {
         if let Some(expr) = solve_linear(&eqs[comp[0]].residual, vars[0]) {
             return BlockKind::Explicit { expr };
         }
     }
-    if linear { BlockKind::Linear } else { BlockKind::Nonlinear }
+    if linear {
+        BlockKind::Linear
+    } else {
+        BlockKind::Nonlinear
+    }
 }
 
 /// Solves `0 = r` for `v` when `r` is linear in `v`: `r = a*v + b`, so `v = -b/a`.
 pub fn solve_linear(r: &Expr, v: VarId) -> Option<Expr> {
+    // Branch by branch, so a switched equation gives a switched assignment.
+    if let Expr::If { branches, else_ } = r
+        && !branches
+            .iter()
+            .any(|(c, _)| super::expr::any_var(c, &|u| u == v))
+    {
+        let bs: Option<Vec<(Expr, Expr)>> = branches
+            .iter()
+            .map(|(c, b)| solve_linear(b, v).map(|s| (c.clone(), s)))
+            .collect();
+        let e = solve_linear(else_, v);
+        if let (Some(bs), Some(e)) = (bs, e) {
+            return Some(Expr::If {
+                branches: bs,
+                else_: Box::new(e),
+            });
+        }
+    }
     let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
         Err(String::new())
     };
-    let a = simplify(&diff(r, &mut Partial { var: v, user: &mut no_user }).ok()?);
+    let a = simplify(
+        &diff(
+            r,
+            &mut Partial {
+                var: v,
+                user: &mut no_user,
+            },
+        )
+        .ok()?,
+    );
     if super::expr::is_zero(&a) {
         return None;
     }

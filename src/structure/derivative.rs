@@ -14,8 +14,14 @@ pub trait Tangent {
     /// Tangent of `time`.
     fn time(&self) -> Expr;
     /// The partial derivative of a user-function call with respect to its argument `k`.
-    fn user_partial(&mut self, function: &str, args: &[Expr], output: usize, element: usize, k: usize)
-    -> Result<Expr, String>;
+    fn user_partial(
+        &mut self,
+        function: &str,
+        args: &[Expr],
+        output: usize,
+        element: usize,
+        k: usize,
+    ) -> Result<Expr, String>;
 }
 
 /// The derivative of `e`; `Err` carries a message in the modeler's words.
@@ -25,25 +31,43 @@ pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
         Expr::Var(v) => t.var(*v),
         Expr::Time => t.time(),
         // Discrete-valued operators are piecewise constant.
-        Expr::Pre(_) | Expr::Edge(_) | Expr::Change(_) | Expr::Initial | Expr::Terminal | Expr::Sample(..) => {
-            lit(0.0)
-        }
+        Expr::Pre(_)
+        | Expr::Edge(_)
+        | Expr::Change(_)
+        | Expr::Initial
+        | Expr::Terminal
+        | Expr::Sample(..) => lit(0.0),
         Expr::Der(_) => {
-            return Err("a derivative `der(...)` was left inside an expression to differentiate".into());
+            return Err(
+                "a derivative `der(...)` was left inside an expression to differentiate".into(),
+            );
         }
         Expr::Unary(UnOp::Neg, a) => neg(diff(a, t)?),
         Expr::Unary(UnOp::Not, _) => lit(0.0),
         Expr::NoEvent(a) => {
             let d = diff(a, t)?;
-            if is_zero(&d) { d } else { Expr::NoEvent(Box::new(d)) }
+            if is_zero(&d) {
+                d
+            } else {
+                Expr::NoEvent(Box::new(d))
+            }
         }
         Expr::Smooth(p, a) => {
             let d = diff(a, t)?;
-            if is_zero(&d) { d } else { Expr::Smooth(p.saturating_sub(1), Box::new(d)) }
+            if is_zero(&d) {
+                d
+            } else {
+                Expr::Smooth(p.saturating_sub(1), Box::new(d))
+            }
         }
         Expr::Binary(op, a, b) => binary(*op, a, b, t)?,
         Expr::Call(f, args) => builtin(*f, args, t)?,
-        Expr::UserCall { function, args, output, element } => {
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element,
+        } => {
             let mut sum = lit(0.0);
             for (k, a) in args.iter().enumerate() {
                 let da = diff(a, t)?;
@@ -69,7 +93,14 @@ pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
                 all_zero &= is_zero(&d);
                 out.push(d);
             }
-            if all_zero { lit(0.0) } else { Expr::Array { dims: dims.clone(), elements: out } }
+            if all_zero {
+                lit(0.0)
+            } else {
+                Expr::Array {
+                    dims: dims.clone(),
+                    elements: out,
+                }
+            }
         }
         Expr::If { branches, else_ } => {
             // Branch by branch: the derivative uses the same conditions.
@@ -82,7 +113,14 @@ pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
             }
             let de = diff(else_, t)?;
             all_zero &= is_zero(&de);
-            if all_zero { lit(0.0) } else { Expr::If { branches: bs, else_: Box::new(de) } }
+            if all_zero {
+                lit(0.0)
+            } else {
+                Expr::If {
+                    branches: bs,
+                    else_: Box::new(de),
+                }
+            }
         }
     })
 }
@@ -98,7 +136,10 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, t: &mut dyn Tangent) -> Result<Expr, St
         BinOp::Div => {
             let (da, db) = (diff(a, t)?, diff(b, t)?);
             // (a/b)' = a'/b - a*b'/b^2
-            sub(div(da, b.clone()), div(mul(a.clone(), db), pow(b.clone(), lit(2.0))))
+            sub(
+                div(da, b.clone()),
+                div(mul(a.clone(), db), pow(b.clone(), lit(2.0))),
+            )
         }
         BinOp::Pow => {
             let (da, db) = (diff(a, t)?, diff(b, t)?);
@@ -133,7 +174,12 @@ fn sq(a: &Expr) -> Expr {
 
 fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, String> {
     let arg = |i: usize| -> Result<&Expr, String> {
-        args.get(i).ok_or_else(|| format!("`{}` called with too few arguments", super::print::builtin_name(f)))
+        args.get(i).ok_or_else(|| {
+            format!(
+                "`{}` called with too few arguments",
+                super::print::builtin_name(f)
+            )
+        })
     };
     let a = arg(0)?;
     let da = diff(a, t)?;
@@ -149,7 +195,10 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
             // atan2(y, x)' = (x*y' - y*x') / (x^2 + y^2)
             let x = arg(1)?;
             let dx = diff(x, t)?;
-            div(sub(mul(x.clone(), da), mul(a.clone(), dx)), add(sq(x), sq(a)))
+            div(
+                sub(mul(x.clone(), da), mul(a.clone(), dx)),
+                add(sq(x), sq(a)),
+            )
         }
         Builtin::Sinh => mul(call(Builtin::Cosh, vec![a.clone()]), da),
         Builtin::Cosh => mul(call(Builtin::Sinh, vec![a.clone()]), da),
@@ -159,7 +208,9 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
         Builtin::Log10 => div(da, mul(a.clone(), call(Builtin::Log, vec![lit(10.0)]))),
         Builtin::Sqrt => div(da, mul(lit(2.0), call(Builtin::Sqrt, vec![a.clone()]))),
         Builtin::Abs => mul(call(Builtin::Sign, vec![a.clone()]), da),
-        Builtin::Sign | Builtin::Floor | Builtin::Ceil | Builtin::Integer | Builtin::Div => lit(0.0),
+        Builtin::Sign | Builtin::Floor | Builtin::Ceil | Builtin::Integer | Builtin::Div => {
+            lit(0.0)
+        }
         Builtin::Min | Builtin::Max => {
             let b = arg(1)?;
             let db = diff(b, t)?;
@@ -167,7 +218,11 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
                 lit(0.0)
             } else {
                 // The same switching condition as the function itself.
-                let op = if f == Builtin::Min { BinOp::Lt } else { BinOp::Gt };
+                let op = if f == Builtin::Min {
+                    BinOp::Lt
+                } else {
+                    BinOp::Gt
+                };
                 Expr::If {
                     branches: vec![(Expr::binary(op, a.clone(), b.clone()), da)],
                     else_: Box::new(db),
@@ -178,7 +233,10 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
             // mod(a, b) = a - floor(a/b)*b
             let b = arg(1)?;
             let db = diff(b, t)?;
-            let q = call(Builtin::Floor, vec![Expr::binary(BinOp::Div, a.clone(), b.clone())]);
+            let q = call(
+                Builtin::Floor,
+                vec![Expr::binary(BinOp::Div, a.clone(), b.clone())],
+            );
             sub(da, mul(q, db))
         }
         Builtin::Rem => {

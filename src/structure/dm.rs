@@ -24,8 +24,14 @@ pub struct Parts {
 
 /// The over- and under-determined parts, given a maximum matching over `unknowns`.
 pub fn parts(adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching) -> Parts {
-    let unmatched_eqs: Vec<usize> = (0..adj.len()).filter(|&e| m.var_of_eq[e].is_none()).collect();
-    let unmatched_vars: Vec<VarId> = unknowns.iter().copied().filter(|&v| m.eq_of_var[v].is_none()).collect();
+    let unmatched_eqs: Vec<usize> = (0..adj.len())
+        .filter(|&e| m.var_of_eq[e].is_none())
+        .collect();
+    let unmatched_vars: Vec<VarId> = unknowns
+        .iter()
+        .copied()
+        .filter(|&v| m.eq_of_var[v].is_none())
+        .collect();
     // Over-determined: eq -> any var -> its matched eq.
     let mut over_eqs = BTreeSet::new();
     let mut over_vars = BTreeSet::new();
@@ -75,7 +81,11 @@ pub fn parts(adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching) -> Parts {
 pub fn equation_text(model: &FlatModel, origin: usize) -> String {
     match model.equations.get(origin).map(|e| &e.kind) {
         Some(EquationKind::Simple { lhs, rhs }) => {
-            format!("{} = {}", expr_text(lhs, &model.variables), expr_text(rhs, &model.variables))
+            format!(
+                "{} = {}",
+                expr_text(lhs, &model.variables),
+                expr_text(rhs, &model.variables)
+            )
         }
         Some(EquationKind::If { .. }) => "if-equation".to_string(),
         _ => "equation".to_string(),
@@ -94,9 +104,19 @@ fn list(items: &[String]) -> String {
 
 /// Whether a flat name is a potential of a connector that also carries a flow variable.
 fn potentials(work: &Work, vars: &[VarId]) -> Vec<VarId> {
-    let prefix = |n: &str| n.rsplit_once('.').map(|(p, _)| p.to_string()).unwrap_or_default();
-    let flow_prefixes: BTreeSet<String> =
-        work.model.variables.iter().filter(|v| v.flow).map(|v| prefix(&v.name)).filter(|p| !p.is_empty()).collect();
+    let prefix = |n: &str| {
+        n.rsplit_once('.')
+            .map(|(p, _)| p.to_string())
+            .unwrap_or_default()
+    };
+    let flow_prefixes: BTreeSet<String> = work
+        .model
+        .variables
+        .iter()
+        .filter(|v| v.flow)
+        .map(|v| prefix(&v.name))
+        .filter(|p| !p.is_empty())
+        .collect();
     vars.iter()
         .copied()
         .filter(|&v| {
@@ -108,8 +128,12 @@ fn potentials(work: &Work, vars: &[VarId]) -> Vec<VarId> {
 
 /// Whether the equation as written only balances flow variables (a `connect` flow sum).
 fn is_flow_balance(work: &Work, origin: usize) -> bool {
-    let Some(eq) = work.model.equations.get(origin) else { return false };
-    let EquationKind::Simple { lhs, rhs } = &eq.kind else { return false };
+    let Some(eq) = work.model.equations.get(origin) else {
+        return false;
+    };
+    let EquationKind::Simple { lhs, rhs } = &eq.kind else {
+        return false;
+    };
     let mut vars = Vec::new();
     super::expr::vars_of(lhs, &mut vars);
     super::expr::vars_of(rhs, &mut vars);
@@ -117,18 +141,34 @@ fn is_flow_balance(work: &Work, origin: usize) -> bool {
 }
 
 /// Builds the diagnostics for a structurally singular system.
-pub fn report(work: &Work, adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching) -> Vec<Diagnostic> {
+pub fn report(
+    work: &Work,
+    adj: &[Vec<VarId>],
+    unknowns: &[VarId],
+    m: &Matching,
+) -> Vec<Diagnostic> {
     let p = parts(adj, unknowns, m);
     let vars = &work.model.variables;
     let name = |v: VarId| vars[v].name.clone();
     let eq_text = |e: usize| {
         let eq = &work.eqs[e];
         let base = equation_text(&work.model, eq.origin);
-        if eq.differentiated > 0 { format!("der^{}({base})", eq.differentiated) } else { base }
+        if eq.differentiated > 0 {
+            format!("der^{}({base})", eq.differentiated)
+        } else {
+            base
+        }
     };
-    let counts = format!("the system has {} equations for {} unknowns", adj.len(), unknowns.len());
+    let counts = format!(
+        "the system has {} equations for {} unknowns",
+        adj.len(),
+        unknowns.len()
+    );
     let mut out = Vec::new();
-    let over_flow = p.over_eqs.iter().any(|&e| is_flow_balance(work, work.eqs[e].origin));
+    let over_flow = p
+        .over_eqs
+        .iter()
+        .any(|&e| is_flow_balance(work, work.eqs[e].origin));
     let free_potentials = potentials(work, &p.under_vars);
     let no_ground = over_flow && !free_potentials.is_empty();
     if !p.unmatched_vars.is_empty() {
@@ -139,13 +179,20 @@ pub fn report(work: &Work, adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching)
             if names.len() == 1 {
                 format!("no equation determines `{}`", names[0])
             } else {
-                format!("no equation determines {} variables: {}", names.len(), list(&names))
+                format!(
+                    "no equation determines {} variables: {}",
+                    names.len(),
+                    list(&names)
+                )
             },
         )
         .with_label("declared here")
         .with_note(counts.clone());
         for &v in p.unmatched_vars.iter().skip(1).take(SHOW) {
-            d = d.with_secondary(vars[v].span, format!("`{}` is not determined either", name(v)));
+            d = d.with_secondary(
+                vars[v].span,
+                format!("`{}` is not determined either", name(v)),
+            );
         }
         let part: Vec<String> = p.under_vars.iter().map(|&v| name(v)).collect();
         if p.under_vars.len() > p.unmatched_vars.len() {
@@ -164,6 +211,8 @@ pub fn report(work: &Work, adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching)
                 "no ground: the potentials {} are determined only up to a constant; connect a ground (reference) component to the circuit",
                 list(&pot)
             ))
+        } else if !p.unmatched_eqs.is_empty() {
+            d.with_help("other equations are in excess (see the next message): if these are reaction forces, the constraints that should determine them are redundant, and the reactions are not unique")
         } else {
             d.with_help("add an equation for it, give it a binding (`Real x = ...`), or make it a parameter")
         };
@@ -176,7 +225,8 @@ pub fn report(work: &Work, adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching)
         let msg = if no_ground {
             "the flow balances of this circuit restate each other (over-determined)".to_string()
         } else if p.over_vars.is_empty() {
-            "this equation determines no unknown: it only restates others or fixes known values".to_string()
+            "this equation determines no unknown: it only restates others or fixes known values"
+                .to_string()
         } else {
             format!(
                 "over-determined: {} equations constrain only {} variables ({})",
@@ -191,10 +241,17 @@ pub fn report(work: &Work, adj: &[Vec<VarId>], unknowns: &[VarId], m: &Matching)
         for (&e, t) in p.unmatched_eqs.iter().zip(&texts).skip(1).take(SHOW) {
             d = d.with_secondary(work.eqs[e].span, format!("`{t}` is redundant too"));
         }
-        let others: Vec<String> =
-            p.over_eqs.iter().filter(|e| !p.unmatched_eqs.contains(e)).map(|&e| eq_text(e)).collect();
+        let others: Vec<String> = p
+            .over_eqs
+            .iter()
+            .filter(|e| !p.unmatched_eqs.contains(e))
+            .map(|&e| eq_text(e))
+            .collect();
         if !others.is_empty() {
-            d = d.with_note(format!("they are redundant together with {}", list(&others)));
+            d = d.with_note(format!(
+                "they are redundant together with {}",
+                list(&others)
+            ));
         }
         d = if no_ground {
             d.with_help("a circuit needs a ground: one node with a fixed potential (connect a ground component)")

@@ -148,7 +148,12 @@ fn rewrite_dyn(e: &Expr, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
             Expr::Sample(a, bx(b, f))
         }
         Expr::Call(g, args) => Expr::Call(*g, args.iter().map(|a| rewrite_dyn(a, f)).collect()),
-        Expr::UserCall { function, args, output, element } => Expr::UserCall {
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element,
+        } => Expr::UserCall {
             function: function.clone(),
             args: args.iter().map(|a| rewrite_dyn(a, f)).collect(),
             output: *output,
@@ -159,7 +164,10 @@ fn rewrite_dyn(e: &Expr, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
             elements: elements.iter().map(|a| rewrite_dyn(a, f)).collect(),
         },
         Expr::If { branches, else_ } => Expr::If {
-            branches: branches.iter().map(|(c, v)| (rewrite_dyn(c, f), rewrite_dyn(v, f))).collect(),
+            branches: branches
+                .iter()
+                .map(|(c, v)| (rewrite_dyn(c, f), rewrite_dyn(v, f)))
+                .collect(),
             else_: bx(else_, f),
         },
         leaf => leaf.clone(),

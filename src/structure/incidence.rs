@@ -113,7 +113,9 @@ fn walk(e: &Expr, u: &impl Fn(VarId) -> bool) -> Map {
                     let other = m.get(var).copied();
                     let l = match (l, other) {
                         (Lin::Linear(a), Some(Lin::Linear(b))) if *a == b => Lin::Linear(*a),
-                        (Lin::Linear(_), Some(Lin::Linear(_))) | (Lin::Linear(_), None) => Lin::Linear(None),
+                        (Lin::Linear(_), Some(Lin::Linear(_))) | (Lin::Linear(_), None) => {
+                            Lin::Linear(None)
+                        }
                         _ => Lin::Nonlinear,
                     };
                     joined.insert(*var, l);
@@ -148,7 +150,9 @@ fn walk(e: &Expr, u: &impl Fn(VarId) -> bool) -> Map {
 
 /// Whether `e` is linear in all variables of the set (the others known).
 pub fn is_linear_in(e: &Expr, is_unknown: &impl Fn(VarId) -> bool) -> bool {
-    incidence(e, is_unknown).values().all(|l| matches!(l, Lin::Linear(_)))
+    incidence(e, is_unknown)
+        .values()
+        .all(|l| matches!(l, Lin::Linear(_)))
 }
 
 /// A node of the bipartite graph.
@@ -169,14 +173,22 @@ impl BipartiteGraph {
     /// `rows[e]` lists `(variable, how it enters)` for equation `e`.
     pub fn build(rows: &[Vec<(VarId, Lin)>]) -> BipartiteGraph {
         let mut graph = UnGraph::new_undirected();
-        let eq_nodes: Vec<NodeIndex> = (0..rows.len()).map(|e| graph.add_node(Node::Equation(e))).collect();
+        let eq_nodes: Vec<NodeIndex> = (0..rows.len())
+            .map(|e| graph.add_node(Node::Equation(e)))
+            .collect();
         let mut var_nodes = BTreeMap::new();
         for (e, row) in rows.iter().enumerate() {
             for &(v, l) in row {
-                let vn = *var_nodes.entry(v).or_insert_with(|| graph.add_node(Node::Variable(v)));
+                let vn = *var_nodes
+                    .entry(v)
+                    .or_insert_with(|| graph.add_node(Node::Variable(v)));
                 graph.add_edge(eq_nodes[e], vn, l);
             }
         }
-        BipartiteGraph { graph, eq_nodes, var_nodes }
+        BipartiteGraph {
+            graph,
+            eq_nodes,
+            var_nodes,
+        }
     }
 }

@@ -18,7 +18,10 @@ pub struct Matching {
 
 impl Matching {
     pub fn new(n_eqs: usize, n_vars: usize) -> Matching {
-        Matching { eq_of_var: vec![None; n_vars], var_of_eq: vec![None; n_eqs] }
+        Matching {
+            eq_of_var: vec![None; n_vars],
+            var_of_eq: vec![None; n_eqs],
+        }
     }
     pub fn grow(&mut self, n_eqs: usize, n_vars: usize) {
         if self.var_of_eq.len() < n_eqs {
@@ -84,7 +87,10 @@ impl Augmenter {
         while let Some(&(e, pos)) = self.stack.last() {
             if pos == 0 {
                 // Look-ahead: a free neighbour ends the search at once.
-                if let Some(&v) = adj[e].iter().find(|&&v| allowed(v) && m.eq_of_var[v].is_none()) {
+                if let Some(&v) = adj[e]
+                    .iter()
+                    .find(|&&v| allowed(v) && m.eq_of_var[v].is_none())
+                {
                     if self.var_stamp[v] != stamp {
                         self.var_stamp[v] = stamp;
                         self.colored_vars.push(v);

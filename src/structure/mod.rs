@@ -46,7 +46,10 @@ pub struct AnalyzeOptions {
 
 impl Default for AnalyzeOptions {
     fn default() -> Self {
-        AnalyzeOptions { eliminate_aliases: true, prefer_states: Vec::new() }
+        AnalyzeOptions {
+            eliminate_aliases: true,
+            prefer_states: Vec::new(),
+        }
     }
 }
 
@@ -68,7 +71,10 @@ struct Reduced {
 
 /// Runs structural analysis. Errors name the variables and equations involved.
 pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
-    let mut timings = Timings { phases: Vec::new(), last: Some(Instant::now()) };
+    let mut timings = Timings {
+        phases: Vec::new(),
+        last: Some(Instant::now()),
+    };
     let mut work = Work::new(model);
     let discrete = prepare::prepare(&mut work)?;
     let n_vars_model = work.model.variables.len();
@@ -86,7 +92,9 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
     timings.lap("alias elimination");
 
     replace_ders(&mut work)?;
-    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len()).map(|e| pantelides::row(&work, e)).collect();
+    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
+        .map(|e| pantelides::row(&work, e))
+        .collect();
     check_regular(&work, &adj)?;
     timings.lap("structural check");
 
@@ -94,14 +102,22 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
     replace_ders_initial(&mut work);
     timings.lap("index reduction");
 
-    let reduced = Reduced { work, discrete_equations: discrete.equations, discrete_vars: discrete.vars };
+    let reduced = Reduced {
+        work,
+        discrete_equations: discrete.equations,
+        discrete_vars: discrete.vars,
+    };
     let (system, mut report) = finish(&reduced, &opts.prefer_states, &mut timings)?;
     report.sizes.variables = n_vars_model;
     report.sizes.equations = n_eqs_model;
     report.sizes.unknowns = n_unknowns_model;
     timings.lap("report");
     report.timings = timings.phases;
-    Ok(Analysis { system, report, reduced })
+    Ok(Analysis {
+        system,
+        report,
+        reduced,
+    })
 }
 
 /// Re-runs dummy-derivative selection preferring `prefer` as states (when the constraint
@@ -113,7 +129,11 @@ pub fn reselect(analysis: &Analysis, prefer: &[VarId]) -> diag::Result<SortedSys
 }
 
 /// State selection, BLT and the report, from the index-reduced system.
-fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::Result<(SortedSystem, StructureReport)> {
+fn finish(
+    reduced: &Reduced,
+    prefer: &[VarId],
+    timings: &mut Timings,
+) -> diag::Result<(SortedSystem, StructureReport)> {
     let work = &reduced.work;
     let selection = dummy::select(work, prefer)?;
     timings.lap("state selection");
@@ -127,7 +147,9 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
         .map(|e| {
             let u = |v: VarId| unknown(v);
-            incidence::incidence(&work.eqs[e].residual, &u).into_keys().collect()
+            incidence::incidence(&work.eqs[e].residual, &u)
+                .into_keys()
+                .collect()
         })
         .collect();
     let m = matching::maximum(&adj, n_vars, &unknown);
@@ -135,7 +157,8 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     if m.size() != work.eqs.len() || m.size() != unknowns.len() {
         let mut d = dm::report(work, &adj, &unknowns, &m);
         for x in d.iter_mut() {
-            x.notes.push("this appeared after index reduction and state selection".into());
+            x.notes
+                .push("this appeared after index reduction and state selection".into());
         }
         return Err(d);
     }
@@ -145,7 +168,12 @@ fn finish(reduced: &Reduced, prefer: &[VarId], timings: &mut Timings) -> diag::R
     let states: Vec<State> = selection
         .states
         .iter()
-        .filter_map(|&s| work.deriv[s].map(|d| State { var: s, derivative: d }))
+        .filter_map(|&s| {
+            work.deriv[s].map(|d| State {
+                var: s,
+                derivative: d,
+            })
+        })
         .collect();
     let system = SortedSystem {
         model: work.model.clone(),
@@ -172,7 +200,10 @@ impl Timings {
     fn lap(&mut self, phase: &str) {
         let now = Instant::now();
         let start = *self.last.get_or_insert(now);
-        self.phases.push(Timing { phase: phase.to_string(), seconds: (now - start).as_secs_f64() });
+        self.phases.push(Timing {
+            phase: phase.to_string(),
+            seconds: (now - start).as_secs_f64(),
+        });
         self.last = Some(now);
     }
 }
@@ -216,11 +247,18 @@ fn replace_ders(work: &mut Work) -> diag::Result<()> {
             other => other,
         });
         if let Some(msg) = err {
-            errors.push(Diagnostic::error(work.eqs[e].span, format!("cannot take this derivative: {msg}")));
+            errors.push(Diagnostic::error(
+                work.eqs[e].span,
+                format!("cannot take this derivative: {msg}"),
+            ));
         }
         work.eqs[e].residual = new;
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// In initial equations, `der(x)` becomes the derivative variable where one exists.
@@ -246,8 +284,9 @@ fn replace_ders_initial(work: &mut Work) {
 /// This is exactly the condition under which Pantelides terminates.
 fn check_regular(work: &Work, rows: &[Vec<VarId>]) -> diag::Result<()> {
     let n_vars = work.model.variables.len();
-    let unknowns: Vec<VarId> =
-        (0..n_vars).filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none()).collect();
+    let unknowns: Vec<VarId> = (0..n_vars)
+        .filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none())
+        .collect();
     let adj: Vec<Vec<VarId>> = rows
         .iter()
         .map(|r| {

@@ -19,7 +19,10 @@ pub struct Discrete {
 /// Fills `work.eqs` with the residuals of the continuous equations.
 pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
     let equations = std::mem::take(&mut work.model.equations);
-    let mut discrete = Discrete { equations: Vec::new(), vars: Vec::new() };
+    let mut discrete = Discrete {
+        equations: Vec::new(),
+        vars: Vec::new(),
+    };
     // Variables assigned in `when` equations are known to the continuous part.
     for eq in &equations {
         if let EquationKind::When { branches } = &eq.kind {
@@ -65,13 +68,19 @@ pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
         });
     }
     work.model.equations = equations;
-    if errors.is_empty() { Ok(discrete) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(discrete)
+    } else {
+        Err(errors)
+    }
 }
 
 fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
     for eq in body {
         match &eq.kind {
-            EquationKind::Simple { lhs: Expr::Var(v), .. } => {
+            EquationKind::Simple {
+                lhs: Expr::Var(v), ..
+            } => {
                 if work.role[*v] == Role::Unknown {
                     work.role[*v] = Role::Discrete;
                 }
@@ -93,9 +102,11 @@ fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
 fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Diagnostic> {
     match &eq.kind {
         // Kept as written (no simplification) so the views print `lhs = rhs`.
-        EquationKind::Simple { lhs, rhs } => {
-            Ok(vec![Expr::binary(crate::dae::BinOp::Sub, lhs.clone(), rhs.clone())])
-        }
+        EquationKind::Simple { lhs, rhs } => Ok(vec![Expr::binary(
+            crate::dae::BinOp::Sub,
+            lhs.clone(),
+            rhs.clone(),
+        )]),
         EquationKind::If { branches, else_ } => {
             let mut per_branch = Vec::new();
             let mut counts = Vec::new();
@@ -103,7 +114,12 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
             for (c, body) in branches {
                 let mut rs = Vec::new();
                 for e in body {
-                    if let EquationKind::Assert { condition, message, warning } = &e.kind {
+                    if let EquationKind::Assert {
+                        condition,
+                        message,
+                        warning,
+                    } = &e.kind
+                    {
                         // The assert only applies when this branch is the active one.
                         let mut guard = c.clone();
                         for p in &previous {
@@ -119,7 +135,11 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                             condition.clone(),
                         );
                         asserts.push(Equation {
-                            kind: EquationKind::Assert { condition, message: message.clone(), warning: *warning },
+                            kind: EquationKind::Assert {
+                                condition,
+                                message: message.clone(),
+                                warning: *warning,
+                            },
                             ..e.clone()
                         });
                         continue;
@@ -158,7 +178,10 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                     .zip(iters.iter_mut())
                     .map(|((c, _), it)| (c.clone(), it.next().unwrap_or(Expr::Integer(0))))
                     .collect();
-                out.push(Expr::If { branches: bs, else_: Box::new(r_else) });
+                out.push(Expr::If {
+                    branches: bs,
+                    else_: Box::new(r_else),
+                });
             }
             Ok(out)
         }

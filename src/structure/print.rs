@@ -13,7 +13,9 @@ pub fn expr_text(e: &Expr, vars: &[Variable]) -> String {
 /// Text of `0 = residual` as `lhs = rhs` when the residual is a difference.
 pub fn residual_text(r: &Expr, vars: &[Variable]) -> String {
     match r {
-        Expr::Binary(BinOp::Sub, a, b) => format!("{} = {}", expr_text(a, vars), expr_text(b, vars)),
+        Expr::Binary(BinOp::Sub, a, b) => {
+            format!("{} = {}", expr_text(a, vars), expr_text(b, vars))
+        }
         other => format!("0 = {}", expr_text(other, vars)),
     }
 }
@@ -142,7 +144,11 @@ fn write_expr(e: &Expr, vars: &[Variable], outer: u8, s: &mut String) {
                 s.push('(');
             }
             // Left-associative: the right operand of `-` and `/` needs a tighter context.
-            let (lp, rp) = if *op == BinOp::Pow { (p + 1, p + 1) } else { (p, p + 1) };
+            let (lp, rp) = if *op == BinOp::Pow {
+                (p + 1, p + 1)
+            } else {
+                (p, p + 1)
+            };
             write_expr(a, vars, lp, s);
             s.push_str(op_text(*op));
             write_expr(b, vars, rp, s);
@@ -156,7 +162,12 @@ fn write_expr(e: &Expr, vars: &[Variable], outer: u8, s: &mut String) {
             list(args, vars, s);
             s.push(')');
         }
-        Expr::UserCall { function, args, output, element } => {
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element,
+        } => {
             s.push_str(function);
             s.push('(');
             list(args, vars, s);

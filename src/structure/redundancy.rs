@@ -25,10 +25,14 @@ pub struct Point {
 impl Point {
     pub fn generic(work: &Work) -> Point {
         let n = work.model.variables.len();
-        let mut p = Point { values: vec![None; n] };
+        let mut p = Point {
+            values: vec![None; n],
+        };
         let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
         for v in 0..n {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             if work.is_unknown(v) || work.role[v] == super::work::Role::Discrete {
                 p.values[v] = Some(0.5 + (seed >> 11) as f64 / (1u64 << 53) as f64);
             }
@@ -129,23 +133,43 @@ impl Point {
 
 /// Rows (indices into `rows`) that depend on earlier rows, given the Jacobian at a generic point.
 /// `None` when the Jacobian cannot be evaluated (user functions, ...).
-pub fn dependent_rows(work: &Work, point: &Point, rows: &[usize], cols: &[VarId]) -> Option<Vec<usize>> {
+pub fn dependent_rows(
+    work: &Work,
+    point: &Point,
+    rows: &[usize],
+    cols: &[VarId],
+) -> Option<Vec<usize>> {
     if rows.len() > MAX_ROWS || rows.is_empty() {
         return Some(Vec::new());
     }
-    let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> { Err(String::new()) };
-    let col_of: std::collections::HashMap<VarId, usize> = cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
+        Err(String::new())
+    };
+    let col_of: std::collections::HashMap<VarId, usize> =
+        cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
     let mut a = vec![vec![0.0f64; cols.len()]; rows.len()];
     for (ri, &e) in rows.iter().enumerate() {
-        let inc = super::incidence::incidence(&work.eqs[e].residual, &|v: VarId| col_of.contains_key(&v));
+        let inc =
+            super::incidence::incidence(&work.eqs[e].residual, &|v: VarId| col_of.contains_key(&v));
         for v in inc.keys() {
             let Some(&ci) = col_of.get(v) else { continue };
-            let d = diff(&work.eqs[e].residual, &mut Partial { var: *v, user: &mut no_user }).ok()?;
+            let d = diff(
+                &work.eqs[e].residual,
+                &mut Partial {
+                    var: *v,
+                    user: &mut no_user,
+                },
+            )
+            .ok()?;
             a[ri][ci] = point.eval(&d)?;
         }
     }
     // Row echelon form, processing rows in order: a row reduced to ~0 is dependent.
-    let scale = a.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
+    let scale = a
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+        .max(1e-300);
     let tol = 1e-9 * scale * (cols.len().max(1) as f64);
     let mut basis: Vec<(usize, Vec<f64>)> = Vec::new();
     let mut dependent = Vec::new();
@@ -159,7 +183,9 @@ pub fn dependent_rows(work: &Work, point: &Point, rows: &[usize], cols: &[VarId]
                 }
             }
         }
-        let (pc, pv) = r.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| if x.abs() > acc.1 { (i, x.abs()) } else { acc });
+        let (pc, pv) = r.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
+            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
+        });
         if pv <= tol {
             dependent.push(ri);
         } else {

@@ -88,11 +88,20 @@ pub struct Timing {
     pub seconds: f64,
 }
 
-pub(super) fn build(work: &Work, sys: &SortedSystem, m: &Matching, warnings: Vec<Diagnostic>) -> StructureReport {
+pub(super) fn build(
+    work: &Work,
+    sys: &SortedSystem,
+    m: &Matching,
+    warnings: Vec<Diagnostic>,
+) -> StructureReport {
     let vars = &sys.model.variables;
     let name = |v: usize| vars.get(v).map(|x| x.name.clone()).unwrap_or_default();
     // Each equation printed once, shared by the matching, blocks and differentiations.
-    let texts: Vec<String> = sys.equations.iter().map(|e| residual_text(&e.residual, vars)).collect();
+    let texts: Vec<String> = sys
+        .equations
+        .iter()
+        .map(|e| residual_text(&e.residual, vars))
+        .collect();
     let eq_text = |e: usize| texts[e].clone();
     let mut differentiations = Vec::new();
     for e in 0..work.eqs.len() {
@@ -103,7 +112,11 @@ pub(super) fn build(work: &Work, sys: &SortedSystem, m: &Matching, warnings: Vec
                 times += 1;
                 cur = d;
             }
-            differentiations.push(Differentiation { equation: eq_text(e), times, span: work.eqs[e].span });
+            differentiations.push(Differentiation {
+                equation: eq_text(e),
+                times,
+                span: work.eqs[e].span,
+            });
         }
     }
     let blocks: Vec<BlockLine> = sys
@@ -137,14 +150,31 @@ pub(super) fn build(work: &Work, sys: &SortedSystem, m: &Matching, warnings: Vec
         states: sys.states.len(),
         dummy_derivatives: sys.dummy_derivatives.len(),
         blocks: sys.blocks.len(),
-        largest_block: sys.blocks.iter().map(|b| b.equations.len()).max().unwrap_or(0),
+        largest_block: sys
+            .blocks
+            .iter()
+            .map(|b| b.equations.len())
+            .max()
+            .unwrap_or(0),
     };
     StructureReport {
         model: sys.model.name.clone(),
         sizes,
-        aliases: sys.eliminated.iter().map(|(v, e)| Alias { variable: name(*v), value: expr_text(e, vars) }).collect(),
+        aliases: sys
+            .eliminated
+            .iter()
+            .map(|(v, e)| Alias {
+                variable: name(*v),
+                value: expr_text(e, vars),
+            })
+            .collect(),
         matching: (0..sys.equations.len())
-            .filter_map(|e| m.var_of_eq[e].map(|v| MatchLine { equation: eq_text(e), variable: name(v) }))
+            .filter_map(|e| {
+                m.var_of_eq[e].map(|v| MatchLine {
+                    equation: eq_text(e),
+                    variable: name(v),
+                })
+            })
             .collect(),
         differentiations,
         states: sys.states.iter().map(|s| name(s.var)).collect(),

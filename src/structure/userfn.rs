@@ -29,31 +29,46 @@ pub fn partial_call(
 ) -> Result<Expr, String> {
     let name = partial_name(function, output, k);
     if !model.functions.contains_key(&name) {
-        let f = model
-            .functions
-            .get(function)
-            .ok_or_else(|| format!("the function `{function}` is called but its definition is missing"))?;
+        let f = model.functions.get(function).ok_or_else(|| {
+            format!("the function `{function}` is called but its definition is missing")
+        })?;
         let generated = generate(f, &name, output, element, k)?;
         model.functions.insert(name.clone(), generated);
     }
-    Ok(Expr::UserCall { function: name, args: args.to_vec(), output: 0, element: 0 })
+    Ok(Expr::UserCall {
+        function: name,
+        args: args.to_vec(),
+        output: 0,
+        element: 0,
+    })
 }
 
-fn generate(f: &Function, name: &str, output: usize, element: usize, k: usize) -> Result<Function, String> {
-    let out = f
-        .outputs
-        .get(output)
-        .ok_or_else(|| format!("the function `{}` has no output number {}", f.name, output + 1))?;
+fn generate(
+    f: &Function,
+    name: &str,
+    output: usize,
+    element: usize,
+    k: usize,
+) -> Result<Function, String> {
+    let out = f.outputs.get(output).ok_or_else(|| {
+        format!(
+            "the function `{}` has no output number {}",
+            f.name,
+            output + 1
+        )
+    })?;
     if !out.dims.is_empty() || element > 0 {
         return Err(format!(
             "cannot differentiate the function `{}`: its output `{}` is an array (only scalar outputs are supported)",
             f.name, out.name
         ));
     }
-    let input = f
-        .inputs
-        .get(k)
-        .ok_or_else(|| format!("the function `{}` is called with more arguments than inputs", f.name))?;
+    let input = f.inputs.get(k).ok_or_else(|| {
+        format!(
+            "the function `{}` is called with more arguments than inputs",
+            f.name
+        )
+    })?;
     if !input.dims.is_empty() {
         return Err(format!(
             "cannot differentiate the function `{}` with respect to its array input `{}`",
@@ -61,13 +76,22 @@ fn generate(f: &Function, name: &str, output: usize, element: usize, k: usize) -
         ));
     }
     let sp = f.span;
-    let local = |n: &str| FunctionVar { name: n.to_string(), ty: ScalarType::Real, dims: Vec::new(), default: None };
+    let local = |n: &str| FunctionVar {
+        name: n.to_string(),
+        ty: ScalarType::Real,
+        dims: Vec::new(),
+        default: None,
+    };
     let (h, fp, fm, d) = ("__h", "__fplus", "__fminus", "__dfdx");
     // h := 6.1e-6 * max(abs(x_k), 1.0)
     let step = bin(
         ast::BinOp::Mul,
         real(6.1e-6, sp),
-        call("max", vec![call("abs", vec![var(&input.name, sp)], sp), real(1.0, sp)], sp),
+        call(
+            "max",
+            vec![call("abs", vec![var(&input.name, sp)], sp), real(1.0, sp)],
+            sp,
+        ),
         sp,
     );
     let shifted = |op: ast::BinOp| -> ast::Expr {
@@ -75,19 +99,32 @@ fn generate(f: &Function, name: &str, output: usize, element: usize, k: usize) -
             .inputs
             .iter()
             .enumerate()
-            .map(|(i, inp)| if i == k { bin(op, var(&inp.name, sp), var(h, sp), sp) } else { var(&inp.name, sp) })
+            .map(|(i, inp)| {
+                if i == k {
+                    bin(op, var(&inp.name, sp), var(h, sp), sp)
+                } else {
+                    var(&inp.name, sp)
+                }
+            })
             .collect();
         call(&f.name, args, sp)
     };
     let assign_out = |target: &str, value: ast::Expr| -> ast::Statement {
         let kind = if output == 0 {
-            ast::StatementKind::Assign { target: cref(target, sp), value }
+            ast::StatementKind::Assign {
+                target: cref(target, sp),
+                value,
+            }
         } else {
             let mut targets: Vec<Option<ast::ComponentRef>> = vec![None; output + 1];
             targets[output] = Some(cref(target, sp));
             ast::StatementKind::MultiAssign { targets, value }
         };
-        ast::Statement { kind, comment: ast::Comment::default(), span: sp }
+        ast::Statement {
+            kind,
+            comment: ast::Comment::default(),
+            span: sp,
+        }
     };
     let diff = bin(
         ast::BinOp::Div,
@@ -130,34 +167,61 @@ impl PlainAssign for ast::Statement {
 }
 
 fn ident(n: &str, span: Span) -> ast::Ident {
-    ast::Ident { name: n.to_string(), span }
+    ast::Ident {
+        name: n.to_string(),
+        span,
+    }
 }
 
 fn cref(n: &str, span: Span) -> ast::ComponentRef {
     ast::ComponentRef {
         global: false,
-        parts: n.split('.').map(|p| ast::RefPart { ident: ident(p, span), subscripts: Vec::new() }).collect(),
+        parts: n
+            .split('.')
+            .map(|p| ast::RefPart {
+                ident: ident(p, span),
+                subscripts: Vec::new(),
+            })
+            .collect(),
         span,
     }
 }
 
 fn var(n: &str, span: Span) -> ast::Expr {
-    ast::Expr { kind: ast::ExprKind::Ref(cref(n, span)), span }
+    ast::Expr {
+        kind: ast::ExprKind::Ref(cref(n, span)),
+        span,
+    }
 }
 
 fn real(v: f64, span: Span) -> ast::Expr {
-    ast::Expr { kind: ast::ExprKind::Real(v), span }
+    ast::Expr {
+        kind: ast::ExprKind::Real(v),
+        span,
+    }
 }
 
 fn bin(op: ast::BinOp, a: ast::Expr, b: ast::Expr, span: Span) -> ast::Expr {
-    ast::Expr { kind: ast::ExprKind::Binary { op, lhs: Box::new(a), rhs: Box::new(b) }, span }
+    ast::Expr {
+        kind: ast::ExprKind::Binary {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        },
+        span,
+    }
 }
 
 fn call(f: &str, positional: Vec<ast::Expr>, span: Span) -> ast::Expr {
     ast::Expr {
         kind: ast::ExprKind::Call {
             func: cref(f, span),
-            args: ast::FunctionArgs { positional, named: Vec::new(), iterators: Vec::new(), span },
+            args: ast::FunctionArgs {
+                positional,
+                named: Vec::new(),
+                iterators: Vec::new(),
+                span,
+            },
         },
         span,
     }

@@ -36,8 +36,16 @@ pub fn text(a: &Analysis, sources: &SourceMap, timings: bool) -> String {
         let _ = writeln!(o, "  no equation needed differentiation (index 1 or 0)");
     }
     for d in &r.differentiations {
-        let loc = if d.span.is_dummy() { String::new() } else { format!("  [{}]", sources.location(d.span)) };
-        let times = if d.times == 1 { "once".to_string() } else { format!("{} times", d.times) };
+        let loc = if d.span.is_dummy() {
+            String::new()
+        } else {
+            format!("  [{}]", sources.location(d.span))
+        };
+        let times = if d.times == 1 {
+            "once".to_string()
+        } else {
+            format!("{} times", d.times)
+        };
         let _ = writeln!(o, "  differentiated {times}: {}{loc}", d.equation);
     }
     let _ = writeln!(o, "\nStates ({}): {}", r.states.len(), r.states.join(", "));
@@ -108,29 +116,52 @@ pub fn dot(a: &Analysis) -> String {
     let rows: Vec<Vec<(usize, Lin)>> = sys
         .equations
         .iter()
-        .map(|e| incidence(&e.residual, &|v: usize| v < vars.len()).into_iter().filter(|(v, _)| !matches!(vars[*v].variability, crate::dae::Variability::Parameter | crate::dae::Variability::Constant)).collect())
+        .map(|e| {
+            incidence(&e.residual, &|v: usize| v < vars.len())
+                .into_iter()
+                .filter(|(v, _)| {
+                    !matches!(
+                        vars[*v].variability,
+                        crate::dae::Variability::Parameter | crate::dae::Variability::Constant
+                    )
+                })
+                .collect()
+        })
         .collect();
     let g = BipartiteGraph::build(&rows);
-    let mut o = String::from("graph structure {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
+    let mut o =
+        String::from("graph structure {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
     for (i, b) in sys.blocks.iter().enumerate() {
         let kind = match b.kind {
             BlockKind::Explicit { .. } => "explicit",
             BlockKind::Linear => "linear",
             BlockKind::Nonlinear => "nonlinear",
         };
-        let _ = writeln!(o, "  subgraph cluster_{i} {{\n    label=\"block {} ({kind})\";", i + 1);
+        let _ = writeln!(
+            o,
+            "  subgraph cluster_{i} {{\n    label=\"block {} ({kind})\";",
+            i + 1
+        );
         for &e in &b.equations {
             let text = super::print::residual_text(&sys.equations[e].residual, vars);
             let _ = writeln!(o, "    e{e} [shape=box, label=\"{}\"];", esc(&text));
         }
         for &v in &b.vars {
-            let _ = writeln!(o, "    v{v} [shape=ellipse, label=\"{}\"];", esc(&vars[v].name));
+            let _ = writeln!(
+                o,
+                "    v{v} [shape=ellipse, label=\"{}\"];",
+                esc(&vars[v].name)
+            );
         }
         o.push_str("  }\n");
     }
     for (&v, _) in g.var_nodes.iter() {
         if is_state[v] {
-            let _ = writeln!(o, "  v{v} [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"{} (state)\"];", esc(&vars[v].name));
+            let _ = writeln!(
+                o,
+                "  v{v} [shape=ellipse, style=filled, fillcolor=lightgrey, label=\"{} (state)\"];",
+                esc(&vars[v].name)
+            );
         }
     }
     // Matched pairs from the block structure: one variable per equation, in block order.
@@ -141,8 +172,12 @@ pub fn dot(a: &Analysis) -> String {
         }
     }
     for edge in g.graph.edge_indices() {
-        let Some((a_, b_)) = g.graph.edge_endpoints(edge) else { continue };
-        let (Node::Equation(e), Node::Variable(v)) = (&g.graph[a_], &g.graph[b_]) else { continue };
+        let Some((a_, b_)) = g.graph.edge_endpoints(edge) else {
+            continue;
+        };
+        let (Node::Equation(e), Node::Variable(v)) = (&g.graph[a_], &g.graph[b_]) else {
+            continue;
+        };
         let lin = g.graph[edge];
         let mut attrs = Vec::new();
         if pair.get(e) == Some(v) {
@@ -151,7 +186,15 @@ pub fn dot(a: &Analysis) -> String {
         if lin == Lin::Nonlinear {
             attrs.push("style=dashed");
         }
-        let _ = writeln!(o, "  e{e} -- v{v}{};", if attrs.is_empty() { String::new() } else { format!(" [{}]", attrs.join(", ")) });
+        let _ = writeln!(
+            o,
+            "  e{e} -- v{v}{};",
+            if attrs.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", attrs.join(", "))
+            }
+        );
     }
     o.push_str("}\n");
     o

@@ -66,7 +66,9 @@ impl Work {
     /// Whether the variable can change continuously (its derivative is not identically zero).
     pub fn is_continuous(&self, v: VarId) -> bool {
         let var = &self.model.variables[v];
-        self.role[v] == Role::Unknown && var.ty == ScalarType::Real && var.variability == Variability::Continuous
+        self.role[v] == Role::Unknown
+            && var.ty == ScalarType::Real
+            && var.variability == Variability::Continuous
     }
 
     /// The variable holding `der(v)`, created on first use.
@@ -100,14 +102,22 @@ impl Work {
 
     /// The time derivative of an expression, creating derivative variables as needed.
     pub fn time_derivative(&mut self, e: &Expr) -> Result<Expr, String> {
-        let mut t = TimeTangent { work: self, create: true, missing: false };
+        let mut t = TimeTangent {
+            work: self,
+            create: true,
+            missing: false,
+        };
         diff(e, &mut t)
     }
 
     /// Like [`Work::time_derivative`] but never creates a derivative variable (`None` when one
     /// would be needed).
     pub fn time_derivative_existing(&mut self, e: &Expr) -> Option<Expr> {
-        let mut t = TimeTangent { work: self, create: false, missing: false };
+        let mut t = TimeTangent {
+            work: self,
+            create: false,
+            missing: false,
+        };
         let d = diff(e, &mut t).ok()?;
         if t.missing { None } else { Some(d) }
     }

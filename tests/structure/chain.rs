@@ -11,7 +11,10 @@ fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
 
 /// A flat chain of `n` elements (`5 n` equations), as flattening would produce it.
 pub fn flat_chain(n: usize) -> FlatModel {
-    let mut m = FlatModel { name: "Chain".into(), ..Default::default() };
+    let mut m = FlatModel {
+        name: "Chain".into(),
+        ..Default::default()
+    };
     let mut var = |m: &mut FlatModel, name: String, param: Option<f64>| {
         let mut v = Variable::real(name, Span::DUMMY);
         if let Some(p) = param {
@@ -51,13 +54,25 @@ pub fn flat_chain(n: usize) -> FlatModel {
         eq(
             &mut m,
             Expr::Var(tau[i]),
-            bin(BinOp::Mul, Expr::Var(k), bin(BinOp::Sub, Expr::Var(pb[i]), Expr::Var(pa[i]))),
+            bin(
+                BinOp::Mul,
+                Expr::Var(k),
+                bin(BinOp::Sub, Expr::Var(pb[i]), Expr::Var(pa[i])),
+            ),
         );
         eq(&mut m, Expr::Der(Box::new(xv(i))), Expr::Var(v[i]));
-        let next = if i + 1 < n { Expr::Var(tau[i + 1]) } else { Expr::Real(0.0) };
+        let next = if i + 1 < n {
+            Expr::Var(tau[i + 1])
+        } else {
+            Expr::Real(0.0)
+        };
         eq(
             &mut m,
-            bin(BinOp::Mul, Expr::Var(mass), Expr::Der(Box::new(Expr::Var(v[i])))),
+            bin(
+                BinOp::Mul,
+                Expr::Var(mass),
+                Expr::Der(Box::new(Expr::Var(v[i]))),
+            ),
             bin(BinOp::Sub, next, Expr::Var(tau[i])),
         );
     }
