@@ -232,6 +232,8 @@ fn user_function_in_a_differentiated_constraint() {
         Some(2)
     );
     assert_eq!(a.report.states.len(), 2);
+    // The dynamic choice is still recorded, its Jacobian through the generated partials.
+    assert_eq!(a.system.state_sets.len(), 2);
     // The partial derivatives are generated functions (central differences of radius2).
     let names: Vec<&String> = a
         .system

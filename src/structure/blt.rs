@@ -98,7 +98,14 @@ pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Blo
 }
 
 fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind {
-    let in_block = |v: VarId| vars.contains(&v);
+    let set: std::collections::HashSet<VarId> = vars.iter().copied().collect();
+    let in_block = |v: VarId| {
+        if vars.len() <= 8 {
+            vars.contains(&v)
+        } else {
+            set.contains(&v)
+        }
+    };
     let linear = comp
         .iter()
         .all(|&e| is_linear_in(&eqs[e].residual, &in_block));

@@ -20,7 +20,7 @@ use super::expr::{is_zero, num, simplify};
 use super::incidence::incidence;
 use super::matching::{Augmenter, Matching};
 use super::work::Work;
-use crate::dae::{StateSelect, VarId};
+use crate::dae::{Expr, StateSelect, VarId};
 use crate::diag::Diagnostic;
 use crate::structure::StateSet;
 use std::collections::BTreeSet;
@@ -147,8 +147,9 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
         if involved.len() > rows.len() {
             let mut cands: Vec<VarId> = involved.iter().map(|&ci| cols[ci]).collect();
             cands.sort_unstable();
-            let set = state_set(work, &rows, &cands, &selected);
-            if set.jacobian.iter().any(|(_, _, e)| num(e).is_none()) {
+            if let Some(set) = state_set(work, &rows, &cands, &selected)
+                && set.jacobian.iter().any(|(_, _, e)| num(e).is_none())
+            {
                 state_sets.push(set);
             }
         }
@@ -207,34 +208,45 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
     })
 }
 
-fn state_set(work: &Work, rows: &[usize], candidates: &[VarId], selected: &[VarId]) -> StateSet {
+fn state_set(
+    work: &Work,
+    rows: &[usize],
+    candidates: &[VarId],
+    selected: &[VarId],
+) -> Option<StateSet> {
     let mut jacobian = Vec::new();
+    // Partials of user functions exist already: index reduction generated them.
+    let mut existing =
+        |f: &str, args: &[Expr], output: usize, _: usize, k: usize| -> Result<Expr, String> {
+            let name = super::userfn::partial_name(f, output, k);
+            if work.model.functions.contains_key(&name) {
+                Ok(Expr::UserCall {
+                    function: name,
+                    args: args.to_vec(),
+                    output: 0,
+                    element: 0,
+                })
+            } else {
+                Err(format!("no derivative of {f}"))
+            }
+        };
     for (ri, &e) in rows.iter().enumerate() {
         for (ci, &v) in candidates.iter().enumerate() {
-            let mut no_user = |f: &str,
-                               _: &[crate::dae::Expr],
-                               _: usize,
-                               _: usize,
-                               _: usize|
-             -> Result<crate::dae::Expr, String> {
-                Err(format!("call of {f}"))
-            };
-            let d = match diff(
+            let d = diff(
                 &work.eqs[e].residual,
                 &mut Partial {
                     var: v,
-                    user: &mut no_user,
+                    user: &mut existing,
                 },
-            ) {
-                Ok(d) => simplify(&d),
-                Err(_) => crate::dae::Expr::Var(v),
-            };
+            )
+            .ok()?;
+            let d = simplify(&d);
             if !is_zero(&d) {
                 jacobian.push((ri, ci, d));
             }
         }
     }
-    StateSet {
+    Some(StateSet {
         equations: rows.to_vec(),
         candidates: candidates.to_vec(),
         candidate_states: candidates
@@ -247,7 +259,7 @@ fn state_set(work: &Work, rows: &[usize], candidates: &[VarId], selected: &[VarI
             .filter(|v| candidates.contains(v))
             .collect(),
         jacobian,
-    }
+    })
 }
 
 fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {

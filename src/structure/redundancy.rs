@@ -145,13 +145,25 @@ pub fn dependent_rows(
     let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
         Err(String::new())
     };
+    // Only the columns these rows touch (the level may have many more candidates).
+    let all: std::collections::HashSet<VarId> = cols.iter().copied().collect();
+    let incs: Vec<Vec<VarId>> = rows
+        .iter()
+        .map(|&e| {
+            super::incidence::incidence(&work.eqs[e].residual, &|v: VarId| all.contains(&v))
+                .into_keys()
+                .collect()
+        })
+        .collect();
+    let mut used: Vec<VarId> = incs.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
     let col_of: std::collections::HashMap<VarId, usize> =
-        cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let cols = &used;
     let mut a = vec![vec![0.0f64; cols.len()]; rows.len()];
     for (ri, &e) in rows.iter().enumerate() {
-        let inc =
-            super::incidence::incidence(&work.eqs[e].residual, &|v: VarId| col_of.contains_key(&v));
-        for v in inc.keys() {
+        for v in &incs[ri] {
             let Some(&ci) = col_of.get(v) else { continue };
             let d = diff(
                 &work.eqs[e].residual,
