@@ -56,12 +56,3 @@ fn check_nesting(text: &str, file: FileId) -> Option<Diagnostic> {
     }
     None
 }
-
-#[doc(hidden)]
-pub fn __pest_only(text: &str) -> usize {
-    use pest::Parser;
-    match parser::ModelicaParser::parse(parser::Rule::stored_definition, text) {
-        Ok(p) => p.flatten().count(),
-        Err(_) => 0,
-    }
-}
