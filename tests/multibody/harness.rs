@@ -135,10 +135,7 @@ impl Trajectories {
     pub fn parse(csv: &str) -> Result<Trajectories, String> {
         let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
         let header = lines.next().ok_or("empty result file")?;
-        let names: Vec<String> = header
-            .split(',')
-            .map(|s| s.trim().trim_matches('"').to_string())
-            .collect();
+        let names = split_header(header);
         let mut rows = Vec::new();
         for (i, line) in lines.enumerate() {
             let row: Result<Vec<f64>, _> =
@@ -206,6 +203,27 @@ impl Trajectories {
     pub fn all_finite(&self) -> bool {
         self.rows.iter().all(|r| r.iter().all(|x| x.is_finite()))
     }
+}
+
+/// Splits a CSV header; names holding commas (`T[1,2]`) come quoted.
+fn split_header(line: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => names.push(std::mem::take(&mut cur).trim().to_string()),
+            _ => cur.push(c),
+        }
+    }
+    names.push(cur.trim().to_string());
+    names
 }
 
 /// Linear interpolation of (xs, ys) at x (xs increasing).
