@@ -16,7 +16,6 @@ fn run(model: &str, stop: f64, tolerance: f64) -> harness::Trajectories {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
 fn free_body_keeps_energy_momentum_and_unit_quaternion() {
     let r = run("BodyChecks.FreeBody", 5.0, 1e-8);
     assert!(r.all_finite());
@@ -47,15 +46,22 @@ fn free_body_keeps_energy_momentum_and_unit_quaternion() {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
 fn pendulum_on_revolute_joint_conserves_energy() {
     // The joint holds at acceleration level only, so the joint point drifts with the integration
     // error and the energy with it (m*g*drift). Measured: tolerance 1e-6, 1e-8, 1e-10 give drifts
     // of 3e-4, 3e-6, 7e-8 m and energy spreads of 3e-3, 3e-5, 8e-7 J over 5 s.
     let r = run("BodyChecks.Pendulum", 5.0, 1e-10);
     assert!(r.all_finite());
-    assert!(r.max_abs("drift") < 5e-7, "joint point drifted {}", r.max_abs("drift"));
-    assert!(r.spread("body.E") < 5e-6, "energy drift {}", r.spread("body.E"));
+    assert!(
+        r.max_abs("drift") < 5e-7,
+        "joint point drifted {}",
+        r.max_abs("drift")
+    );
+    assert!(
+        r.spread("body.E") < 5e-6,
+        "energy drift {}",
+        r.spread("body.E")
+    );
     // The body swings through the bottom: it must reach y close to -0.5.
     let ymin = r
         .col("body.r[2]")
@@ -66,7 +72,6 @@ fn pendulum_on_revolute_joint_conserves_energy() {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
 fn prismatic_slider_accelerates_with_g_sin_angle() {
     let r = run("BodyChecks.Slider", 2.0, 1e-8);
     let a = G * 0.5; // g*sin(30 deg)
@@ -85,7 +90,6 @@ fn prismatic_slider_accelerates_with_g_sin_angle() {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
 fn fixed_joint_moves_two_bodies_as_one() {
     let r = run("BodyChecks.Glued", 2.0, 1e-8);
     // The pair's centre of mass falls freely: c = (0, 0.4 t - g t^2/2, -0.2 t).

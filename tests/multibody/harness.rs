@@ -38,6 +38,8 @@ pub struct Sim<'a> {
     pub stop_time: f64,
     pub interval: f64,
     pub tolerance: Option<f64>,
+    /// Integrator (`--solver`); minimo's default when `None`.
+    pub solver: Option<&'a str>,
     pub sets: Vec<(String, f64)>,
     /// Regular expression of the variables to keep (all when `None`).
     pub vars: Option<&'a str>,
@@ -51,6 +53,7 @@ impl<'a> Sim<'a> {
             stop_time,
             interval,
             tolerance: None,
+            solver: None,
             sets: Vec::new(),
             vars: None,
         }
@@ -61,6 +64,10 @@ impl<'a> Sim<'a> {
     }
     pub fn tolerance(mut self, tol: f64) -> Self {
         self.tolerance = Some(tol);
+        self
+    }
+    pub fn solver(mut self, solver: &'a str) -> Self {
+        self.solver = Some(solver);
         self
     }
     pub fn set(mut self, name: &str, value: f64) -> Self {
@@ -87,6 +94,9 @@ impl<'a> Sim<'a> {
         cmd.args(["--interval", &self.interval.to_string()]);
         if let Some(t) = self.tolerance {
             cmd.args(["--tolerance", &t.to_string()]);
+        }
+        if let Some(s) = self.solver {
+            cmd.args(["--solver", s]);
         }
         for (k, v) in &self.sets {
             cmd.args(["--set", &format!("{k}={v}")]);
