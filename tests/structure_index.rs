@@ -8,17 +8,26 @@ use minimo::dae::StateSelect;
 use minimo::structure::{Analysis, AnalyzeOptions, BlockKind, analyze, reselect};
 
 fn names(a: &Analysis, vs: &[usize]) -> Vec<String> {
-    vs.iter().map(|&v| a.system.model.variables[v].name.clone()).collect()
+    vs.iter()
+        .map(|&v| a.system.model.variables[v].name.clone())
+        .collect()
 }
 
 fn states(a: &Analysis) -> Vec<String> {
-    a.system.states.iter().map(|s| a.system.model.variables[s.var].name.clone()).collect()
+    a.system
+        .states
+        .iter()
+        .map(|s| a.system.model.variables[s.var].name.clone())
+        .collect()
 }
 
 fn diffs(a: &Analysis) -> Vec<(String, u32)> {
-    a.report.differentiations.iter().map(|d| (d.equation.clone(), d.times)).collect()
+    a.report
+        .differentiations
+        .iter()
+        .map(|d| (d.equation.clone(), d.times))
+        .collect()
 }
-
 
 /// Every unknown is computed by exactly one block, every equation used once.
 fn check_consistent(a: &Analysis) {
@@ -43,7 +52,8 @@ fn check_consistent(a: &Analysis) {
     }
     // No der() left in the system.
     for e in &sys.equations {
-        e.residual.visit(&mut |x| assert!(!matches!(x, minimo::dae::Expr::Der(_))));
+        e.residual
+            .visit(&mut |x| assert!(!matches!(x, minimo::dae::Expr::Der(_))));
     }
 }
 
@@ -70,7 +80,11 @@ fn pendulum_is_index_three_and_reduced() {
     let a = analyze(pendulum().model(), &AnalyzeOptions::default()).expect("pendulum analyses");
     check_consistent(&a);
     let d = diffs(&a);
-    let expected = [("der(x) = vx", 1), ("der(y) = vy", 1), ("x^2.0 + y^2.0 = L^2.0", 2)];
+    let expected = [
+        ("der(x) = vx", 1),
+        ("der(y) = vy", 1),
+        ("x^2.0 + y^2.0 = L^2.0", 2),
+    ];
     assert_eq!(d, expected.map(|(e, t)| (e.to_string(), t)).to_vec());
     // Two states out of the four candidates; x (declared first) and its velocity.
     assert_eq!(states(&a), vec!["x", "vx"]);
@@ -79,10 +93,26 @@ fn pendulum_is_index_three_and_reduced() {
     assert!(dummies.contains(&"der(y)".to_string()), "{dummies:?}");
     // y from the constraint (nonlinear, 1 equation); accelerations and F in one linear block of 5.
     assert_eq!(a.report.sizes.largest_block, 5);
-    let big = a.system.blocks.iter().find(|b| b.equations.len() == 5).expect("block of 5");
+    let big = a
+        .system
+        .blocks
+        .iter()
+        .find(|b| b.equations.len() == 5)
+        .expect("block of 5");
     assert_eq!(big.kind, BlockKind::Linear);
-    let y = a.system.model.variables.iter().position(|v| v.name == "y").expect("y");
-    let yb = a.system.blocks.iter().find(|b| b.vars == vec![y]).expect("block for y");
+    let y = a
+        .system
+        .model
+        .variables
+        .iter()
+        .position(|v| v.name == "y")
+        .expect("y");
+    let yb = a
+        .system
+        .blocks
+        .iter()
+        .find(|b| b.vars == vec![y])
+        .expect("block for y");
     assert_eq!(yb.kind, BlockKind::Nonlinear);
 }
 
@@ -98,10 +128,26 @@ fn pendulum_state_set_and_reselection() {
     assert_eq!(set.equations.len(), 1);
     assert_eq!(set.jacobian.len(), 2);
     // Re-selecting with y preferred gives the other chart.
-    let y = a.system.model.variables.iter().position(|v| v.name == "y").expect("y");
-    let vy = a.system.model.variables.iter().position(|v| v.name == "vy").expect("vy");
+    let y = a
+        .system
+        .model
+        .variables
+        .iter()
+        .position(|v| v.name == "y")
+        .expect("y");
+    let vy = a
+        .system
+        .model
+        .variables
+        .iter()
+        .position(|v| v.name == "vy")
+        .expect("vy");
     let other = reselect(&a, &[y, vy]).expect("reselect");
-    let st: Vec<String> = other.states.iter().map(|s| other.model.variables[s.var].name.clone()).collect();
+    let st: Vec<String> = other
+        .states
+        .iter()
+        .map(|s| other.model.variables[s.var].name.clone())
+        .collect();
     assert_eq!(st, vec!["y", "vy"]);
     assert_eq!(other.equations.len(), a.system.equations.len());
 }
@@ -141,15 +187,32 @@ fn ideal_gear_between_two_inertias() {
     let a = analyze(b.model(), &AnalyzeOptions::default()).expect("gear");
     check_consistent(&a);
     let d = diffs(&a);
-    assert!(d.contains(&("J1.phi = gear.ratio*J2.phi".to_string(), 2)), "{d:?}");
+    assert!(
+        d.contains(&("J1.phi = gear.ratio*J2.phi".to_string(), 2)),
+        "{d:?}"
+    );
     assert_eq!(d.len(), 3, "{d:?}");
     assert_eq!(states(&a), vec!["J1.phi", "J1.w"]);
     // Accelerations and torques: one linear block.
-    let lin: Vec<usize> = a.system.blocks.iter().filter(|b| b.kind == BlockKind::Linear).map(|b| b.equations.len()).collect();
+    let lin: Vec<usize> = a
+        .system
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Linear)
+        .map(|b| b.equations.len())
+        .collect();
     assert_eq!(lin, vec![6], "{:?}", a.report.blocks);
     // The constraint solved for the second inertia's angle, symbolically.
-    let solved: Vec<String> = a.report.blocks.iter().filter_map(|b| b.solved.clone()).collect();
-    assert!(solved.contains(&"J2.phi := J1.phi/gear.ratio".to_string()), "{solved:?}");
+    let solved: Vec<String> = a
+        .report
+        .blocks
+        .iter()
+        .filter_map(|b| b.solved.clone())
+        .collect();
+    assert!(
+        solved.contains(&"J2.phi := J1.phi/gear.ratio".to_string()),
+        "{solved:?}"
+    );
 }
 
 /// Slider-crank with a massless rod: constraint forces as multipliers.
@@ -162,7 +225,11 @@ fn slider_crank(duplicate_joint: bool) -> Builder {
     let v = b.var("slider.v");
     let l1 = b.var("lambda1");
     let l2 = b.var("lambda2");
-    let l3 = if duplicate_joint { Some(b.var("lambda3")) } else { None };
+    let l3 = if duplicate_joint {
+        Some(b.var("lambda3"))
+    } else {
+        None
+    };
     let r = b.param("r", 0.1);
     let l = b.param("l", 0.3);
     let j = b.param("J", 0.01);
@@ -177,7 +244,10 @@ fn slider_crank(duplicate_joint: bool) -> Builder {
         j * der(&w),
         c(1.0) + l1.clone() * r.clone() * sin(&th) - l2tot.clone() * r.clone() * cos(&th),
     );
-    b.eq(c(0.0), l1.clone() * l.clone() * sin(&ph) - l2tot * l.clone() * cos(&ph));
+    b.eq(
+        c(0.0),
+        l1.clone() * l.clone() * sin(&ph) - l2tot * l.clone() * cos(&ph),
+    );
     b.eq(m * der(&v), l1);
     b.eq(r.clone() * cos(&th) + l.clone() * cos(&ph), x);
     b.eq(r.clone() * sin(&th) + l.clone() * sin(&ph), c(0.0));
@@ -193,15 +263,32 @@ fn slider_crank_loop() {
     check_consistent(&a);
     let d = diffs(&a);
     let twice: Vec<&String> = d.iter().filter(|(_, t)| *t == 2).map(|(e, _)| e).collect();
-    assert_eq!(twice.len(), 2, "both loop-closure equations differentiated twice: {d:?}");
+    assert_eq!(
+        twice.len(),
+        2,
+        "both loop-closure equations differentiated twice: {d:?}"
+    );
     assert_eq!(states(&a), vec!["crank.phi", "crank.w"]);
     // The rod angle from the vertical loop closure (nonlinear), the slider position explicitly,
     // the accelerations and the two multipliers in one linear block of 7.
-    let kinds: Vec<(String, usize)> = a.report.blocks.iter().map(|b| (b.kind.clone(), b.equations.len())).collect();
+    let kinds: Vec<(String, usize)> = a
+        .report
+        .blocks
+        .iter()
+        .map(|b| (b.kind.clone(), b.equations.len()))
+        .collect();
     assert!(kinds.contains(&("nonlinear".to_string(), 1)), "{kinds:?}");
     assert!(kinds.contains(&("linear".to_string(), 7)), "{kinds:?}");
-    let solved: Vec<String> = a.report.blocks.iter().filter_map(|b| b.solved.clone()).collect();
-    assert!(solved.contains(&"slider.s := r*cos(crank.phi) + l*cos(rod.phi)".to_string()), "{solved:?}");
+    let solved: Vec<String> = a
+        .report
+        .blocks
+        .iter()
+        .filter_map(|b| b.solved.clone())
+        .collect();
+    assert!(
+        solved.contains(&"slider.s := r*cos(crank.phi) + l*cos(rod.phi)".to_string()),
+        "{solved:?}"
+    );
 }
 
 #[test]
@@ -215,8 +302,16 @@ fn dc_motor_with_gearbox() {
     let wl = b.var("load.w");
     let taul = b.var("gear.tau_b");
     let (ra, la, k) = (b.param("R", 1.0), b.param("L", 0.01), b.param("k", 0.1));
-    let (jm, jl, n, d) = (b.param("Jm", 1e-3), b.param("Jl", 0.1), b.param("n", 10.0), b.param("d", 0.2));
-    b.eq(la * der(&i), c(12.0) - ra * i.clone() - k.clone() * wm.clone());
+    let (jm, jl, n, d) = (
+        b.param("Jm", 1e-3),
+        b.param("Jl", 0.1),
+        b.param("n", 10.0),
+        b.param("d", 0.2),
+    );
+    b.eq(
+        la * der(&i),
+        c(12.0) - ra * i.clone() - k.clone() * wm.clone(),
+    );
     b.eq(jm * der(&wm), k * i - taug.clone());
     b.eq(der(&phim), wm);
     b.eq(phim, n.clone() * phil.clone());
@@ -226,7 +321,10 @@ fn dc_motor_with_gearbox() {
     let a = analyze(b.model(), &AnalyzeOptions::default()).expect("dc motor");
     check_consistent(&a);
     let d = diffs(&a);
-    assert!(d.contains(&("motor.phi = n*load.phi".to_string(), 2)), "{d:?}");
+    assert!(
+        d.contains(&("motor.phi = n*load.phi".to_string(), 2)),
+        "{d:?}"
+    );
     assert_eq!(states(&a), vec!["motor.i", "motor.w", "motor.phi"]);
     assert_eq!(a.system.states.len(), 3);
 }
@@ -238,7 +336,11 @@ pub fn rlc(ground: bool) -> Builder {
     let (vr, ir) = b.two_pin("R");
     let (vl, il) = b.two_pin("L");
     let (vc, ic) = b.two_pin("C");
-    let (rv, lv, cv) = (b.param("R.R", 10.0), b.param("L.L", 0.1), b.param("C.C", 1e-3));
+    let (rv, lv, cv) = (
+        b.param("R.R", 10.0),
+        b.param("L.L", 0.1),
+        b.param("C.C", 1e-3),
+    );
     b.eq(vs, sin(&time()));
     b.eq(vr, rv * ir);
     b.eq(lv * der(&il), vl);
@@ -265,11 +367,25 @@ fn rlc_is_index_one_with_aliases_removed() {
     assert_eq!(states(&a), vec!["L.i", "C.v"]);
     assert!(a.system.dummy_derivatives.is_empty());
     // Connections and pin equations are aliases: most variables are eliminated.
-    assert!(a.report.sizes.eliminated >= 20, "{}", a.report.sizes.eliminated);
+    assert!(
+        a.report.sizes.eliminated >= 20,
+        "{}",
+        a.report.sizes.eliminated
+    );
     // Everything is explicit once the states are known.
-    assert!(a.system.blocks.iter().all(|b| matches!(b.kind, BlockKind::Explicit { .. })), "{:?}", a.report.blocks);
+    assert!(
+        a.system
+            .blocks
+            .iter()
+            .all(|b| matches!(b.kind, BlockKind::Explicit { .. })),
+        "{:?}",
+        a.report.blocks
+    );
     // Without alias elimination the structure is the same.
-    let opts = AnalyzeOptions { eliminate_aliases: false, ..Default::default() };
+    let opts = AnalyzeOptions {
+        eliminate_aliases: false,
+        ..Default::default()
+    };
     let b = analyze(rlc(true).model(), &opts).expect("rlc");
     check_consistent(&b);
     assert_eq!(states(&b), vec!["L.i", "C.v"]);

@@ -56,7 +56,18 @@ fn usage(msg: String) -> i32 {
 pub fn run(args: SimulateArgs) -> i32 {
     let Some(method) = Method::parse(&args.solver) else {
         let names = ["bdf", "esdirk34", "tr-bdf2", "tsit45"];
+        // Close names, or the same letters in another order (`bfd`).
+        let sorted = |s: &str| {
+            let mut c: Vec<char> = s.chars().collect();
+            c.sort_unstable();
+            c
+        };
         let hint = closest_name(&args.solver, names)
+            .or_else(|| {
+                names
+                    .into_iter()
+                    .find(|n| sorted(n) == sorted(&args.solver))
+            })
             .map(|c| format!(" (did you mean `{c}`?)"))
             .unwrap_or_default();
         return usage(format!(

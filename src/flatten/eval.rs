@@ -251,7 +251,7 @@ fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
     v.to_val().ok_or_else(|| {
         err(
             e.span,
-            "this range bound must be a constant or parameter expression",
+            "this range bound must be a parameter or constant expression",
         )
     })
 }
@@ -479,13 +479,23 @@ fn call_builtin<C: Ctx>(
         }
     };
     // Reductions with iterators: `sum(x[i] for i in 1:n)`.
+    // Arguments that give sizes or dimensions are structural.
+    let structural = |k: usize| match name {
+        "zeros" | "ones" | "identity" => true,
+        "fill" => k >= 1,
+        "cat" => k == 0,
+        "linspace" => k == 2,
+        "size" => k == 1,
+        _ => false,
+    };
     let mut vals: Vec<Tensor<C::E>> = if !args.iterators.is_empty() {
         comprehension(ctx, &args.positional, &args.iterators, span)?
     } else {
-        args.positional
-            .iter()
-            .map(|a| eval(ctx, a))
-            .collect::<EResult<_>>()?
+        let mut v = Vec::with_capacity(args.positional.len());
+        for (k, a) in args.positional.iter().enumerate() {
+            v.push(if structural(k) { eval_structural(ctx, a)? } else { eval(ctx, a)? });
+        }
+        v
     };
     let int_arg = |t: &Tensor<C::E>| -> EResult<usize> {
         t.data
@@ -790,7 +800,7 @@ pub fn bind_args<'a>(
                     format!("`{fname}` has no input named `{}`", na.name.name),
                 );
                 if let Some(c) =
-                    crate::diag::closest_name(&na.name.name, inputs.iter().map(|s| s.as_str()))
+                    crate::flatten::suggest(&na.name.name, inputs.iter().map(|s| s.as_str()))
                 {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }

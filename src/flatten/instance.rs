@@ -3,12 +3,12 @@
 //! when they refer to components declared later or deeper.
 
 use super::Flattener;
-use super::classtree::ClassId;
+use super::classtree::{ClassId, NodeBody};
 use super::expand::{ClassElem, CompElem, Expanded, Prim};
 use super::modifier::{self, Mod, Redecl, Scope};
 use super::tensor::Val;
 use crate::dae::ScalarType;
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, TypePrefix};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -251,7 +251,7 @@ impl Flattener<'_> {
                         ),
                     )
                     .with_label("unknown element");
-                    if let Some(c) = closest_name(name, cands) {
+                    if let Some(c) = crate::flatten::suggest(name, cands) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(vec_err(d));
@@ -330,9 +330,19 @@ impl Flattener<'_> {
         let mut outer = outer;
         outer.redeclare = None;
         let what = e.name.clone();
-        let m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
+        let mut m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
-        let exp = self.expanded(ty)?;
+        // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
+        if let [only] = elem.clause.type_name.parts.as_slice() {
+            let ce = self.insts[p].overrides.get(&only.name).or_else(|| self.insts[p].exp.classes.get(&only.name)).cloned();
+            if let Some(ce) = ce
+                && !ce.constraint_mod.is_empty()
+            {
+                let cm = self.bind_rel(&ce.constraint_mod, None, p);
+                m = modifier::merge(&m, &cm, &what)?;
+            }
+        }
+        let exp = self.contextual_type(ty, p)?;
         let id = self.insts.len();
         let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
@@ -363,6 +373,35 @@ impl Flattener<'_> {
             split,
         });
         Ok(id)
+    }
+
+    /// The expansion of type `ty` used in instance `p`. A short class `A = B` whose base `B`
+    /// is a class element that an enclosing instance redeclared (`redeclare model L = L`
+    /// passing a choice down) takes the redeclared class as base.
+    pub fn contextual_type(&mut self, ty: ClassId, p: InstId) -> Result<Rc<Expanded>, Diagnostic> {
+        let node = self.tree.get(ty);
+        let (NodeBody::Short(s), Some(lexp)) = (&node.body, node.parent) else {
+            return self.expanded(ty);
+        };
+        if s.base.parts.len() != 1 || s.base.global {
+            return self.expanded(ty);
+        }
+        let s = s.clone();
+        let name = s.base.parts[0].name.clone();
+        let Some(e) = self.enclosing_inst(lexp, None, p) else {
+            return self.expanded(ty);
+        };
+        let Some(ce) = self.insts[e].overrides.get(&name).cloned() else {
+            return self.expanded(ty);
+        };
+        let static_base = self.lookup_class_name(&s.base, lexp, None)?;
+        if ce.id == static_base || ce.id == ty {
+            return self.expanded(ty);
+        }
+        // The redeclared class may itself pass a choice down from further out.
+        let outer = self.insts[e].parent.unwrap_or(e);
+        let b = self.contextual_type(ce.id, outer)?;
+        self.expanded_short_with(ty, b)
     }
 
     /// Evaluates the condition and sizes of a declared instance.
@@ -502,7 +541,7 @@ impl Flattener<'_> {
                         span,
                         format!("`{name}` is not an attribute of `{}`", elem.name),
                     );
-                    if let Some(c) = closest_name(name, ATTRIBUTES.iter().copied()) {
+                    if let Some(c) = crate::flatten::suggest(name, ATTRIBUTES.iter().copied()) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(d);

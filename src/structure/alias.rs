@@ -317,11 +317,13 @@ fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
     let from = work.model.variables[v].clone();
     let to = &mut work.model.variables[k];
     // k = s*(v - c) since s = ±1.
-    let convert = |e: &Expr| {
-        simplify(&mul(
-            lit(s as f64),
-            super::expr::sub(e.clone(), lf.constant.clone()),
-        ))
+    let convert = |e: &Expr| match simplify(&mul(
+        lit(s as f64),
+        super::expr::sub(e.clone(), lf.constant.clone()),
+    )) {
+        // Keep a Real literal Real (the simplifier folds integral values to Integer).
+        Expr::Integer(i) if matches!(e, Expr::Real(_)) => Expr::Real(i as f64),
+        other => other,
     };
     let from_fixed = from.fixed == Some(true);
     if let Some(start) = &from.start

@@ -12,7 +12,13 @@ use pest::iterators::Pair;
 use std::cell::Cell;
 
 pub(crate) type P<'i> = Pair<'i, Rule>;
-pub(crate) type R<T> = Result<T, Diagnostic>;
+/// Builder results: a diagnostic is boxed because errors are rare and `Diagnostic` is large.
+pub(crate) type R<T> = Result<T, Box<Diagnostic>>;
+
+/// An error result.
+pub(crate) fn err<T>(d: Diagnostic) -> R<T> {
+    Err(Box::new(d))
+}
 
 /// Deepest nesting of classes, equations, statements and expressions the builder accepts. The
 /// tree is recursive (and so are later stages, and dropping it), so absurd nesting is refused
@@ -48,7 +54,7 @@ impl<'t> Builder<'t> {
     pub(crate) fn enter(&self, p: &P) -> R<DepthGuard<'_>> {
         let d = self.depth.get() + 1;
         if d > MAX_DEPTH {
-            return Err(
+            return err(
                 Diagnostic::error(self.span(p), "the model is nested too deeply")
                     .with_label(format!("more than {MAX_DEPTH} nested levels"))
                     .with_help("split the expression or the nested blocks"),
@@ -119,12 +125,12 @@ impl<'t> Builder<'t> {
                                 set.check(Place::TopClass, true)?;
                                 classes.push(self.class_definition(x, &set)?);
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                 }
                 Rule::EOI => {}
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(StoredDefinition {
@@ -167,11 +173,11 @@ impl<'t> Builder<'t> {
             match c.as_rule() {
                 Rule::class_kind => kind = self.class_kind(c),
                 Rule::class_specifier | Rule::short_class_specifier => spec = Some(c),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(spec) = spec else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: class without specifier",
             ));
@@ -192,7 +198,7 @@ impl<'t> Builder<'t> {
     fn class_specifier(&self, p: P) -> R<(Ident, ClassBody, Comment)> {
         let mut inner = p.into_inner();
         let Some(first) = inner.next() else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: empty class specifier",
             ));
@@ -211,7 +217,7 @@ impl<'t> Builder<'t> {
                     Rule::composition => body = Some(c),
                     Rule::end_clause => {
                         let (Some(b), Some(comp)) = (&base, body.take()) else {
-                            return Err(self.unexpected(&c));
+                            return err(self.unexpected(&c));
                         };
                         let long = self.long_class(b, description.take(), comp, c)?;
                         return Ok((
@@ -224,17 +230,17 @@ impl<'t> Builder<'t> {
                             Comment::default(),
                         ));
                     }
-                    _ => return Err(self.unexpected(&c)),
+                    _ => return err(self.unexpected(&c)),
                 }
             }
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: incomplete class extends",
             ));
         }
         let name = self.ident(first);
         let Some(rest) = inner.next() else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 name.span,
                 "internal parser error: class without body",
             ));
@@ -249,22 +255,22 @@ impl<'t> Builder<'t> {
                         Rule::composition => comp = Some(c),
                         Rule::end_clause => {
                             let Some(comp) = comp.take() else {
-                                return Err(self.unexpected(&c));
+                                return err(self.unexpected(&c));
                             };
                             let long = self.long_class(&name, description.take(), comp, c)?;
                             return Ok((name, ClassBody::Long(long), Comment::default()));
                         }
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
-                Err(Diagnostic::error(
+                err(Diagnostic::error(
                     name.span,
                     "internal parser error: incomplete class",
                 ))
             }
             Rule::short_rhs => {
                 let Some(spec) = rest.into_inner().next() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         name.span,
                         "internal parser error: empty short class",
                     ));
@@ -272,7 +278,7 @@ impl<'t> Builder<'t> {
                 let (body, comment) = self.short_rhs(spec)?;
                 Ok((name, body, comment))
             }
-            _ => Err(self.unexpected(&rest)),
+            _ => err(self.unexpected(&rest)),
         }
     }
 
@@ -294,11 +300,11 @@ impl<'t> Builder<'t> {
                             modification = Some(self.class_modification(c)?)
                         }
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(base) = base else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: short class without base",
                     ));
@@ -330,11 +336,11 @@ impl<'t> Builder<'t> {
                                 match x.as_rule() {
                                     Rule::IDENT => name = Some(self.ident(x)),
                                     Rule::comment => lit_comment = self.comment(x)?,
-                                    _ => return Err(self.unexpected(&x)),
+                                    _ => return err(self.unexpected(&x)),
                                 }
                             }
                             let Some(name) = name else {
-                                return Err(Diagnostic::error(
+                                return err(Diagnostic::error(
                                     Span::DUMMY,
                                     "internal parser error: enum literal",
                                 ));
@@ -345,7 +351,7 @@ impl<'t> Builder<'t> {
                             });
                         }
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 Ok((
@@ -362,18 +368,18 @@ impl<'t> Builder<'t> {
                         Rule::name => function = Some(self.name(c)),
                         Rule::IDENT => vars.push(self.ident(c)),
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(function) = function else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: der class",
                     ));
                 };
                 Ok((ClassBody::Der(DerClass { function, vars }), comment))
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -388,14 +394,14 @@ impl<'t> Builder<'t> {
         let end_name = match end.into_inner().find(|c| c.as_rule() == Rule::IDENT) {
             Some(i) => self.ident(i),
             None => {
-                return Err(Diagnostic::error(
+                return err(Diagnostic::error(
                     name.span,
                     "internal parser error: end clause",
                 ));
             }
         };
         if end_name.name != name.name {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 end_name.span,
                 format!(
                     "`end {}` does not match the class name `{}`",
@@ -450,7 +456,7 @@ impl<'t> Builder<'t> {
                             Rule::kw_initial => initial = true,
                             Rule::kw_equation => {}
                             Rule::equation => equations.push(self.equation(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     sections.push(Section::Equations {
@@ -468,7 +474,7 @@ impl<'t> Builder<'t> {
                             Rule::kw_initial => initial = true,
                             Rule::kw_algorithm => {}
                             Rule::statement => statements.push(self.statement(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     sections.push(Section::Algorithm {
@@ -487,7 +493,7 @@ impl<'t> Builder<'t> {
                     }
                 }
                 Rule::annotation_clause => annotation = Some(self.annotation(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(LongClass {
@@ -528,11 +534,11 @@ impl<'t> Builder<'t> {
                             modification = Some(self.class_modification(c)?)
                         }
                         Rule::annotation_clause => annotation = Some(self.annotation(c)?),
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(base) = base else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: extends without name",
                     ));
@@ -567,7 +573,7 @@ impl<'t> Builder<'t> {
                                 cb.comment = self.comment(c)?;
                             }
                         }
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 match el {
@@ -580,13 +586,13 @@ impl<'t> Builder<'t> {
                         Ok(Element::Component(cc))
                     }
                     Some(other) => Ok(other),
-                    None => Err(Diagnostic::error(
+                    None => err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: empty element",
                     )),
                 }
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -617,16 +623,16 @@ impl<'t> Builder<'t> {
                                     x.into_inner().map(|i| self.ident(i)).collect(),
                                 )
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                 }
                 Rule::comment => comment = self.comment(c)?,
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: import without name",
             ));
@@ -648,11 +654,11 @@ impl<'t> Builder<'t> {
                 Rule::kw_constrainedby => {}
                 Rule::name => name = Some(self.name(c)),
                 Rule::class_modification => modification = Some(self.class_modification(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: constrainedby without name",
             ));
@@ -688,11 +694,11 @@ impl<'t> Builder<'t> {
                 Rule::component_declaration | Rule::component_declaration1 => {
                     components.push(self.component_declaration(c)?)
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(type_name) = type_name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: component without type",
             ));
@@ -726,11 +732,11 @@ impl<'t> Builder<'t> {
                     }
                 }
                 Rule::comment => comment = self.comment(c)?,
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: declaration without name",
             ));
@@ -759,7 +765,7 @@ impl<'t> Builder<'t> {
                     let expr = self.first_expr(c)?;
                     return Ok(Modification::Assign { expr, span });
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         match (args, binding) {
@@ -769,7 +775,7 @@ impl<'t> Builder<'t> {
                 span,
             }),
             (None, Some(expr)) => Ok(Modification::Binding { expr, span }),
-            (None, None) => Err(Diagnostic::error(
+            (None, None) => err(Diagnostic::error(
                 span,
                 "internal parser error: empty modification",
             )),
@@ -784,7 +790,7 @@ impl<'t> Builder<'t> {
             .find(|c| matches!(c.as_rule(), Rule::simple_expression | Rule::if_expression))
         {
             Some(e) => self.expr(e),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: missing expression",
             )),
@@ -820,7 +826,7 @@ impl<'t> Builder<'t> {
                         "input",
                         "output",
                     ]) {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             w.1,
                             format!("`{}` must be followed by a declaration", w.0),
                         )
@@ -836,11 +842,11 @@ impl<'t> Builder<'t> {
                             Rule::name => name = Some(self.name(x)),
                             Rule::modification => modification = Some(self.modification(x)?),
                             Rule::string_comment => description = self.string_comment(x)?,
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     let Some(name) = name else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             span,
                             "internal parser error: modifier without name",
                         ));
@@ -870,7 +876,7 @@ impl<'t> Builder<'t> {
                     let set = self.prefix_set(std::mem::take(&mut words))?;
                     set.check(Place::Argument, is_class)?;
                     if !set.element.redeclare && !set.element.replaceable {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             rspan,
                             "a declaration in a modifier needs `redeclare`",
                         )
@@ -908,10 +914,10 @@ impl<'t> Builder<'t> {
                         span,
                     });
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
-        Err(Diagnostic::error(
+        err(Diagnostic::error(
             span,
             "internal parser error: empty argument",
         ))
@@ -925,7 +931,7 @@ impl<'t> Builder<'t> {
             match c.as_rule() {
                 Rule::string_comment => out.description = self.string_comment(c)?,
                 Rule::annotation_clause => out.annotation = Some(self.annotation(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(out)
@@ -953,7 +959,7 @@ impl<'t> Builder<'t> {
                 modification: self.class_modification(m)?,
                 span,
             }),
-            None => Err(Diagnostic::error(span, "internal parser error: annotation")),
+            None => err(Diagnostic::error(span, "internal parser error: annotation")),
         }
     }
 
@@ -983,7 +989,7 @@ impl<'t> Builder<'t> {
                 'f' => '\u{c}',
                 'v' => '\u{b}',
                 _ => {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::new(self.file, base + i, base + j + e.len_utf8()),
                         format!("unknown escape `\\{e}` in string"),
                     )
@@ -1013,7 +1019,7 @@ impl<'t> Builder<'t> {
                 comment,
                 span,
             }),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: empty equation",
             )),
@@ -1030,7 +1036,7 @@ impl<'t> Builder<'t> {
             Rule::simple_equation => {
                 let mut it = p.into_inner();
                 let Some(l) = it.next() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: empty equation",
                     ));
@@ -1046,7 +1052,7 @@ impl<'t> Builder<'t> {
                             ExprKind::Call { func, args } => Ok(EquationKind::Call { func, args }),
                             _ => {
                                 let end = lhs.span.end as usize;
-                                Err(Diagnostic::error(
+                                err(Diagnostic::error(
                                 Span::new(self.file, end, end),
                                 "expected `=` in the equation: an equation has the form `a = b`",
                             )
@@ -1068,7 +1074,7 @@ impl<'t> Builder<'t> {
                         a: self.component_reference(a)?,
                         b: self.component_reference(b)?,
                     }),
-                    _ => Err(Diagnostic::error(span, "internal parser error: connect")),
+                    _ => err(Diagnostic::error(span, "internal parser error: connect")),
                 }
             }
             Rule::for_equation => {
@@ -1110,7 +1116,7 @@ impl<'t> Builder<'t> {
                     EquationKind::When { branches }
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -1152,7 +1158,7 @@ impl<'t> Builder<'t> {
                 comment,
                 span,
             }),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: empty statement",
             )),
@@ -1171,7 +1177,7 @@ impl<'t> Builder<'t> {
             Rule::statement_ref => {
                 let mut it = p.into_inner();
                 let (Some(r), Some(rest)) = (it.next(), it.next()) else {
-                    return Err(Diagnostic::error(span, "internal parser error: statement"));
+                    return err(Diagnostic::error(span, "internal parser error: statement"));
                 };
                 let target = self.component_reference(r)?;
                 if rest.as_rule() == Rule::assign_rhs {
@@ -1199,7 +1205,7 @@ impl<'t> Builder<'t> {
                                 match e.kind {
                                     ExprKind::Ref(r) => targets.push(Some(r)),
                                     _ => {
-                                        return Err(Diagnostic::error(
+                                        return err(Diagnostic::error(
                                             e.span,
                                             "only variables may appear on the left of `:=`",
                                         ));
@@ -1209,11 +1215,11 @@ impl<'t> Builder<'t> {
                         },
                         Rule::component_reference => func = Some(self.component_reference(c)?),
                         Rule::function_call_args => args = Some(c),
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let (Some(func), Some(args)) = (func, args) else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: multiple assignment",
                     ));
@@ -1253,7 +1259,7 @@ impl<'t> Builder<'t> {
                     }
                 }
                 let Some(condition) = condition else {
-                    return Err(Diagnostic::error(span, "internal parser error: while"));
+                    return err(Diagnostic::error(span, "internal parser error: while"));
                 };
                 Ok(StatementKind::While { condition, body })
             }
@@ -1284,7 +1290,7 @@ impl<'t> Builder<'t> {
                     StatementKind::When { branches }
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 }

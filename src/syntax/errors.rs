@@ -120,19 +120,21 @@ fn explain(
         .prev
         .as_ref()
         .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
-    if found.kind == TokKind::Eof && exp("end") && !after_operator {
-        if let Some(c) = ctx.classes.last() {
-            return Diagnostic::error(
-                at,
-                format!("unexpected end of file: expected `end {};`", c.name),
-            )
-            .with_label(format!("the class `{}` is not closed", c.name))
-            .with_secondary(
-                Span::new(file, c.start, c.start + c.name.len()),
-                "the class starts here",
-            )
-            .with_help(format!("add `end {};`", c.name));
-        }
+    if found.kind == TokKind::Eof
+        && exp("end")
+        && !after_operator
+        && let Some(c) = ctx.classes.last()
+    {
+        return Diagnostic::error(
+            at,
+            format!("unexpected end of file: expected `end {};`", c.name),
+        )
+        .with_label(format!("the class `{}` is not closed", c.name))
+        .with_secondary(
+            Span::new(file, c.start, c.start + c.name.len()),
+            "the class starts here",
+        )
+        .with_help(format!("add `end {};`", c.name));
     }
     // Missing operand.
     if in_expr_start {

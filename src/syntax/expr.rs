@@ -5,7 +5,7 @@
 //! The grammar already rejects what Modelica forbids (`a < b < c`, `a ^ b ^ c`, `2 * -3`).
 
 use super::ast::*;
-use super::build::{Builder, P, R};
+use super::build::{Builder, P, R, err};
 use super::parser::Rule;
 use crate::diag::{Diagnostic, Span};
 
@@ -25,7 +25,7 @@ impl Builder<'_> {
                 let e = f.range(span)?;
                 match f.items.get(f.pos) {
                     None => Ok(e),
-                    Some(extra) => Err(Diagnostic::error(
+                    Some(extra) => err(Diagnostic::error(
                         self.span(extra),
                         format!("unexpected `{}`", extra.as_str()),
                     )
@@ -40,7 +40,7 @@ impl Builder<'_> {
                     }
                 }
                 let Some(else_) = exprs.pop() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: if-expression",
                     ));
@@ -58,7 +58,7 @@ impl Builder<'_> {
                     span,
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -78,7 +78,7 @@ impl Builder<'_> {
                         last.subscripts = subs;
                     }
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(ComponentRef {
@@ -123,7 +123,7 @@ impl Builder<'_> {
                 Rule::named_argument => {
                     let mut it = c.into_inner();
                     let (Some(n), Some(v)) = (it.next(), it.next()) else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             span,
                             "internal parser error: named argument",
                         ));
@@ -155,11 +155,11 @@ impl Builder<'_> {
                                     });
                                 }
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     let Some(func) = func else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             pspan,
                             "internal parser error: partial function",
                         ));
@@ -181,7 +181,7 @@ impl Builder<'_> {
             }
         }
         if !args.iterators.is_empty() && (args.positional.len() != 1 || !args.named.is_empty()) {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "an iterator `for ...` needs exactly one expression before it",
             )
@@ -192,7 +192,7 @@ impl Builder<'_> {
 
     fn push_positional(&self, args: &mut FunctionArgs, e: Expr) -> R<()> {
         if let Some(last) = args.named.last() {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 e.span,
                 "a positional argument cannot follow a named argument",
             )
@@ -218,7 +218,7 @@ impl Builder<'_> {
                 kind: ExprKind::Real(v),
                 span,
             }),
-            _ => Err(Diagnostic::error(
+            _ => err(Diagnostic::error(
                 span,
                 format!("the number `{text}` is too large"),
             )),
@@ -279,7 +279,7 @@ impl Builder<'_> {
                         Some(e) => Ok(e),
                         None => {
                             let close = span.end.saturating_sub(1) as usize;
-                            Err(Diagnostic::error(
+                            err(Diagnostic::error(
                                 Span::new(self.file, close, close + 1),
                                 "unexpected `)`: missing expression",
                             )
@@ -309,7 +309,7 @@ impl Builder<'_> {
                     span,
                 }),
             },
-            _ => return Err(self.unexpected(&p)),
+            _ => return err(self.unexpected(&p)),
         };
         Ok(Expr { kind, span })
     }
@@ -352,7 +352,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 self.pos += 1;
                 Ok(p.clone())
             }
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: operand missing",
             )),
@@ -363,7 +363,7 @@ impl<'i> Fold<'_, '_, 'i> {
         // Each operator of a chain adds a level to the (left-nested) tree.
         self.ops += 1;
         if self.ops > MAX_CHAIN {
-            return Err(
+            return err(
                 Diagnostic::error(lhs.span.to(rhs.span), "expression too long")
                     .with_label(format!("more than {MAX_CHAIN} operators in one expression"))
                     .with_help("split it with intermediate variables"),
@@ -395,7 +395,7 @@ impl<'i> Fold<'_, '_, 'i> {
         };
         if self.peek_bin() == Some(":") {
             let op = self.next()?;
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 self.b.span(&op),
                 "a range has at most three parts: `start:step:stop`",
             ));
@@ -463,7 +463,7 @@ impl<'i> Fold<'_, '_, 'i> {
             && matches!(t, "<" | "<=" | ">" | ">=" | "==" | "<>")
         {
             let second = self.next()?;
-            return Err(
+            return err(
                 Diagnostic::error(self.b.span(&second), "comparisons cannot be chained")
                     .with_label("second comparison")
                     .with_help("write `a < b and b < c`"),
@@ -535,7 +535,7 @@ impl<'i> Fold<'_, '_, 'i> {
         let rhs = self.primary()?;
         if matches!(self.peek_bin(), Some("^" | ".^")) {
             let second = self.next()?;
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 self.b.span(&second),
                 format!("`{}` cannot be chained: add parentheses", second.as_str()),
             )
@@ -549,7 +549,7 @@ impl<'i> Fold<'_, '_, 'i> {
         if p.as_rule() == Rule::prefix_op {
             let t = p.as_str();
             let span = self.b.span(&p);
-            return Err(if t == "not" {
+            return err(if t == "not" {
                 Diagnostic::error(span, "`not` cannot follow another operator")
                     .with_label("put the negated condition in parentheses")
                     .with_help("write e.g. `a and not b` or `x < (if not b then 1 else 2)`")

@@ -3,7 +3,7 @@
 //! and a word in the wrong place or given twice becomes a diagnostic.
 
 use super::ast::*;
-use super::build::{Builder, P, R};
+use super::build::{Builder, P, R, err};
 use crate::diag::{Diagnostic, Span};
 
 /// The prefix words written before a declaration, a class or a modifier argument.
@@ -95,7 +95,7 @@ impl PrefixSet {
                 } else if type_word && place == Place::Class {
                     d = d.with_help(format!("`{w}` belongs on a component, e.g. `{w} Real x;`"));
                 }
-                return Err(d);
+                return err(d);
             }
         }
         Ok(())
@@ -111,7 +111,7 @@ impl Builder<'_> {
             let span = self.span(&w);
             let text = w.as_str();
             if let Some((_, first)) = set.words.iter().find(|(x, _)| x == text) {
-                return Err(Diagnostic::error(span, format!("`{text}` is given twice"))
+                return err(Diagnostic::error(span, format!("`{text}` is given twice"))
                     .with_secondary(*first, "first here"));
             }
             let group_clash = |set: &PrefixSet, group: &[&str]| {
@@ -126,7 +126,7 @@ impl Builder<'_> {
                 &["input", "output"][..],
             ] {
                 if let Some((other, first)) = group_clash(&set, group) {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         format!("`{text}` cannot be combined with `{other}`"),
                     )
@@ -150,7 +150,7 @@ impl Builder<'_> {
                 "input" => set.type_prefix.causality = Causality::Input,
                 "output" => set.type_prefix.causality = Causality::Output,
                 _ => {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         format!("internal parser error: prefix `{text}`"),
                     ));

@@ -1,7 +1,9 @@
 //! Builds flat models in Rust for the structure tests (what flattening would produce).
 #![allow(dead_code)]
 
-use minimo::dae::{BinOp, Builtin, Equation, EquationKind, Expr, FlatModel, StateSelect, Variability, Variable};
+use minimo::dae::{
+    BinOp, Builtin, Equation, EquationKind, Expr, FlatModel, StateSelect, Variability, Variable,
+};
 use minimo::diag::Span;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
@@ -75,7 +77,11 @@ impl Builder {
     fn span(&self) -> Span {
         // Distinct fake spans, so diagnostics can be told apart.
         let n = (self.m.variables.len() + self.m.equations.len()) as u32;
-        Span { file: 0, start: n * 10, end: n * 10 + 5 }
+        Span {
+            file: 0,
+            start: n * 10,
+            end: n * 10 + 5,
+        }
     }
     pub fn var(&mut self, name: &str) -> E {
         let mut v = Variable::real(name, self.span());
@@ -99,7 +105,11 @@ impl Builder {
         e
     }
     pub fn id(&self, name: &str) -> usize {
-        self.m.variables.iter().position(|v| v.name == name).unwrap_or_else(|| panic!("no variable {name}"))
+        self.m
+            .variables
+            .iter()
+            .position(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no variable {name}"))
     }
     pub fn start(&mut self, name: &str, value: f64, fixed: bool) {
         let i = self.id(name);
@@ -113,7 +123,10 @@ impl Builder {
     pub fn eq(&mut self, lhs: E, rhs: E) {
         let span = self.span();
         self.m.equations.push(Equation {
-            kind: EquationKind::Simple { lhs: lhs.0, rhs: rhs.0 },
+            kind: EquationKind::Simple {
+                lhs: lhs.0,
+                rhs: rhs.0,
+            },
             component: String::new(),
             span,
         });
