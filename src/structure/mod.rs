@@ -1,8 +1,305 @@
 //! Structural analysis: from the flat DAE to a sorted index-1 system.
 //!
-//! Alias elimination, matching, Pantelides index reduction, dummy-derivative state selection
-//! and BLT sorting. The result is a [`SortedSystem`].
+//! Phases (each in its own module): residual form ([`prepare`]), alias elimination ([`alias`]),
+//! `der()` to derivative variables, a structural regularity check with Dulmage-Mendelsohn
+//! diagnostics ([`dm`]), Pantelides index reduction ([`pantelides`]) with symbolic
+//! differentiation ([`derivative`]), dummy-derivative state selection ([`dummy`]) and BLT
+//! sorting ([`blt`]). The result is a [`SortedSystem`] plus a [`StructureReport`] for the
+//! teaching views ([`view`]).
 
+mod alias;
+mod blt;
+mod derivative;
+mod dm;
+mod dummy;
+mod expr;
+mod incidence;
+mod matching;
+mod pantelides;
+mod prepare;
+pub mod print;
+mod redundancy;
+mod report;
 mod system;
+mod userfn;
+pub mod view;
+mod work;
 
+pub use incidence::{BipartiteGraph, Lin, Node, incidence as incidence_of};
+pub use report::*;
 pub use system::*;
+
+use crate::dae::{EquationKind, Expr, FlatModel, VarId};
+use crate::diag::{self, Diagnostic};
+use std::time::Instant;
+use work::{Role, Work};
+
+/// Options of [`analyze`].
+#[derive(Clone, Debug)]
+pub struct AnalyzeOptions {
+    /// Eliminate aliases and trivial linear equations before matching (on by default).
+    pub eliminate_aliases: bool,
+    /// Variables the state selection should prefer as states (overrides every `stateSelect`
+    /// hint except `always`).
+    pub prefer_states: Vec<VarId>,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            eliminate_aliases: true,
+            prefer_states: Vec::new(),
+        }
+    }
+}
+
+/// The result of [`analyze`]: the system for the simulator and the report for the views.
+#[derive(Clone)]
+pub struct Analysis {
+    pub system: SortedSystem,
+    pub report: StructureReport,
+    /// The index-reduced system before state selection, kept for [`reselect`].
+    reduced: Reduced,
+}
+
+#[derive(Clone)]
+struct Reduced {
+    work: Work,
+    discrete_equations: Vec<crate::dae::Equation>,
+    discrete_vars: Vec<VarId>,
+}
+
+/// Runs structural analysis. Errors name the variables and equations involved.
+pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
+    let mut timings = Timings {
+        phases: Vec::new(),
+        last: Some(Instant::now()),
+    };
+    let mut work = Work::new(model);
+    let discrete = prepare::prepare(&mut work)?;
+    let n_vars_model = work.model.variables.len();
+    let n_eqs_model = work.eqs.len();
+    let n_unknowns_model = (0..n_vars_model).filter(|&v| work.is_unknown(v)).count();
+    timings.lap("residual form");
+
+    if opts.eliminate_aliases {
+        let mut protected = Vec::new();
+        for eq in &discrete.equations {
+            collect_reinit(&eq.kind, &mut protected);
+        }
+        alias::eliminate(&mut work, &protected);
+    }
+    timings.lap("alias elimination");
+
+    replace_ders(&mut work)?;
+    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
+        .map(|e| pantelides::row(&work, e))
+        .collect();
+    check_regular(&work, &adj)?;
+    timings.lap("structural check");
+
+    pantelides::pantelides(&mut work, &mut adj)?;
+    replace_ders_initial(&mut work);
+    timings.lap("index reduction");
+
+    let reduced = Reduced {
+        work,
+        discrete_equations: discrete.equations,
+        discrete_vars: discrete.vars,
+    };
+    let (system, mut report) = finish(&reduced, &opts.prefer_states, &mut timings)?;
+    report.sizes.variables = n_vars_model;
+    report.sizes.equations = n_eqs_model;
+    report.sizes.unknowns = n_unknowns_model;
+    timings.lap("report");
+    report.timings = timings.phases;
+    Ok(Analysis {
+        system,
+        report,
+        reduced,
+    })
+}
+
+/// Re-runs dummy-derivative selection preferring `prefer` as states (when the constraint
+/// Jacobian of a [`StateSet`] becomes singular for the current choice), and sorts again.
+/// Index reduction is not repeated.
+pub fn reselect(analysis: &Analysis, prefer: &[VarId]) -> diag::Result<SortedSystem> {
+    let mut timings = Timings::default();
+    finish(&analysis.reduced, prefer, &mut timings).map(|(s, _)| s)
+}
+
+/// State selection, BLT and the report, from the index-reduced system.
+fn finish(
+    reduced: &Reduced,
+    prefer: &[VarId],
+    timings: &mut Timings,
+) -> diag::Result<(SortedSystem, StructureReport)> {
+    let work = &reduced.work;
+    let selection = dummy::select(work, prefer)?;
+    timings.lap("state selection");
+
+    let n_vars = work.model.variables.len();
+    let mut is_state = vec![false; n_vars];
+    for &s in &selection.states {
+        is_state[s] = true;
+    }
+    let unknown = |v: VarId| work.is_unknown(v) && !is_state[v];
+    let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
+        .map(|e| {
+            let u = |v: VarId| unknown(v);
+            incidence::incidence(&work.eqs[e].residual, &u)
+                .into_keys()
+                .collect()
+        })
+        .collect();
+    let m = matching::maximum(&adj, n_vars, &unknown);
+    let unknowns: Vec<VarId> = (0..n_vars).filter(|&v| unknown(v)).collect();
+    if m.size() != work.eqs.len() || m.size() != unknowns.len() {
+        let mut d = dm::report(work, &adj, &unknowns, &m);
+        for x in d.iter_mut() {
+            x.notes
+                .push("this appeared after index reduction and state selection".into());
+        }
+        return Err(d);
+    }
+    let blocks = blt::sort(&work.eqs, &adj, &m);
+    timings.lap("BLT");
+
+    let states: Vec<State> = selection
+        .states
+        .iter()
+        .filter_map(|&s| {
+            work.deriv[s].map(|d| State {
+                var: s,
+                derivative: d,
+            })
+        })
+        .collect();
+    let system = SortedSystem {
+        model: work.model.clone(),
+        states,
+        equations: work.eqs.clone(),
+        blocks,
+        eliminated: work.eliminated.clone(),
+        dummy_derivatives: selection.dummies.clone(),
+        discrete_equations: reduced.discrete_equations.clone(),
+        discrete_vars: reduced.discrete_vars.clone(),
+        state_sets: selection.state_sets.clone(),
+    };
+    let report = report::build(work, &system, &m, selection.warnings);
+    Ok((system, report))
+}
+
+#[derive(Default)]
+struct Timings {
+    phases: Vec<Timing>,
+    last: Option<Instant>,
+}
+
+impl Timings {
+    fn lap(&mut self, phase: &str) {
+        let now = Instant::now();
+        let start = *self.last.get_or_insert(now);
+        self.phases.push(Timing {
+            phase: phase.to_string(),
+            seconds: (now - start).as_secs_f64(),
+        });
+        self.last = Some(now);
+    }
+}
+
+fn collect_reinit(kind: &EquationKind, out: &mut Vec<VarId>) {
+    match kind {
+        EquationKind::Reinit { var, .. } => out.push(*var),
+        EquationKind::When { branches } | EquationKind::If { branches, .. } => {
+            for (_, b) in branches {
+                for e in b {
+                    collect_reinit(&e.kind, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `der(e)` becomes the derivative variable of `e` (or the derivative expression of `e`).
+fn replace_ders(work: &mut Work) -> diag::Result<()> {
+    let mut errors = Vec::new();
+    for e in 0..work.eqs.len() {
+        let r = work.eqs[e].residual.clone();
+        let mut has_der = false;
+        r.visit(&mut |x| has_der |= matches!(x, Expr::Der(_)));
+        if !has_der {
+            continue;
+        }
+        let mut err = None;
+        let new = expr::rewrite(&r, &mut |x| match x {
+            Expr::Der(a) => match *a {
+                Expr::Var(v) if work.is_continuous(v) => Expr::Var(work.der_var(v)),
+                inner => match work.time_derivative(&inner) {
+                    Ok(d) => expr::simplify(&d),
+                    Err(msg) => {
+                        err.get_or_insert(msg);
+                        Expr::Der(Box::new(inner))
+                    }
+                },
+            },
+            other => other,
+        });
+        if let Some(msg) = err {
+            errors.push(Diagnostic::error(
+                work.eqs[e].span,
+                format!("cannot take this derivative: {msg}"),
+            ));
+        }
+        work.eqs[e].residual = new;
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// In initial equations, `der(x)` becomes the derivative variable where one exists.
+fn replace_ders_initial(work: &mut Work) {
+    let mut eqs = std::mem::take(&mut work.model.initial_equations);
+    for eq in eqs.iter_mut() {
+        if let EquationKind::Simple { lhs, rhs } = &mut eq.kind {
+            for side in [lhs, rhs] {
+                *side = expr::rewrite(side, &mut |x| match x {
+                    Expr::Der(a) => match work.time_derivative_existing(&a) {
+                        Some(d) => expr::simplify(&d),
+                        None => Expr::Der(a),
+                    },
+                    other => other,
+                });
+            }
+        }
+    }
+    work.model.initial_equations = eqs;
+}
+
+/// Structural regularity: a perfect matching with each variable merged with its derivatives.
+/// This is exactly the condition under which Pantelides terminates.
+fn check_regular(work: &Work, rows: &[Vec<VarId>]) -> diag::Result<()> {
+    let n_vars = work.model.variables.len();
+    let unknowns: Vec<VarId> = (0..n_vars)
+        .filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none())
+        .collect();
+    let adj: Vec<Vec<VarId>> = rows
+        .iter()
+        .map(|r| {
+            let mut row: Vec<VarId> = r.iter().map(|&v| work.root(v).0).collect();
+            row.sort_unstable();
+            row.dedup();
+            row
+        })
+        .collect();
+    let allowed = |v: VarId| work.role[v] == Role::Unknown;
+    let m = matching::maximum(&adj, n_vars, &allowed);
+    if m.size() == adj.len() && m.size() == unknowns.len() {
+        return Ok(());
+    }
+    Err(dm::report(work, &adj, &unknowns, &m))
+}

@@ -29,6 +29,32 @@ pub struct SortedSystem {
     pub discrete_equations: Vec<Equation>,
     /// Variables assigned in `when` equations (held between events, known in the blocks).
     pub discrete_vars: Vec<VarId>,
+    /// Choices of dummy derivatives that depend on the state (e.g. the Cartesian pendulum: `x`
+    /// cannot be a state at the horizontal, `y` not at the bottom). Lowest derivative level
+    /// first. The simulator evaluates `jacobian`, and when the columns of `dummies` become
+    /// ill-conditioned compared with another choice it calls `structure::reselect` preferring
+    /// the `candidate_states` it wants to keep, and restarts from the current point.
+    #[serde(default)]
+    pub state_sets: Vec<StateSet>,
+}
+
+/// A dynamic state-selection set: `equations.len()` of the `candidates` must be dummy
+/// derivatives, and the choice is regular where the Jacobian of `equations` with respect to
+/// the chosen candidates is nonsingular.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateSet {
+    /// The constraint equations (indices into [`SortedSystem::equations`]) whose Jacobian decides.
+    pub equations: Vec<usize>,
+    /// Candidate derivative variables (the Jacobian's columns).
+    pub candidates: Vec<VarId>,
+    /// For each candidate, the variable it is the derivative of: the one that stops being a state
+    /// when the candidate is a dummy derivative.
+    pub candidate_states: Vec<VarId>,
+    /// The candidates chosen as dummy derivatives in this system.
+    pub dummies: Vec<VarId>,
+    /// Nonzero entries `(row, column, d equations[row] / d candidates[column])`, in the
+    /// variables of [`SortedSystem::model`].
+    pub jacobian: Vec<(usize, usize, Expr)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -132,6 +132,22 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       Epot = 0;
     end Rigid;
 
+    model RigidVelocity "Rigid contact imposed at velocity level (v_n = 0); the papers report this form failing"
+      extends Interfaces.PartialNormalElastic;
+    equation
+      active = valid;
+      residual = relvn;
+      Epot = 0;
+    end RigidVelocity;
+
+    model RigidGap "Rigid contact imposed at position level (h = 0); the papers report this form failing"
+      extends Interfaces.PartialNormalElastic;
+    equation
+      active = valid;
+      residual = h;
+      Epot = 0;
+    end RigidGap;
+
     model LinearPenalty "Linear spring in the normal direction: Fn = k*penetration + Fd (never pulling)"
       extends Interfaces.PartialNormalElastic;
       parameter Real k(unit = "N/m") = 1e5 "contact stiffness";

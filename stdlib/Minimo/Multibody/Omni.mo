@@ -148,9 +148,9 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real platform_v_start[3](each unit = "m/s") = zeros(3) "initial platform velocity (horizontal)";
     parameter Real omega_start(unit = "rad/s") = 0 "initial yaw rate of the platform";
     final parameter Real dir[3] = {cos(angle), 0.0, -sin(angle)} "axle direction, platform axes";
-    final parameter Real vw[3](each unit = "m/s") = platform_v_start + cross({0, omega_start, 0}, Rp*dir)
+    final parameter Real vw[3](each unit = "m/s") = platform_v_start + cross({0.0, omega_start, 0.0}, Rp*dir)
       "initial wheel centre velocity";
-    final parameter Real chi(unit = "rad/s") = vw*cross(dir, {0, 1, 0})/R "wheel spin rate of rolling without slip";
+    final parameter Real chi(unit = "rad/s") = vw*cross(dir, {0.0, 1.0, 0.0})/R "wheel spin rate of rolling without slip";
     Interfaces.ConstraintFrame platform "the platform body";
     Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3));
   equation

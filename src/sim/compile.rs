@@ -1,0 +1,882 @@
+//! From the sorted system to a [`Program`]: expressions become register instructions.
+//!
+//! Compilation happens once per run, after `--set` overrides: parameters are then known numbers
+//! and fold into constants together with every sub-expression that depends only on them.
+//! Identical sub-expressions share one register (common-subexpression elimination by
+//! hash-consing `(op, operands)`), and `a*b + c` fuses into one `MulAdd` instruction.
+//!
+//! Relations outside `noEvent` do not compare at run time: they read a *relation register*
+//! that only changes at events, and their operands define a zero-crossing function `a - b`
+//! handed to the integrator's root finder. Inside `noEvent` a relation is an ordinary
+//! comparison, so its branch switches inside the integrator's iterations without an event.
+
+use super::params::{ParamValues, eval_param_expr};
+use super::tape::{Instr, Op, Reg};
+use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
+use crate::diag::{Diagnostic, Span};
+use crate::structure::{BlockKind, SortedSystem};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// One step of the main pass.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// `code` computes the block's one variable.
+    Explicit {
+        code: Range<usize>,
+        var: VarId,
+        block: usize,
+    },
+    /// `code` computes the residuals (registers `residuals`) from the unknowns `vars`; solved
+    /// by one LU (linear) or damped Newton (nonlinear). `inputs` are the registers the code reads
+    /// that it does not compute (their tangents are zeroed for the block's own Jacobian).
+    Implicit {
+        code: Range<usize>,
+        vars: Vec<VarId>,
+        residuals: Vec<Reg>,
+        inputs: Vec<Reg>,
+        linear: bool,
+        block: usize,
+    },
+}
+
+/// A relation that generates events: `a op b`, locked in register `reg` between events.
+#[derive(Clone, Debug)]
+pub struct Relation {
+    pub op: Op,
+    pub a: Reg,
+    pub b: Reg,
+    pub reg: Reg,
+}
+
+/// `sample(start, interval)`: `reg` is true only at the event at each sample instant.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub start: f64,
+    pub interval: f64,
+    pub reg: Reg,
+}
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// `var := value` when the branch fires.
+    Assign {
+        var: VarId,
+        value: Reg,
+    },
+    Reinit {
+        var: VarId,
+        value: Reg,
+    },
+    Assert {
+        condition: Reg,
+        message: Expr,
+        warning: bool,
+        span: Span,
+    },
+    Terminate {
+        message: Expr,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct WhenClause {
+    /// One condition register per branch (`when` / `elsewhen`), with the actions of that branch.
+    pub branches: Vec<(Reg, Vec<Action>)>,
+    /// Whether a branch condition mentions `initial()` (then it may fire at initialization).
+    pub initial: Vec<bool>,
+    pub span: Span,
+}
+
+/// A dynamic state set in registers: the constraint Jacobian with respect to the candidates.
+#[derive(Clone, Debug)]
+pub struct SetMonitor {
+    pub rows: usize,
+    pub cols: usize,
+    pub entries: Vec<(usize, usize, Reg)>,
+    /// Columns currently chosen as dummy derivatives.
+    pub dummy_cols: Vec<usize>,
+    /// The variable each candidate is the derivative of.
+    pub candidate_states: Vec<VarId>,
+}
+
+/// Everything the evaluator needs, in registers.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub code: Vec<Instr>,
+    /// Register file contents before the first evaluation (constants, parameters, start values).
+    pub init_regs: Vec<f64>,
+    pub steps: Vec<Step>,
+    /// Alias and eliminated variables, computed after the main pass.
+    pub eliminated: Range<usize>,
+    /// When conditions, assignments, reinit values, asserts, discrete equations.
+    pub event_code: Range<usize>,
+    /// Residuals of the initial equations (computed after the event code).
+    pub initial_code: Range<usize>,
+    pub initial_residuals: Vec<(Reg, usize)>,
+    pub relations: Vec<Relation>,
+    pub samples: Vec<Sample>,
+    pub whens: Vec<WhenClause>,
+    /// Assignments of discrete variables outside `when` (evaluated at events), and asserts.
+    pub always: Vec<Action>,
+    /// `(variable register, pre register)`.
+    pub pre: Vec<(Reg, Reg)>,
+    /// Jacobians of the dynamic state sets (computed after the event code).
+    pub state_set_code: Range<usize>,
+    pub state_sets: Vec<SetMonitor>,
+    /// `(state, derivative)` variables.
+    pub states: Vec<(VarId, VarId)>,
+    pub time: Reg,
+    pub initial: Reg,
+    pub terminal: Reg,
+    /// Which step computes each variable (for error messages).
+    pub computed_by: Vec<Option<usize>>,
+}
+
+impl Program {
+    pub fn nregs(&self) -> usize {
+        self.init_regs.len()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key(Op, Reg, Reg, Reg);
+
+struct Compiler<'a> {
+    model: &'a FlatModel,
+    params: &'a ParamValues,
+    code: Vec<Instr>,
+    regs: Vec<f64>,
+    /// Constant value of a register, if known at compile time.
+    konst: Vec<Option<f64>>,
+    consts: HashMap<u64, Reg>,
+    cse: HashMap<Key, Reg>,
+    /// How many times each register is read (for fusing `a*b + c`).
+    der_of: HashMap<VarId, VarId>,
+    pre: HashMap<VarId, Reg>,
+    pre_list: Vec<(Reg, Reg)>,
+    relations: Vec<Relation>,
+    rel_index: HashMap<(Op, Reg, Reg), usize>,
+    samples: Vec<Sample>,
+    no_event: u32,
+    time: Reg,
+    initial: Reg,
+    terminal: Reg,
+    errors: Vec<Diagnostic>,
+    /// Span for error messages about the expression being compiled.
+    span: Span,
+}
+
+/// Maps a built-in function to a tape operation (checking the argument count).
+pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
+    let (op, n) = match f {
+        Builtin::Sin => (Op::Sin, 1),
+        Builtin::Cos => (Op::Cos, 1),
+        Builtin::Tan => (Op::Tan, 1),
+        Builtin::Asin => (Op::Asin, 1),
+        Builtin::Acos => (Op::Acos, 1),
+        Builtin::Atan => (Op::Atan, 1),
+        Builtin::Atan2 => (Op::Atan2, 2),
+        Builtin::Sinh => (Op::Sinh, 1),
+        Builtin::Cosh => (Op::Cosh, 1),
+        Builtin::Tanh => (Op::Tanh, 1),
+        Builtin::Exp => (Op::Exp, 1),
+        Builtin::Log => (Op::Log, 1),
+        Builtin::Log10 => (Op::Log10, 1),
+        Builtin::Sqrt => (Op::Sqrt, 1),
+        Builtin::Abs => (Op::Abs, 1),
+        Builtin::Sign => (Op::Sign, 1),
+        Builtin::Min => (Op::Min, 2),
+        Builtin::Max => (Op::Max, 2),
+        Builtin::Floor => (Op::Floor, 1),
+        Builtin::Ceil => (Op::Ceil, 1),
+        Builtin::Integer => (Op::Floor, 1),
+        Builtin::Div => (Op::DivInt, 2),
+        Builtin::Mod => (Op::Mod, 2),
+        Builtin::Rem => (Op::Rem, 2),
+        Builtin::SemiLinear => (Op::SemiLinear, 3),
+    };
+    if n != nargs {
+        return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());
+    }
+    Ok(op)
+}
+
+fn bin_op(op: BinOp) -> Op {
+    match op {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Pow => Op::Pow,
+        BinOp::And => Op::And,
+        BinOp::Or => Op::Or,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+    }
+}
+
+fn is_relation(op: Op) -> bool {
+    matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne)
+}
+
+impl Compiler<'_> {
+    fn new_reg(&mut self, init: f64) -> Reg {
+        self.regs.push(init);
+        self.konst.push(None);
+        (self.regs.len() - 1) as Reg
+    }
+
+    fn constant(&mut self, x: f64) -> Reg {
+        if let Some(&r) = self.consts.get(&x.to_bits()) {
+            return r;
+        }
+        let r = self.new_reg(x);
+        self.konst[r as usize] = Some(x);
+        self.consts.insert(x.to_bits(), r);
+        r
+    }
+
+    fn k(&self, r: Reg) -> Option<f64> {
+        self.konst[r as usize]
+    }
+
+    /// Emits `op(a, b, c)` unless it folds to a constant, simplifies, or already exists.
+    fn emit(&mut self, op: Op, a: Reg, b: Reg, c: Reg) -> Reg {
+        let n = op.arity();
+        let (b, c) = (if n >= 2 { b } else { 0 }, if n >= 3 { c } else { 0 });
+        let ops = [a, b, c];
+        if ops[..n].iter().all(|&r| self.k(r).is_some()) {
+            let v = |i: usize| self.k(ops[i]).unwrap_or(0.0);
+            let x = super::tape::apply(
+                op,
+                v(0),
+                if n >= 2 { v(1) } else { 0.0 },
+                if n >= 3 { v(2) } else { 0.0 },
+            );
+            return self.constant(x);
+        }
+        // Algebraic identities that are exact in floating point for finite values.
+        match op {
+            Op::Add if self.k(a) == Some(0.0) => return b,
+            Op::Add | Op::Sub if self.k(b) == Some(0.0) => return a,
+            Op::Sub if self.k(a) == Some(0.0) => return self.emit(Op::Neg, b, 0, 0),
+            Op::Mul | Op::Div if self.k(b) == Some(1.0) => return a,
+            Op::Mul if self.k(a) == Some(1.0) => return b,
+            Op::Mul if self.k(a) == Some(-1.0) => return self.emit(Op::Neg, b, 0, 0),
+            Op::Mul | Op::Div if self.k(b) == Some(-1.0) => return self.emit(Op::Neg, a, 0, 0),
+            Op::Pow if self.k(b) == Some(1.0) => return a,
+            Op::Pow if self.k(b) == Some(2.0) => return self.emit(Op::Square, a, 0, 0),
+            Op::Select if self.k(a).is_some() => {
+                return if self.k(a) != Some(0.0) { b } else { c };
+            }
+            Op::Select if b == c => return b,
+            // Division by a constant becomes a multiplication.
+            Op::Div if self.k(b).is_some_and(|x| x != 0.0) => {
+                let inv = 1.0 / self.k(b).unwrap_or(1.0);
+                let r = self.constant(inv);
+                return self.emit(Op::Mul, a, r, 0);
+            }
+            _ => {}
+        }
+        // `x*y + z` and `z + x*y` fuse when the product was just computed for this purpose.
+        if matches!(op, Op::Add | Op::Sub) {
+            if let Some(fused) = self.try_fuse(op, a, b) {
+                return fused;
+            }
+        }
+        let (a, b) =
+            if matches!(op, Op::Add | Op::Mul | Op::Min | Op::Max | Op::And | Op::Or) && a > b {
+                (b, a)
+            } else {
+                (a, b)
+            };
+        let key = Key(op, a, b, c);
+        if let Some(&r) = self.cse.get(&key) {
+            return r;
+        }
+        let dst = self.new_reg(0.0);
+        self.code.push(Instr { op, dst, a, b, c });
+        self.cse.insert(key, dst);
+        dst
+    }
+
+    /// Fuses `prod + z` / `z + prod` / `prod - z` when `prod` is the last instruction (a `Mul`).
+    fn try_fuse(&mut self, op: Op, a: Reg, b: Reg) -> Option<Reg> {
+        let last = *self.code.last()?;
+        if last.op != Op::Mul {
+            return None;
+        }
+        let (prod, other, fop) = if last.dst == a && b != a {
+            (
+                a,
+                b,
+                if op == Op::Add {
+                    Op::MulAdd
+                } else {
+                    Op::MulSub
+                },
+            )
+        } else if last.dst == b && op == Op::Add && a != b {
+            (b, a, Op::MulAdd)
+        } else {
+            return None;
+        };
+        let _ = prod;
+        let key = Key(fop, last.a, last.b, other);
+        if let Some(&r) = self.cse.get(&key) {
+            return Some(r);
+        }
+        // Keep the product instruction (CSE may share it) and add the fused one.
+        let dst = self.new_reg(0.0);
+        self.code.push(Instr {
+            op: fop,
+            dst,
+            a: last.a,
+            b: last.b,
+            c: other,
+        });
+        self.cse.insert(key, dst);
+        Some(dst)
+    }
+
+    fn err(&mut self, msg: String) -> Reg {
+        self.errors.push(Diagnostic::error(self.span, msg));
+        self.constant(f64::NAN)
+    }
+
+    fn var(&mut self, v: VarId) -> Reg {
+        let var = &self.model.variables[v];
+        match var.variability {
+            Variability::Parameter | Variability::Constant => {
+                let x = self.params.values[v];
+                self.constant(x)
+            }
+            _ => v as Reg,
+        }
+    }
+
+    fn pre_reg(&mut self, v: VarId) -> Reg {
+        if let Some(&r) = self.pre.get(&v) {
+            return r;
+        }
+        let r = self.new_reg(0.0);
+        self.pre.insert(v, r);
+        self.pre_list.push((v as Reg, r));
+        r
+    }
+
+    fn expr(&mut self, e: &Expr) -> Reg {
+        match e {
+            Expr::Real(x) => self.constant(*x),
+            Expr::Integer(i) => self.constant(*i as f64),
+            Expr::Boolean(b) => self.constant(f64::from(u8::from(*b))),
+            Expr::String(s) => self.err(format!("the string \"{s}\" cannot be used as a number")),
+            Expr::Var(v) => self.var(*v),
+            Expr::Time => self.time,
+            Expr::Initial => self.initial,
+            Expr::Terminal => self.terminal,
+            Expr::Der(a) => match a.as_ref() {
+                Expr::Var(x) => match self.der_of.get(x) {
+                    Some(&d) => d as Reg,
+                    None if !self.model.variables[*x].is_unknown() => self.constant(0.0),
+                    None => {
+                        let name = self.model.variables[*x].name.clone();
+                        self.err(format!(
+                            "der({name}) is used but `{name}` has no derivative variable"
+                        ))
+                    }
+                },
+                _ => self.err("der() of an expression reached the simulator".into()),
+            },
+            Expr::Pre(a) => match a.as_ref() {
+                Expr::Var(v) if self.model.variables[*v].is_unknown() => self.pre_reg(*v),
+                Expr::Var(v) => self.var(*v),
+                _ => self.err("pre() applies to a variable".into()),
+            },
+            Expr::Edge(a) => match a.as_ref() {
+                Expr::Var(v) => {
+                    let cur = self.var(*v);
+                    let pre = self.pre_reg(*v);
+                    let not_pre = self.emit(Op::Not, pre, 0, 0);
+                    self.emit(Op::And, cur, not_pre, 0)
+                }
+                _ => self.err("edge() applies to a Boolean variable".into()),
+            },
+            Expr::Change(a) => match a.as_ref() {
+                Expr::Var(v) => {
+                    let cur = self.var(*v);
+                    let pre = self.pre_reg(*v);
+                    self.emit(Op::Ne, cur, pre, 0)
+                }
+                _ => self.err("change() applies to a variable".into()),
+            },
+            Expr::Unary(UnOp::Neg, a) => {
+                let a = self.expr(a);
+                self.emit(Op::Neg, a, 0, 0)
+            }
+            Expr::Unary(UnOp::Not, a) => {
+                let a = self.expr(a);
+                self.emit(Op::Not, a, 0, 0)
+            }
+            Expr::Binary(op, a, b) => {
+                let op = bin_op(*op);
+                let (a, b) = (self.expr(a), self.expr(b));
+                if is_relation(op)
+                    && self.no_event == 0
+                    && !(self.k(a).is_some() && self.k(b).is_some())
+                {
+                    return self.relation(op, a, b);
+                }
+                self.emit(op, a, b, 0)
+            }
+            Expr::Call(f, args) => {
+                let op = match builtin_op(*f, args.len()) {
+                    Ok(op) => op,
+                    Err(m) => return self.err(m),
+                };
+                let r: Vec<Reg> = args.iter().map(|a| self.expr(a)).collect();
+                let get = |i: usize| r.get(i).copied().unwrap_or(0);
+                self.emit(op, get(0), get(1), get(2))
+            }
+            Expr::UserCall { function, .. } => self.err(format!(
+                "calls of user functions (`{function}`) are not supported by the simulator yet"
+            )),
+            Expr::Array { .. } => self.err("an array value cannot be used as a scalar".into()),
+            Expr::If { branches, else_ } => {
+                let mut r = self.expr(else_);
+                for (c, x) in branches.iter().rev() {
+                    let c = self.expr(c);
+                    let x = self.expr(x);
+                    r = self.emit(Op::Select, c, x, r);
+                }
+                r
+            }
+            Expr::NoEvent(a) => {
+                self.no_event += 1;
+                let r = self.expr(a);
+                self.no_event -= 1;
+                r
+            }
+            Expr::Smooth(_, a) => self.expr(a),
+            Expr::Sample(start, interval) => {
+                let s = eval_param_expr(self.model, self.params, start);
+                let i = eval_param_expr(self.model, self.params, interval);
+                match (s, i) {
+                    (Ok(start), Ok(interval)) if interval > 0.0 => {
+                        let reg = self.new_reg(0.0);
+                        self.samples.push(Sample {
+                            start,
+                            interval,
+                            reg,
+                        });
+                        reg
+                    }
+                    (Ok(_), Ok(i)) => {
+                        self.err(format!("sample interval must be positive, got {i}"))
+                    }
+                    (Err(m), _) | (_, Err(m)) => self.err(format!(
+                        "sample(start, interval) needs parameter values: {m}"
+                    )),
+                }
+            }
+        }
+    }
+
+    fn relation(&mut self, op: Op, a: Reg, b: Reg) -> Reg {
+        if let Some(&i) = self.rel_index.get(&(op, a, b)) {
+            return self.relations[i].reg;
+        }
+        let reg = self.new_reg(0.0);
+        self.rel_index.insert((op, a, b), self.relations.len());
+        self.relations.push(Relation { op, a, b, reg });
+        reg
+    }
+
+    /// Compiles `e` so that its value lands in register `dst`.
+    fn expr_into(&mut self, e: &Expr, dst: Reg, segment_start: usize) {
+        let r = self.expr(e);
+        let n = self.code.len();
+        let is_temp_of_last = n > segment_start
+            && self.code[n - 1].dst == r
+            && r as usize >= self.model.variables.len()
+            && self.konst[r as usize].is_none();
+        if is_temp_of_last {
+            // Retarget the instruction that computed it; later uses find `dst` through CSE.
+            let last = self.code[n - 1];
+            self.code[n - 1].dst = dst;
+            self.cse.insert(Key(last.op, last.a, last.b, last.c), dst);
+        } else {
+            self.code.push(Instr {
+                op: Op::Copy,
+                dst,
+                a: r,
+                b: 0,
+                c: 0,
+            });
+        }
+    }
+
+    fn residual(&mut self, e: &Expr) -> Reg {
+        self.expr(e)
+    }
+}
+
+/// Compiles a sorted system, with parameter values already fixed.
+pub fn compile(
+    sys: &SortedSystem,
+    params: &ParamValues,
+    start: &[f64],
+) -> crate::diag::Result<Program> {
+    let model = &sys.model;
+    let nvars = model.variables.len();
+    let mut c = Compiler {
+        model,
+        params,
+        code: Vec::new(),
+        regs: start.to_vec(),
+        konst: vec![None; nvars],
+        consts: HashMap::new(),
+        cse: HashMap::new(),
+        der_of: HashMap::new(),
+        pre: HashMap::new(),
+        pre_list: Vec::new(),
+        relations: Vec::new(),
+        rel_index: HashMap::new(),
+        samples: Vec::new(),
+        no_event: 0,
+        time: 0,
+        initial: 0,
+        terminal: 0,
+        errors: Vec::new(),
+        span: Span::DUMMY,
+    };
+    for (i, v) in model.variables.iter().enumerate() {
+        if let Some(x) = v.derivative_of {
+            c.der_of.insert(x, i);
+        }
+        if !v.is_unknown() {
+            c.regs[i] = params.values[i];
+        }
+    }
+    for s in &sys.states {
+        c.der_of.insert(s.var, s.derivative);
+    }
+    c.time = c.new_reg(0.0);
+    c.initial = c.new_reg(0.0);
+    c.terminal = c.new_reg(0.0);
+
+    // Main pass: blocks in BLT order.
+    let mut steps = Vec::new();
+    let mut computed_by = vec![None; nvars];
+    for (bi, block) in sys.blocks.iter().enumerate() {
+        let start_pc = c.code.len();
+        if let Some(&e0) = block.equations.first() {
+            c.span = sys.equations.get(e0).map(|e| e.span).unwrap_or(Span::DUMMY);
+        }
+        match &block.kind {
+            BlockKind::Explicit { expr } => {
+                let Some(&var) = block.vars.first() else {
+                    continue;
+                };
+                c.expr_into(expr, var as Reg, start_pc);
+                // The variable is now computed: a later `Var(var)` reads its register.
+                steps.push(Step::Explicit {
+                    code: start_pc..c.code.len(),
+                    var,
+                    block: bi,
+                });
+                computed_by[var] = Some(steps.len() - 1);
+            }
+            BlockKind::Linear | BlockKind::Nonlinear => {
+                let mut residuals = Vec::new();
+                for &ei in &block.equations {
+                    let Some(eq) = sys.equations.get(ei) else {
+                        c.errors.push(Diagnostic::error(
+                            Span::DUMMY,
+                            format!("block {bi} refers to a missing equation {ei}"),
+                        ));
+                        continue;
+                    };
+                    c.span = eq.span;
+                    let r = c.residual(&eq.residual);
+                    residuals.push(r);
+                }
+                let code = start_pc..c.code.len();
+                // Registers read but not written by the block code, other than its unknowns.
+                let mut written: Vec<bool> = vec![false; c.regs.len()];
+                for i in &c.code[code.clone()] {
+                    written[i.dst as usize] = true;
+                }
+                for &v in &block.vars {
+                    written[v] = true;
+                }
+                let mut inputs = Vec::new();
+                for i in &c.code[code.clone()] {
+                    let ops = [i.a, i.b, i.c];
+                    for &o in &ops[..i.op.arity()] {
+                        if !written[o as usize] && c.konst[o as usize].is_none() {
+                            written[o as usize] = true;
+                            inputs.push(o);
+                        }
+                    }
+                }
+                let linear = block.kind == BlockKind::Linear;
+                steps.push(Step::Implicit {
+                    code,
+                    vars: block.vars.clone(),
+                    residuals,
+                    inputs,
+                    linear,
+                    block: bi,
+                });
+                for &v in &block.vars {
+                    computed_by[v] = Some(steps.len() - 1);
+                }
+            }
+        }
+    }
+
+    // Eliminated variables.
+    let elim_start = c.code.len();
+    for (v, e) in &sys.eliminated {
+        c.span = model.variables[*v].span;
+        c.expr_into(e, *v as Reg, elim_start);
+    }
+    let eliminated = elim_start..c.code.len();
+
+    // Event code: when clauses, discrete equations and asserts.
+    let ev_start = c.code.len();
+    let mut whens = Vec::new();
+    let mut always = Vec::new();
+    for eq in &sys.discrete_equations {
+        c.span = eq.span;
+        match &eq.kind {
+            EquationKind::When { branches } => {
+                let mut out = Vec::new();
+                let mut initial = Vec::new();
+                for (cond, body) in branches {
+                    let mut has_initial = false;
+                    cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
+                    let r = c.expr(cond);
+                    let actions = body.iter().filter_map(|b| action(&mut c, b)).collect();
+                    out.push((r, actions));
+                    initial.push(has_initial);
+                }
+                whens.push(WhenClause {
+                    branches: out,
+                    initial,
+                    span: eq.span,
+                });
+            }
+            _ => {
+                if let Some(a) = action(&mut c, eq) {
+                    always.push(a);
+                }
+            }
+        }
+    }
+    let event_code = ev_start..c.code.len();
+
+    // Initial equations as residuals `lhs - rhs`.
+    let init_start = c.code.len();
+    let mut initial_residuals = Vec::new();
+    for (i, eq) in model.initial_equations.iter().enumerate() {
+        c.span = eq.span;
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                let (l, r) = (c.expr(lhs), c.expr(rhs));
+                let res = c.emit(Op::Sub, l, r, 0);
+                initial_residuals.push((res, i));
+            }
+            _ => c.errors.push(
+                Diagnostic::error(
+                    eq.span,
+                    "only equations `a = b` are supported in `initial equation` sections",
+                )
+                .with_help("write the initial condition as a plain equation"),
+            ),
+        }
+    }
+    let initial_code = init_start..c.code.len();
+
+    // Dynamic state sets: their constraint Jacobians.
+    let ss_start = c.code.len();
+    let mut state_sets = Vec::new();
+    for set in &sys.state_sets {
+        let entries = set
+            .jacobian
+            .iter()
+            .map(|(r, col, e)| (*r, *col, c.expr(e)))
+            .collect();
+        let dummy_cols = set
+            .dummies
+            .iter()
+            .filter_map(|d| set.candidates.iter().position(|x| x == d))
+            .collect();
+        state_sets.push(SetMonitor {
+            rows: set.equations.len(),
+            cols: set.candidates.len(),
+            entries,
+            dummy_cols,
+            candidate_states: set.candidate_states.clone(),
+        });
+    }
+    let state_set_code = ss_start..c.code.len();
+
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    // Sort pre registers for deterministic order.
+    let mut pre = c.pre_list.clone();
+    pre.sort();
+    let mut prog = Program {
+        code: c.code,
+        init_regs: c.regs,
+        steps,
+        eliminated,
+        event_code,
+        initial_code,
+        initial_residuals,
+        relations: c.relations,
+        samples: c.samples,
+        whens,
+        always,
+        pre,
+        state_set_code,
+        state_sets,
+        states: sys.states.iter().map(|s| (s.var, s.derivative)).collect(),
+        time: c.time,
+        initial: c.initial,
+        terminal: c.terminal,
+        computed_by,
+    };
+    eliminate_dead_code(&mut prog, nvars);
+    Ok(prog)
+}
+
+/// Removes instructions whose result nobody reads (products fused into `MulAdd`, branches of
+/// folded selects...), and renumbers the code ranges.
+fn eliminate_dead_code(p: &mut Program, nvars: usize) {
+    let mut needed = vec![false; p.init_regs.len()];
+    needed[..nvars].iter_mut().for_each(|x| *x = true);
+    for s in &p.steps {
+        if let Step::Implicit { residuals, .. } = s {
+            residuals.iter().for_each(|&r| needed[r as usize] = true);
+        }
+    }
+    for r in &p.relations {
+        needed[r.a as usize] = true;
+        needed[r.b as usize] = true;
+    }
+    let mark_action = |a: &Action, needed: &mut Vec<bool>| match a {
+        Action::Assign { value, .. } | Action::Reinit { value, .. } => {
+            needed[*value as usize] = true
+        }
+        Action::Assert { condition, .. } => needed[*condition as usize] = true,
+        Action::Terminate { .. } => {}
+    };
+    for w in &p.whens {
+        for (c, actions) in &w.branches {
+            needed[*c as usize] = true;
+            actions.iter().for_each(|a| mark_action(a, &mut needed));
+        }
+    }
+    p.always.iter().for_each(|a| mark_action(a, &mut needed));
+    p.initial_residuals
+        .iter()
+        .for_each(|(r, _)| needed[*r as usize] = true);
+    let mut keep = vec![false; p.code.len()];
+    for (i, ins) in p.code.iter().enumerate().rev() {
+        if needed[ins.dst as usize] {
+            keep[i] = true;
+            let ops = [ins.a, ins.b, ins.c];
+            ops[..ins.op.arity()]
+                .iter()
+                .for_each(|&o| needed[o as usize] = true);
+        }
+    }
+    let mut new_index = Vec::with_capacity(p.code.len() + 1);
+    let mut n = 0;
+    for &k in &keep {
+        new_index.push(n);
+        n += usize::from(k);
+    }
+    new_index.push(n);
+    let remap = |r: &Range<usize>| new_index[r.start]..new_index[r.end];
+    for s in &mut p.steps {
+        match s {
+            Step::Explicit { code, .. } | Step::Implicit { code, .. } => *code = remap(code),
+        }
+    }
+    p.eliminated = remap(&p.eliminated);
+    p.event_code = remap(&p.event_code);
+    p.initial_code = remap(&p.initial_code);
+    p.state_set_code = remap(&p.state_set_code);
+    let mut i = 0;
+    p.code.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+fn action(c: &mut Compiler, eq: &crate::dae::Equation) -> Option<Action> {
+    c.span = eq.span;
+    match &eq.kind {
+        EquationKind::Simple {
+            lhs: Expr::Var(v),
+            rhs,
+        } => {
+            let value = c.expr(rhs);
+            Some(Action::Assign { var: *v, value })
+        }
+        EquationKind::Reinit { var, value } => {
+            let value = c.expr(value);
+            Some(Action::Reinit { var: *var, value })
+        }
+        EquationKind::Assert {
+            condition,
+            message,
+            warning,
+        } => {
+            let condition = c.expr(condition);
+            Some(Action::Assert {
+                condition,
+                message: message.clone(),
+                warning: *warning,
+                span: eq.span,
+            })
+        }
+        EquationKind::Terminate { message } => Some(Action::Terminate {
+            message: message.clone(),
+        }),
+        _ => {
+            c.errors.push(
+                Diagnostic::error(eq.span, "this kind of equation is not supported inside `when` by the simulator")
+                    .with_help("inside `when`, assign a variable (`v = expr;`), use `reinit`, `assert` or `terminate`"),
+            );
+            None
+        }
+    }
+}
+
+/// Renders a message expression of an `assert` or `terminate` (string literals and `+`).
+pub fn message_text(e: &Expr, model: &FlatModel, regs: &[f64]) -> String {
+    match e {
+        Expr::String(s) => s.clone(),
+        Expr::Binary(BinOp::Add, a, b) => {
+            message_text(a, model, regs) + &message_text(b, model, regs)
+        }
+        Expr::Var(v) => match regs.get(*v) {
+            Some(x) => format!("{x}"),
+            None => model.variables[*v].name.clone(),
+        },
+        Expr::Real(x) => format!("{x}"),
+        Expr::Integer(i) => format!("{i}"),
+        _ => "(message)".into(),
+    }
+}

@@ -1,0 +1,971 @@
+//! Integration with diffsol, output at the requested interval and at events.
+//!
+//! ODE mode: diffsol sees only the states; the right-hand side runs the compiled BLT blocks.
+//! The equations implement diffsol's `OdeEquations` directly (not the closure builder) so that
+//! the Jacobian sparsity comes from the program structure and large systems never pay for a
+//! dense probe. Small systems use dense nalgebra matrices, large ones faer's sparse LU; both use
+//! a column colouring so a Jacobian costs a few Jacobian-vector products.
+//!
+//! After each event the solver is rebuilt from the new state (states may jump by `reinit`,
+//! relations switch the right-hand side), which restarts the method at low order.
+
+use super::compile::{Program, Step, compile};
+use super::eval::{BlockError, Engine};
+use super::events::{EventError, EventState, check_asserts, event_iteration, init_relations};
+use super::init::{InitError, solve_initial_equations};
+use super::jacobian::state_jacobian_pattern;
+use super::newton::NewtonFailure;
+use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
+use super::{Method, ResultVar, SimOptions, SimResult, SimStats, VarKind};
+use crate::dae::{ScalarType, Variability};
+use crate::diag::{Diagnostic, Span};
+use crate::structure::SortedSystem;
+use diffsol::error::DiffsolError;
+use diffsol::jacobian::JacobianColoring;
+use diffsol::matrix::sparsity::MatrixSparsity;
+use diffsol::op::ParameterisedOp;
+use diffsol::{
+    ConstantOp, FaerSparseLU, FaerSparseMat, Matrix, NalgebraLU, NalgebraMat, NonLinearOp,
+    NonLinearOpJacobian, OdeBuilder, OdeEquations, OdeEquationsRef, OdeSolverMethod,
+    OdeSolverStopReason, Op, UnitCallable, Vector,
+};
+use std::cell::RefCell;
+use std::time::Instant;
+
+/// Systems with more states than this use sparse matrices.
+const DENSE_LIMIT: usize = 60;
+
+pub struct SimEqn<M: Matrix<T = f64>> {
+    pub engine: RefCell<Engine>,
+    pub y0: RefCell<Vec<f64>>,
+    n: usize,
+    nroots: usize,
+    ctx: M::C,
+    sparsity: Option<M::Sparsity>,
+    coloring: Option<JacobianColoring<M>>,
+    pub jacobians: RefCell<usize>,
+}
+
+impl<M: Matrix<T = f64>> SimEqn<M> {
+    fn new(engine: Engine, y0: Vec<f64>) -> SimEqn<M> {
+        let ctx = M::C::default();
+        let n = y0.len();
+        let nroots = engine.prog.relations.len();
+        let pattern = state_jacobian_pattern(&engine.prog);
+        let sparsity = M::Sparsity::try_from_indices(n, n, pattern.clone()).ok();
+        let coloring = sparsity
+            .as_ref()
+            .map(|s| JacobianColoring::new(s, &pattern, ctx.clone()));
+        SimEqn {
+            engine: RefCell::new(engine),
+            y0: RefCell::new(y0),
+            n,
+            nroots,
+            ctx,
+            sparsity,
+            coloring,
+            jacobians: RefCell::new(0),
+        }
+    }
+}
+
+pub struct SimRhs<'a, M: Matrix<T = f64>>(&'a SimEqn<M>);
+pub struct SimInit<'a, M: Matrix<T = f64>>(&'a SimEqn<M>);
+pub struct SimRoot<'a, M: Matrix<T = f64>>(&'a SimEqn<M>);
+
+macro_rules! sim_op {
+    ($name:ident, $nout:expr) => {
+        impl<M: Matrix<T = f64>> Op for $name<'_, M> {
+            type M = M;
+            type V = M::V;
+            type T = f64;
+            type C = M::C;
+            fn nstates(&self) -> usize {
+                self.0.n
+            }
+            #[allow(clippy::redundant_closure_call)]
+            fn nout(&self) -> usize {
+                ($nout)(self.0)
+            }
+            fn nparams(&self) -> usize {
+                0
+            }
+            fn context(&self) -> &M::C {
+                &self.0.ctx
+            }
+        }
+    };
+}
+sim_op!(SimRhs, |e: &SimEqn<M>| e.n);
+sim_op!(SimInit, |e: &SimEqn<M>| e.n);
+sim_op!(SimRoot, |e: &SimEqn<M>| e.nroots);
+
+impl<M: Matrix<T = f64>> NonLinearOp for SimRhs<'_, M> {
+    fn call_inplace(&self, x: &M::V, t: f64, y: &mut M::V) {
+        let mut e = self.0.engine.borrow_mut();
+        y.for_each_batch_host([x], |y, [x], _| match e.eval_at(t, x) {
+            Ok(()) => e.derivatives(y),
+            Err(_) => y.iter_mut().for_each(|v| *v = f64::NAN),
+        });
+    }
+}
+
+impl<M: Matrix<T = f64>> NonLinearOpJacobian for SimRhs<'_, M> {
+    fn jac_mul_inplace(&self, x: &M::V, t: f64, v: &M::V, y: &mut M::V) {
+        let mut e = self.0.engine.borrow_mut();
+        y.for_each_batch_host([x, v], |y, [x, v], _| match e.eval_at(t, x) {
+            Ok(()) => e.jvp(v, y),
+            Err(_) => y.iter_mut().for_each(|v| *v = f64::NAN),
+        });
+    }
+    fn jacobian_inplace(&self, x: &M::V, t: f64, y: &mut M) {
+        *self.0.jacobians.borrow_mut() += 1;
+        match &self.0.coloring {
+            Some(c) => c.jacobian_inplace(self, x, t, y),
+            None => self._default_jacobian_inplace(x, t, y),
+        }
+    }
+    fn jacobian_sparsity(&self) -> Option<M::Sparsity> {
+        self.0.sparsity.clone()
+    }
+}
+
+impl<M: Matrix<T = f64>> ConstantOp for SimInit<'_, M> {
+    fn call_inplace(&self, _t: f64, y: &mut M::V) {
+        let y0 = self.0.y0.borrow();
+        y.for_each_batch_host([], |y, [], _| y.copy_from_slice(&y0));
+    }
+}
+
+impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
+    fn call_inplace(&self, x: &M::V, t: f64, y: &mut M::V) {
+        let mut e = self.0.engine.borrow_mut();
+        y.for_each_batch_host([x], |y, [x], _| match e.eval_at(t, x) {
+            Ok(()) => {
+                e.run_outputs();
+                e.roots(y);
+            }
+            Err(_) => y.iter_mut().for_each(|v| *v = f64::NAN),
+        });
+    }
+}
+
+impl<M: Matrix<T = f64>> Op for SimEqn<M> {
+    type M = M;
+    type V = M::V;
+    type T = f64;
+    type C = M::C;
+    fn nstates(&self) -> usize {
+        self.n
+    }
+    fn nout(&self) -> usize {
+        self.n
+    }
+    fn nparams(&self) -> usize {
+        0
+    }
+    fn context(&self) -> &M::C {
+        &self.ctx
+    }
+}
+
+impl<'a, M: Matrix<T = f64>> OdeEquationsRef<'a> for SimEqn<M> {
+    type Rhs = SimRhs<'a, M>;
+    type Init = SimInit<'a, M>;
+    type Mass = ParameterisedOp<'a, UnitCallable<M>>;
+    type Root = SimRoot<'a, M>;
+    type Out = ParameterisedOp<'a, UnitCallable<M>>;
+    type Reset = ParameterisedOp<'a, UnitCallable<M>>;
+}
+
+impl<M: Matrix<T = f64>> OdeEquations for SimEqn<M> {
+    fn rhs(&self) -> SimRhs<'_, M> {
+        SimRhs(self)
+    }
+    fn mass(&self) -> Option<ParameterisedOp<'_, UnitCallable<M>>> {
+        None
+    }
+    fn root(&self) -> Option<SimRoot<'_, M>> {
+        (self.nroots > 0).then_some(SimRoot(self))
+    }
+    fn init(&self) -> SimInit<'_, M> {
+        SimInit(self)
+    }
+    fn set_params(&mut self, _p: &M::V) {}
+    fn get_params(&self, _p: &mut M::V) {}
+}
+
+/// Start values of every variable (parameters: their values).
+fn start_values(sys: &SortedSystem, params: &ParamValues) -> crate::diag::Result<Vec<f64>> {
+    let model = &sys.model;
+    let mut out = vec![0.0; model.variables.len()];
+    let mut errors = Vec::new();
+    for (i, v) in model.variables.iter().enumerate() {
+        if !v.is_unknown() {
+            out[i] = params.values[i];
+        } else if let Some(s) = &v.start {
+            match eval_param_expr(model, params, s) {
+                Ok(x) => out[i] = x,
+                Err(m) => errors.push(Diagnostic::error(
+                    v.span,
+                    format!(
+                        "the start value of `{}` must be a parameter expression: {m}",
+                        v.name
+                    ),
+                )),
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A diagnostic for a failed block solve, naming block, variables, residual and time.
+pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagnostic {
+    let model = &sys.model;
+    let (vars, block) = match &prog.steps[e.step] {
+        Step::Implicit { vars, block, .. } => (vars.clone(), *block),
+        Step::Explicit { var, block, .. } => (vec![*var], *block),
+    };
+    let names: Vec<String> = vars
+        .iter()
+        .map(|&v| model.variables[v].name.clone())
+        .collect();
+    let eqs = sys
+        .blocks
+        .get(block)
+        .map(|b| b.equations.clone())
+        .unwrap_or_default();
+    let span = eqs
+        .first()
+        .and_then(|&i| sys.equations.get(i))
+        .map(|e| e.span)
+        .unwrap_or(Span::DUMMY);
+    let what = match &e.failure {
+        NewtonFailure::Singular { column } => format!(
+            "its Jacobian is singular (no pivot for `{}`)",
+            names.get(*column).cloned().unwrap_or_default()
+        ),
+        NewtonFailure::NoConvergence {
+            residual,
+            iterations,
+        } => {
+            format!("Newton did not converge in {iterations} iterations (residual {residual:e})")
+        }
+        NewtonFailure::NotFinite { equation } => {
+            format!("residual {} became NaN or infinite", equation + 1)
+        }
+    };
+    let mut d = Diagnostic::error(
+        span,
+        format!(
+            "at time {}, the algebraic loop of block {} ({}) could not be solved: {what}",
+            e.time,
+            block + 1,
+            names.join(", ")
+        ),
+    )
+    .with_label("first equation of the loop");
+    for &i in eqs.iter().skip(1).take(4) {
+        if let Some(eq) = sys.equations.get(i) {
+            d = d.with_secondary(eq.span, "equation of the loop");
+        }
+    }
+    let vals: Vec<String> = names
+        .iter()
+        .zip(&e.values)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    d = d.with_note(format!("last iterate: {}", vals.join(", ")));
+    d = d.with_note(format!(
+        "residuals: {}",
+        e.residuals
+            .iter()
+            .map(|r| format!("{r:e}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    d.with_help("check the start values of the loop variables (they are the first Newton guess) and the equations for a singular configuration")
+}
+
+/// Finds the first variable that became NaN or infinite and the equation that computed it.
+fn non_finite_error(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diagnostic> {
+    let (step, var) = engine.first_non_finite()?;
+    let block = match &engine.prog.steps[step] {
+        Step::Explicit { block, .. } | Step::Implicit { block, .. } => *block,
+    };
+    let eq = sys
+        .blocks
+        .get(block)
+        .and_then(|b| b.equations.first())
+        .and_then(|&i| sys.equations.get(i));
+    let name = &sys.model.variables[var].name;
+    let mut d = Diagnostic::error(
+        eq.map(|e| e.span).unwrap_or(Span::DUMMY),
+        format!(
+            "`{name}` became {} at time {t}",
+            if engine.regs[var].is_nan() {
+                "NaN"
+            } else {
+                "infinite"
+            }
+        ),
+    )
+    .with_label(format!("this equation computes `{name}`"));
+    if let Some(e) = eq {
+        if !e.component.is_empty() {
+            d = d.with_note(format!("in component `{}`", e.component));
+        }
+    }
+    Some(d.with_help("look for a division by zero, the square root or logarithm of a negative number, or a value that grows without bound"))
+}
+
+struct Recorder {
+    cols: Vec<usize>,
+    time: Vec<f64>,
+    rows: Vec<Vec<f64>>,
+}
+
+impl Recorder {
+    fn record(&mut self, t: f64, engine: &Engine) {
+        self.time.push(t);
+        self.rows
+            .push(self.cols.iter().map(|&v| engine.regs[v]).collect());
+    }
+}
+
+struct Run<'s> {
+    base: &'s SortedSystem,
+    /// The system after a re-selection of states, if any.
+    alt: Option<std::rc::Rc<SortedSystem>>,
+    /// Where the current phase starts (after a re-selection).
+    t_restart: f64,
+    /// Whether to watch the dynamic state sets.
+    monitor: bool,
+    t_end: f64,
+    interval: f64,
+    t0: f64,
+    /// Index of the next output point `t0 + k * interval`.
+    k: u64,
+    rec: Recorder,
+    es: EventState,
+    stats: SimStats,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+enum SegmentEnd {
+    Finished,
+    Reselect {
+        t: f64,
+        y: Vec<f64>,
+        prefer: Vec<crate::dae::VarId>,
+    },
+    Event {
+        t: f64,
+        y: Vec<f64>,
+        triggered: Option<usize>,
+    },
+}
+
+impl Run<'_> {
+    fn sys(&self) -> &SortedSystem {
+        self.alt.as_deref().unwrap_or(self.base)
+    }
+    fn next_out(&self) -> f64 {
+        (self.t0 + self.k as f64 * self.interval).min(self.t_end)
+    }
+
+    /// Records the output points up to `t` (inclusive or not) by interpolation.
+    fn outputs_until<'a, Eqn, S>(
+        &mut self,
+        solver: &S,
+        eqn: &SimEqn<Eqn::M>,
+        t: f64,
+        inclusive: bool,
+    ) -> Result<(), Vec<Diagnostic>>
+    where
+        Eqn: OdeEquations<T = f64> + 'a,
+        Eqn::M: Matrix<T = f64, V = Eqn::V>,
+        S: OdeSolverMethod<'a, Eqn>,
+    {
+        loop {
+            let to = self.next_out();
+            let done_all = self.k > 0
+                && to >= self.t_end
+                && self.rec.time.last().is_some_and(|&l| l >= self.t_end);
+            if done_all || to > t || (!inclusive && to >= t) {
+                return Ok(());
+            }
+            let y = solver.interpolate(to).map_err(|e| solver_error(e, to))?;
+            let ys = y.clone_as_vec();
+            let mut e = eqn.engine.borrow_mut();
+            if let Err(err) = e.eval_at(to, &ys) {
+                return Err(vec![block_error(self.sys(), &e.prog, &err)]);
+            }
+            e.run_outputs();
+            let alt = self.alt.clone();
+            let sys = alt.as_deref().unwrap_or(self.base);
+            check_asserts(&e, &mut self.es, &sys.model, to).map_err(|d| vec![d])?;
+            self.rec.record(to, &e);
+            drop(e);
+            if let Some(pb) = &self.progress {
+                pb.set_position(((to - self.t0) / (self.t_end - self.t0) * 1000.0) as u64);
+            }
+            self.k += 1;
+            if to >= self.t_end {
+                return Ok(());
+            }
+        }
+    }
+
+    fn segment<'a, Eqn, S>(
+        &mut self,
+        solver: &mut S,
+        eqn: &SimEqn<Eqn::M>,
+    ) -> Result<SegmentEnd, Vec<Diagnostic>>
+    where
+        Eqn: OdeEquations<T = f64> + 'a,
+        Eqn::M: Matrix<T = f64, V = Eqn::V>,
+        S: OdeSolverMethod<'a, Eqn>,
+    {
+        let t_start = solver.state().t;
+        let stop = match self.es.next_time_event(t_start) {
+            Some(te) if te < self.t_end => te,
+            _ => self.t_end,
+        };
+        solver
+            .set_stop_time(stop)
+            .map_err(|e| solver_error(e, t_start))?;
+        let steps0 = solver.get_statistics().number_of_steps;
+        let result = loop {
+            let t_before = solver.state().t;
+            match solver.step() {
+                Ok(OdeSolverStopReason::InternalTimestep) => {
+                    let t = solver.state().t;
+                    self.outputs_until(solver, eqn, t, true)?;
+                    if self.monitor {
+                        let y = solver.state().y.clone_as_vec();
+                        let mut e = eqn.engine.borrow_mut();
+                        if e.eval_at(t, &y).is_ok() {
+                            e.run_outputs();
+                            if let Some(prefer) = super::statesel::check(&mut e) {
+                                break SegmentEnd::Reselect { t, y, prefer };
+                            }
+                        }
+                    }
+                }
+                Ok(OdeSolverStopReason::TstopReached) => {
+                    let t = solver.state().t;
+                    if stop >= self.t_end {
+                        self.outputs_until(solver, eqn, self.t_end, true)?;
+                        break SegmentEnd::Finished;
+                    }
+                    self.outputs_until(solver, eqn, t, false)?;
+                    let y = solver.state().y.clone_as_vec();
+                    break SegmentEnd::Event {
+                        t,
+                        y,
+                        triggered: None,
+                    };
+                }
+                Ok(OdeSolverStopReason::RootFound(t, idx)) => {
+                    self.outputs_until(solver, eqn, t, false)?;
+                    let y = solver
+                        .interpolate(t)
+                        .map_err(|e| solver_error(e, t))?
+                        .clone_as_vec();
+                    break SegmentEnd::Event {
+                        t,
+                        y,
+                        triggered: Some(idx),
+                    };
+                }
+                Err(err) => {
+                    // Explain with the model's words when we can.
+                    let mut e = eqn.engine.borrow_mut();
+                    if let Some(be) = e.last_error.clone() {
+                        if (be.time - t_before).abs()
+                            <= 1e-6 * (1.0 + t_before.abs()) + (solver.state().h).abs() * 2.0
+                        {
+                            return Err(vec![block_error(self.sys(), &e.prog, &be)]);
+                        }
+                    }
+                    if let Some((t, y)) = e.nan_at.clone() {
+                        let time = e.prog.time as usize;
+                        e.regs[time] = t;
+                        for (i, &(s, _)) in e.prog.states.clone().iter().enumerate() {
+                            e.regs[s] = y[i];
+                        }
+                        if let Some(d) = non_finite_error(self.sys(), &mut e, t) {
+                            return Err(vec![d]);
+                        }
+                    }
+                    return Err(vec![solver_error(err, t_before)[0].clone()]);
+                }
+            }
+        };
+        let st = solver.get_statistics();
+        self.stats.steps += st.number_of_steps - steps0;
+        self.stats.rejected_steps +=
+            st.number_of_error_test_failures + st.number_of_nonlinear_solver_fails;
+        self.stats.newton_iterations += st.number_of_nonlinear_solver_iterations;
+        Ok(result)
+    }
+}
+
+fn solver_error(e: DiffsolError, t: f64) -> Vec<Diagnostic> {
+    let msg = e.to_string();
+    let lower = msg.to_lowercase();
+    let mut d = Diagnostic::error(
+        Span::DUMMY,
+        format!("the integrator stopped at time {t}: {msg}"),
+    );
+    if lower.contains("step size") || lower.contains("too small") {
+        d = d.with_help(
+            "the step size became too small: the model may be stiff beyond the tolerance, discontinuous without events, or reach a singular configuration; try --solver bdf or a looser --tolerance",
+        );
+    }
+    vec![d]
+}
+
+/// Simulates a sorted system with fixed state selection.
+pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
+    simulate_with(sys, opts, None)
+}
+
+/// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
+/// sets are monitored and the states re-selected when the current choice becomes singular.
+pub fn simulate_with(
+    sys: &SortedSystem,
+    opts: &SimOptions,
+    analysis: Option<&crate::structure::Analysis>,
+) -> crate::diag::Result<SimResult> {
+    let model = &sys.model;
+    let t_compile = Instant::now();
+    let exp = &model.experiment;
+    let t0 = opts.start_time.or(exp.start_time).unwrap_or(0.0);
+    let t_end = opts.stop_time.or(exp.stop_time).unwrap_or(t0 + 1.0);
+    let tol = opts.tolerance.or(exp.tolerance).unwrap_or(1e-6);
+    let interval = opts
+        .interval
+        .or(exp.interval)
+        .unwrap_or((t_end - t0) / 500.0);
+    if !(t_end > t0) {
+        return Err(vec![Diagnostic::error(
+            Span::DUMMY,
+            format!("the stop time {t_end} must be after the start time {t0}"),
+        )]);
+    }
+    if !(interval > 0.0) || !(tol > 0.0) {
+        return Err(vec![Diagnostic::error(
+            Span::DUMMY,
+            "the output interval and the tolerance must be positive",
+        )]);
+    }
+    let overrides = parse_overrides(model, &opts.set)?;
+    let params = evaluate(model, &overrides)?;
+    let start = start_values(sys, &params)?;
+    let prog = compile(sys, &params, &start)?;
+    let mut engine = Engine::new(prog);
+    let compile_time = t_compile.elapsed();
+
+    // Result columns.
+    let mut variables = Vec::new();
+    let mut parameters = Vec::new();
+    let state_set: std::collections::BTreeSet<usize> = sys.states.iter().map(|s| s.var).collect();
+    let discrete: std::collections::BTreeSet<usize> = sys.discrete_vars.iter().copied().collect();
+    for (i, v) in model.variables.iter().enumerate() {
+        if v.ty == ScalarType::String {
+            continue;
+        }
+        if let Some(re) = &opts.vars {
+            if !re.is_match(&v.name) {
+                continue;
+            }
+        }
+        let kind = match v.variability {
+            Variability::Parameter | Variability::Constant => VarKind::Parameter,
+            _ if state_set.contains(&i) => VarKind::State,
+            _ if v.derivative_of.is_some() => VarKind::Derivative,
+            Variability::Discrete => VarKind::Discrete,
+            _ if discrete.contains(&i) => VarKind::Discrete,
+            _ => VarKind::Algebraic,
+        };
+        let rv = ResultVar {
+            name: v.name.clone(),
+            kind,
+            unit: v.unit.clone(),
+            description: v.description.clone(),
+            id: i,
+        };
+        if kind == VarKind::Parameter {
+            parameters.push((rv, params.values[i]));
+        } else {
+            variables.push(rv);
+        }
+    }
+
+    // Initialization.
+    let t_init = Instant::now();
+    let mut messages = Vec::new();
+    let fail_block = |engine: &Engine, e: BlockError| vec![block_error(sys, &engine.prog, &e)];
+    engine.regs[engine.prog.time as usize] = t0;
+    engine.regs[engine.prog.initial as usize] = 1.0;
+    for &(v, p) in &engine.prog.pre.clone() {
+        engine.regs[p as usize] = engine.regs[v as usize];
+    }
+    if let Err(e) = init_relations(&mut engine) {
+        return Err(fail_block(&engine, e));
+    }
+    match solve_initial_equations(&mut engine, sys, t0) {
+        Ok(notes) => messages.extend(notes),
+        Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
+        Err(InitError::Diagnostics(d)) => return Err(d),
+    }
+    let mut es = EventState::new(&engine, t0);
+    if let Err(e) = event_iteration(&mut engine, &mut es, model, t0, None, true) {
+        return Err(match e {
+            EventError::Block(b) => fail_block(&engine, b),
+            EventError::Diagnostic(d) => vec![d],
+        });
+    }
+    if let Some(d) = non_finite_at(sys, &mut engine, t0) {
+        return Err(vec![d]);
+    }
+    let init_time = t_init.elapsed();
+
+    let n = engine.nstates();
+    let mut stats = SimStats {
+        compile_time,
+        init_time,
+        states: n,
+        method: opts.method.name().to_string(),
+        ..Default::default()
+    };
+    let progress = opts.progress.then(|| {
+        let pb = indicatif::ProgressBar::new(1000);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {percent}% {elapsed_precise}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
+    let cols = variables.iter().map(|v| v.id).collect();
+    let mut rec = Recorder {
+        cols,
+        time: Vec::new(),
+        rows: Vec::new(),
+    };
+    rec.record(t0, &engine);
+    let monitor = analysis.is_some() && !sys.state_sets.is_empty();
+    if monitor {
+        messages.push(format!("t = {t0}: states {}", state_names(sys)));
+    }
+    let mut run = Run {
+        base: sys,
+        alt: None,
+        t_restart: t0,
+        monitor,
+        t_end,
+        interval,
+        t0,
+        k: 1,
+        rec,
+        es,
+        stats: SimStats::default(),
+        progress,
+    };
+    let t_int = Instant::now();
+    let mut total = super::eval::EvalStats::default();
+    let mut jacobians = 0;
+    let mut phases = 0;
+    loop {
+        let n = engine.nstates();
+        let end = if n == 0 {
+            // Nothing to integrate: evaluate at the output points (and time events).
+            algebraic_only(&mut run, &mut engine)?
+        } else if n <= DENSE_LIMIT {
+            integrate_dense(&mut run, engine, tol, opts.method)?
+        } else {
+            stats.sparse_jacobian = true;
+            integrate_sparse(&mut run, engine, tol, opts.method)?
+        };
+        total.rhs += end.stats.rhs;
+        total.jvp += end.stats.jvp;
+        total.newton_iterations += end.stats.newton_iterations;
+        jacobians += end.jacobians;
+        let Some((t, values, prefer)) = end.reselect else {
+            break;
+        };
+        phases += 1;
+        let Some(analysis) = analysis.filter(|_| phases < 1000) else {
+            return Err(vec![Diagnostic::error(
+                Span::DUMMY,
+                format!("the choice of states keeps changing at time {t}"),
+            )]);
+        };
+        let new_sys = crate::structure::reselect(analysis, &prefer)?;
+        if new_sys.model.variables.len() != values.len() {
+            return Err(vec![Diagnostic::error(
+                Span::DUMMY,
+                "state re-selection changed the variables of the model",
+            )]);
+        }
+        let prog = compile(&new_sys, &params, &values)?;
+        engine = Engine::new(prog);
+        engine.regs[engine.prog.time as usize] = t;
+        for &(v, p) in &engine.prog.pre.clone() {
+            engine.regs[p as usize] = engine.regs[v as usize];
+        }
+        if let Err(e) = init_relations(&mut engine) {
+            return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
+        }
+        messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
+        run.alt = Some(std::rc::Rc::new(new_sys));
+        run.t_restart = t;
+    }
+    let eval_stats = (total, jacobians);
+    if let Some(pb) = &run.progress {
+        pb.finish_and_clear();
+    }
+    stats.integrate_time = t_int.elapsed();
+    stats.steps = run.stats.steps;
+    stats.rejected_steps = run.stats.rejected_steps;
+    stats.newton_iterations = run.stats.newton_iterations + eval_stats.0.newton_iterations;
+    stats.rhs_evaluations = eval_stats.0.rhs;
+    stats.jacobian_vector_products = eval_stats.0.jvp;
+    stats.jacobian_evaluations = eval_stats.1;
+    stats.events = run.es.count.saturating_sub(1);
+    messages.extend(run.es.warnings.iter().cloned());
+    if let Some(m) = &run.es.terminated {
+        messages.push(format!(
+            "terminated at time {}: {m}",
+            run.rec.time.last().copied().unwrap_or(t0)
+        ));
+    }
+    let stop_time = run.rec.time.last().copied().unwrap_or(t_end);
+    Ok(SimResult {
+        model: model.name.clone(),
+        variables,
+        parameters,
+        time: run.rec.time,
+        rows: run.rec.rows,
+        stats,
+        messages,
+        start_time: t0,
+        stop_time,
+    })
+}
+
+fn state_names(sys: &SortedSystem) -> String {
+    sys.states
+        .iter()
+        .map(|s| sys.model.variables[s.var].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diagnostic> {
+    let bad = engine
+        .prog
+        .states
+        .iter()
+        .any(|&(x, d)| !engine.regs[x].is_finite() || !engine.regs[d].is_finite());
+    if !bad {
+        return None;
+    }
+    if let Some(&(x, _)) = engine
+        .prog
+        .states
+        .iter()
+        .find(|&&(x, _)| !engine.regs[x].is_finite())
+    {
+        let v = &sys.model.variables[x];
+        return Some(Diagnostic::error(
+            v.span,
+            format!("the initial value of state `{}` is not finite", v.name),
+        ));
+    }
+    non_finite_error(sys, engine, t)
+}
+
+fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Diagnostic>> {
+    let alt = run.alt.clone();
+    let model = &alt.as_deref().unwrap_or(run.base).model;
+    loop {
+        let t = run.next_out();
+        let te = run
+            .es
+            .next_time_event(run.rec.time.last().copied().unwrap_or(run.t0));
+        if let Some(te) = te.filter(|&te| te <= t && te < run.t_end) {
+            engine.regs[engine.prog.time as usize] = te;
+            handle_event(run, engine, te, None)?;
+            if run.es.terminated.is_some() {
+                break;
+            }
+            continue;
+        }
+        engine.regs[engine.prog.time as usize] = t;
+        engine
+            .run_main()
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        engine.run_outputs();
+        check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![d])?;
+        run.rec.record(t, engine);
+        run.k += 1;
+        if t >= run.t_end {
+            break;
+        }
+    }
+    Ok(PhaseEnd {
+        stats: engine.stats.clone(),
+        jacobians: 0,
+        reselect: None,
+    })
+}
+
+/// Records the values before and after an event and runs the event iteration.
+fn handle_event(
+    run: &mut Run,
+    engine: &mut Engine,
+    t: f64,
+    triggered: Option<usize>,
+) -> Result<(), Vec<Diagnostic>> {
+    engine
+        .run_main()
+        .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+    engine.run_outputs();
+    run.rec.record(t, engine);
+    let alt = run.alt.clone();
+    let model = &alt.as_deref().unwrap_or(run.base).model;
+    match event_iteration(engine, &mut run.es, model, t, triggered, false) {
+        Ok(()) => {}
+        Err(EventError::Block(b)) => return Err(vec![block_error(run.sys(), &engine.prog, &b)]),
+        Err(EventError::Diagnostic(d)) => return Err(vec![d]),
+    }
+    run.rec.record(t, engine);
+    Ok(())
+}
+
+/// How an integration phase ended: at the stop time, or asking for a new choice of states
+/// (time, values of every model variable, variables to prefer as states).
+struct PhaseEnd {
+    stats: super::eval::EvalStats,
+    jacobians: usize,
+    reselect: Option<(f64, Vec<f64>, Vec<crate::dae::VarId>)>,
+}
+
+macro_rules! integrate_with {
+    ($fname:ident, $m:ty, $ls:ty) => {
+        fn $fname(
+            run: &mut Run,
+            engine: Engine,
+            tol: f64,
+            method: Method,
+        ) -> Result<PhaseEnd, Vec<Diagnostic>> {
+            let model = &run.sys().model;
+            let y0 = engine.states();
+            // Absolute tolerances scaled by each state's nominal value.
+            let atol: Vec<f64> = engine
+                .prog
+                .states
+                .iter()
+                .map(|&(x, _)| {
+                    let nominal = model.variables[x]
+                        .nominal
+                        .as_ref()
+                        .and_then(|e| {
+                            eval_param_expr(
+                                model,
+                                &ParamValues {
+                                    values: engine.prog.init_regs[..model.variables.len()].to_vec(),
+                                },
+                                e,
+                            )
+                            .ok()
+                        })
+                        .map(f64::abs)
+                        .filter(|x| *x > 0.0)
+                        .unwrap_or(1.0);
+                    tol * nominal
+                })
+                .collect();
+            let eqn = SimEqn::<$m>::new(engine, y0);
+            let span = run.t_end - run.t0;
+            let mut reselect = None;
+            let mut problem = OdeBuilder::<$m>::new()
+                .rtol(tol)
+                .atol(atol)
+                .t0(run.t_restart)
+                .h0((span * 1e-6).min(run.interval))
+                .build_from_eqn(eqn)
+                .map_err(|e| solver_error(e, run.t_restart))?;
+            loop {
+                let end = {
+                    let p = &problem;
+                    match method {
+                        Method::Bdf => {
+                            let mut s = p.bdf::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            run.segment(&mut s, &p.eqn)?
+                        }
+                        Method::Esdirk34 => {
+                            let mut s = p.esdirk34::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            run.segment(&mut s, &p.eqn)?
+                        }
+                        Method::TrBdf2 => {
+                            let mut s = p.tr_bdf2::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            run.segment(&mut s, &p.eqn)?
+                        }
+                        Method::Tsit45 => {
+                            let mut s = p.tsit45().map_err(|e| solver_error(e, p.t0))?;
+                            run.segment(&mut s, &p.eqn)?
+                        }
+                    }
+                };
+                match end {
+                    SegmentEnd::Finished => break,
+                    SegmentEnd::Reselect { t, y, prefer } => {
+                        let mut engine = problem.eqn.engine.borrow_mut();
+                        engine
+                            .eval_at(t, &y)
+                            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+                        engine.run_outputs();
+                        let n = run.sys().model.variables.len();
+                        reselect = Some((t, engine.regs[..n].to_vec(), prefer));
+                        break;
+                    }
+                    SegmentEnd::Event { t, y, triggered } => {
+                        let mut engine = problem.eqn.engine.borrow_mut();
+                        let time = engine.prog.time as usize;
+                        engine.regs[time] = t;
+                        for (i, &(s, _)) in engine.prog.states.clone().iter().enumerate() {
+                            engine.regs[s] = y[i];
+                        }
+                        handle_event(run, &mut engine, t, triggered)?;
+                        if run.es.terminated.is_some() {
+                            break;
+                        }
+                        let y_new = engine.states();
+                        drop(engine);
+                        *problem.eqn.y0.borrow_mut() = y_new;
+                        problem.t0 = t;
+                        problem.h0 = (span * 1e-6).min(run.interval);
+                    }
+                }
+            }
+            let jac = *problem.eqn.jacobians.borrow();
+            let stats = problem.eqn.engine.borrow().stats.clone();
+            Ok(PhaseEnd {
+                stats,
+                jacobians: jac,
+                reselect,
+            })
+        }
+    };
+}
+
+integrate_with!(integrate_dense, NalgebraMat<f64>, NalgebraLU<f64>);
+integrate_with!(integrate_sparse, FaerSparseMat<f64>, FaerSparseLU<f64>);

@@ -1,0 +1,274 @@
+//! Parameter values: `--set` overrides, then bindings evaluated in dependency order.
+//!
+//! Parameter bindings are expressions in other parameters (`k = 2*m`). They are evaluated once,
+//! before compilation, by a small recursive evaluator with cycle detection; the compiled tape then
+//! sees parameters as constants (so they fold away).
+
+use crate::dae::{BinOp, Builtin, Expr, FlatModel, UnOp, VarId, Variability};
+use crate::diag::{Diagnostic, Span, closest_name};
+use std::collections::BTreeMap;
+
+/// Parses `NAME=VALUE` overrides and checks every name is a parameter of the model.
+pub fn parse_overrides(
+    model: &FlatModel,
+    sets: &[String],
+) -> crate::diag::Result<BTreeMap<VarId, f64>> {
+    let mut out = BTreeMap::new();
+    let mut errors = Vec::new();
+    let by_name: BTreeMap<&str, VarId> = model
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    for s in sets {
+        let Some((name, value)) = s.split_once('=') else {
+            errors.push(
+                Diagnostic::error(
+                    Span::DUMMY,
+                    format!("`--set {s}` is not of the form NAME=VALUE"),
+                )
+                .with_help("write for example `--set R=100`"),
+            );
+            continue;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        let parsed = match value {
+            "true" => Some(1.0),
+            "false" => Some(0.0),
+            v => v.parse::<f64>().ok(),
+        };
+        let Some(x) = parsed else {
+            errors.push(Diagnostic::error(
+                Span::DUMMY,
+                format!("`--set {name}={value}`: `{value}` is not a number"),
+            ));
+            continue;
+        };
+        match by_name.get(name) {
+            Some(&id) if matches!(model.variables[id].variability, Variability::Parameter) => {
+                out.insert(id, x);
+            }
+            Some(&id) => {
+                let v = &model.variables[id];
+                errors.push(
+                    Diagnostic::error(
+                        Span::DUMMY,
+                        format!("`--set {name}`: `{name}` is not a parameter, so it cannot be set"),
+                    )
+                    .with_secondary(v.span, "declared here")
+                    .with_help("only parameters can be changed with --set; change a variable's start value in the model"),
+                );
+            }
+            None => {
+                let params = model
+                    .variables
+                    .iter()
+                    .filter(|v| v.variability == Variability::Parameter)
+                    .map(|v| v.name.as_str());
+                let mut d = Diagnostic::error(
+                    Span::DUMMY,
+                    format!("`--set {name}`: the model has no parameter `{name}`"),
+                );
+                if let Some(c) = closest_name(name, params) {
+                    d = d.with_help(format!("did you mean `{c}`?"));
+                }
+                errors.push(d);
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Values of parameters and constants (NaN for other variables).
+pub struct ParamValues {
+    pub values: Vec<f64>,
+}
+
+enum Mark {
+    Todo,
+    Busy,
+    Done,
+}
+
+/// Evaluates every parameter and constant, after applying `overrides`.
+pub fn evaluate(
+    model: &FlatModel,
+    overrides: &BTreeMap<VarId, f64>,
+) -> crate::diag::Result<ParamValues> {
+    let n = model.variables.len();
+    let mut ev = Evaluator {
+        model,
+        values: vec![f64::NAN; n],
+        marks: (0..n).map(|_| Mark::Todo).collect(),
+        overrides,
+        errors: Vec::new(),
+    };
+    for i in 0..n {
+        if !model.variables[i].is_unknown() {
+            ev.param(i);
+        }
+    }
+    if ev.errors.is_empty() {
+        Ok(ParamValues { values: ev.values })
+    } else {
+        Err(ev.errors)
+    }
+}
+
+struct Evaluator<'a> {
+    model: &'a FlatModel,
+    values: Vec<f64>,
+    marks: Vec<Mark>,
+    overrides: &'a BTreeMap<VarId, f64>,
+    errors: Vec<Diagnostic>,
+}
+
+impl Evaluator<'_> {
+    fn param(&mut self, i: VarId) -> f64 {
+        match self.marks[i] {
+            Mark::Done => return self.values[i],
+            Mark::Busy => {
+                let v = &self.model.variables[i];
+                self.errors.push(Diagnostic::error(
+                    v.span,
+                    format!("the binding of parameter `{}` depends on itself", v.name),
+                ));
+                self.marks[i] = Mark::Done;
+                return f64::NAN;
+            }
+            Mark::Todo => {}
+        }
+        self.marks[i] = Mark::Busy;
+        let var = &self.model.variables[i];
+        let value = if let Some(&x) = self.overrides.get(&i) {
+            x
+        } else if let Some(b) = var.binding.as_ref().or(var.start.as_ref()) {
+            match self.eval(b) {
+                Ok(x) => x,
+                Err(msg) => {
+                    self.errors.push(Diagnostic::error(
+                        var.span,
+                        format!(
+                            "cannot evaluate the value of parameter `{}`: {msg}",
+                            var.name
+                        ),
+                    ));
+                    f64::NAN
+                }
+            }
+        } else {
+            self.errors.push(
+                Diagnostic::error(var.span, format!("parameter `{}` has no value", var.name))
+                    .with_help(format!(
+                        "give it a binding (`= ...`) or set it with `--set {}=VALUE`",
+                        var.name
+                    )),
+            );
+            f64::NAN
+        };
+        self.values[i] = value;
+        self.marks[i] = Mark::Done;
+        value
+    }
+
+    /// Evaluates an expression over parameters; `Err` names what is not a parameter expression.
+    pub fn eval(&mut self, e: &Expr) -> Result<f64, String> {
+        Ok(match e {
+            Expr::Real(x) => *x,
+            Expr::Integer(i) => *i as f64,
+            Expr::Boolean(b) => f64::from(u8::from(*b)),
+            Expr::Var(v) => {
+                let var = &self.model.variables[*v];
+                if var.is_unknown() {
+                    return Err(format!("it depends on the variable `{}`", var.name));
+                }
+                self.param(*v)
+            }
+            Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
+            Expr::Unary(UnOp::Not, a) => f64::from(u8::from(self.eval(a)? == 0.0)),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (self.eval(a)?, self.eval(b)?);
+                binop(*op, a, b)
+            }
+            Expr::Call(f, args) => {
+                let mut v = Vec::with_capacity(args.len());
+                for a in args {
+                    v.push(self.eval(a)?);
+                }
+                builtin(*f, &v)?
+            }
+            Expr::If { branches, else_ } => {
+                for (c, x) in branches {
+                    if self.eval(c)? != 0.0 {
+                        return self.eval(x);
+                    }
+                }
+                self.eval(else_)?
+            }
+            Expr::NoEvent(a) | Expr::Smooth(_, a) => self.eval(a)?,
+            other => {
+                return Err(format!(
+                    "`{}` is not allowed in a parameter expression",
+                    kind(other)
+                ));
+            }
+        })
+    }
+}
+
+/// Evaluates an expression in parameters only (start values, sample intervals...).
+pub fn eval_param_expr(model: &FlatModel, params: &ParamValues, e: &Expr) -> Result<f64, String> {
+    let overrides = BTreeMap::new();
+    let mut ev = Evaluator {
+        model,
+        values: params.values.clone(),
+        marks: (0..model.variables.len()).map(|_| Mark::Done).collect(),
+        overrides: &overrides,
+        errors: Vec::new(),
+    };
+    ev.eval(e)
+}
+
+fn kind(e: &Expr) -> &'static str {
+    match e {
+        Expr::Time => "time",
+        Expr::Der(_) => "der",
+        Expr::Pre(_) => "pre",
+        Expr::UserCall { .. } => "a function call",
+        Expr::String(_) => "a string",
+        Expr::Sample(..) => "sample",
+        _ => "this expression",
+    }
+}
+
+pub fn binop(op: BinOp, a: f64, b: f64) -> f64 {
+    use crate::sim::tape::{Op, apply};
+    let o = match op {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Pow => Op::Pow,
+        BinOp::And => Op::And,
+        BinOp::Or => Op::Or,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+    };
+    apply(o, a, b, 0.0)
+}
+
+fn builtin(f: Builtin, v: &[f64]) -> Result<f64, String> {
+    use crate::sim::tape::apply;
+    let op = crate::sim::compile::builtin_op(f, v.len()).map_err(|e| e.to_string())?;
+    let get = |i: usize| v.get(i).copied().unwrap_or(0.0);
+    Ok(apply(op, get(0), get(1), get(2)))
+}

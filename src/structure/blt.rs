@@ -1,0 +1,162 @@
+//! Block lower triangular form: Tarjan's strongly connected components of the equation
+//! dependency graph, and the classification of each block.
+//!
+//! Equation `e` depends on equation `f` when `e` uses the variable matched to `f`. Tarjan's
+//! algorithm emits components with all their dependencies first, which is the evaluation order.
+//! It runs with an explicit stack: a chain of 80k equations is a dependency path of that length.
+
+use super::derivative::{Partial, diff};
+use super::expr::{div, neg, simplify, subst};
+use super::incidence::is_linear_in;
+use super::matching::Matching;
+use crate::dae::{Expr, VarId};
+use crate::structure::{Block, BlockKind, SortedEquation};
+
+/// Strongly connected components of the graph `succ`, dependencies first.
+pub fn tarjan(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = succ.len();
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut call: Vec<(usize, usize)> = Vec::new();
+    let mut next = 0usize;
+    let mut out = Vec::new();
+    for s in 0..n {
+        if index[s] != NONE {
+            continue;
+        }
+        call.push((s, 0));
+        index[s] = next;
+        low[s] = next;
+        next += 1;
+        stack.push(s);
+        on_stack[s] = true;
+        while let Some(&mut (v, ref mut pos)) = call.last_mut() {
+            if *pos < succ[v].len() {
+                let w = succ[v][*pos];
+                *pos += 1;
+                if index[w] == NONE {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                comp.sort_unstable();
+                out.push(comp);
+            }
+        }
+    }
+    out
+}
+
+/// Sorts the equations into blocks. `adj[e]` are the unknowns of equation `e`; the matching
+/// must be perfect.
+pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Block> {
+    let succ: Vec<Vec<usize>> = adj
+        .iter()
+        .enumerate()
+        .map(|(e, row)| {
+            row.iter()
+                .filter_map(|&v| m.eq_of_var[v])
+                .filter(|&f| f != e)
+                .collect()
+        })
+        .collect();
+    tarjan(&succ)
+        .into_iter()
+        .map(|comp| {
+            let vars: Vec<VarId> = comp.iter().filter_map(|&e| m.var_of_eq[e]).collect();
+            let kind = classify(eqs, &comp, &vars);
+            Block {
+                kind,
+                vars,
+                equations: comp,
+            }
+        })
+        .collect()
+}
+
+fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind {
+    let set: std::collections::HashSet<VarId> = vars.iter().copied().collect();
+    let in_block = |v: VarId| {
+        if vars.len() <= 8 {
+            vars.contains(&v)
+        } else {
+            set.contains(&v)
+        }
+    };
+    let linear = comp
+        .iter()
+        .all(|&e| is_linear_in(&eqs[e].residual, &in_block));
+    if comp.len() == 1 && vars.len() == 1 && linear {
+        if let Some(expr) = solve_linear(&eqs[comp[0]].residual, vars[0]) {
+            return BlockKind::Explicit { expr };
+        }
+    }
+    if linear {
+        BlockKind::Linear
+    } else {
+        BlockKind::Nonlinear
+    }
+}
+
+/// Solves `0 = r` for `v` when `r` is linear in `v`: `r = a*v + b`, so `v = -b/a`.
+pub fn solve_linear(r: &Expr, v: VarId) -> Option<Expr> {
+    // Branch by branch, so a switched equation gives a switched assignment.
+    if let Expr::If { branches, else_ } = r
+        && !branches
+            .iter()
+            .any(|(c, _)| super::expr::any_var(c, &|u| u == v))
+    {
+        let bs: Option<Vec<(Expr, Expr)>> = branches
+            .iter()
+            .map(|(c, b)| solve_linear(b, v).map(|s| (c.clone(), s)))
+            .collect();
+        let e = solve_linear(else_, v);
+        if let (Some(bs), Some(e)) = (bs, e) {
+            return Some(Expr::If {
+                branches: bs,
+                else_: Box::new(e),
+            });
+        }
+    }
+    let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
+        Err(String::new())
+    };
+    let a = simplify(
+        &diff(
+            r,
+            &mut Partial {
+                var: v,
+                user: &mut no_user,
+            },
+        )
+        .ok()?,
+    );
+    if super::expr::is_zero(&a) {
+        return None;
+    }
+    let b = simplify(&subst(r, &|u| (u == v).then_some(Expr::Integer(0))));
+    Some(simplify(&div(neg(b), a)))
+}

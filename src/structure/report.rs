@@ -1,0 +1,195 @@
+//! What the teaching views show: sizes, aliases, matching, differentiations, states, dummy
+//! derivatives, state sets and blocks, all in flat names and equation text.
+
+use super::matching::Matching;
+use super::print::{expr_text, residual_text};
+use super::work::Work;
+use crate::diag::{Diagnostic, Span};
+use crate::structure::{BlockKind, SortedSystem};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StructureReport {
+    pub model: String,
+    pub sizes: Sizes,
+    /// Eliminated variables with the expression that replaces them.
+    pub aliases: Vec<Alias>,
+    /// Which variable each equation of the final system is solved for.
+    pub matching: Vec<MatchLine>,
+    /// Equations differentiated by index reduction.
+    pub differentiations: Vec<Differentiation>,
+    pub states: Vec<String>,
+    pub dummy_derivatives: Vec<String>,
+    pub state_sets: Vec<StateSetLine>,
+    pub blocks: Vec<BlockLine>,
+    pub warnings: Vec<Diagnostic>,
+    pub timings: Vec<Timing>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Sizes {
+    /// Variables of the flat model (parameters included).
+    pub variables: usize,
+    /// Unknowns of the continuous system as flattened.
+    pub unknowns: usize,
+    /// Continuous equations as flattened (scalar).
+    pub equations: usize,
+    pub eliminated: usize,
+    /// Equations added by differentiation.
+    pub differentiated: usize,
+    /// Equations of the final index-1 system.
+    pub final_equations: usize,
+    pub states: usize,
+    pub dummy_derivatives: usize,
+    pub blocks: usize,
+    pub largest_block: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Alias {
+    pub variable: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchLine {
+    pub equation: String,
+    pub variable: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Differentiation {
+    pub equation: String,
+    pub times: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StateSetLine {
+    pub equations: Vec<String>,
+    pub candidates: Vec<String>,
+    pub dummies: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockLine {
+    /// `explicit`, `linear` or `nonlinear`.
+    pub kind: String,
+    pub variables: Vec<String>,
+    pub equations: Vec<String>,
+    /// For explicit blocks: `var := expression`.
+    pub solved: Option<String>,
+    pub spans: Vec<Span>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    pub phase: String,
+    pub seconds: f64,
+}
+
+pub(super) fn build(
+    work: &Work,
+    sys: &SortedSystem,
+    m: &Matching,
+    warnings: Vec<Diagnostic>,
+) -> StructureReport {
+    let vars = &sys.model.variables;
+    let name = |v: usize| vars.get(v).map(|x| x.name.clone()).unwrap_or_default();
+    // Each equation printed once, shared by the matching, blocks and differentiations.
+    let texts: Vec<String> = sys
+        .equations
+        .iter()
+        .map(|e| residual_text(&e.residual, vars))
+        .collect();
+    let eq_text = |e: usize| texts[e].clone();
+    let mut differentiations = Vec::new();
+    for e in 0..work.eqs.len() {
+        if work.eq_parent[e].is_none() && work.eq_deriv[e].is_some() {
+            let mut times = 0;
+            let mut cur = e;
+            while let Some(d) = work.eq_deriv[cur] {
+                times += 1;
+                cur = d;
+            }
+            differentiations.push(Differentiation {
+                equation: eq_text(e),
+                times,
+                span: work.eqs[e].span,
+            });
+        }
+    }
+    let blocks: Vec<BlockLine> = sys
+        .blocks
+        .iter()
+        .map(|b| BlockLine {
+            kind: match b.kind {
+                BlockKind::Explicit { .. } => "explicit",
+                BlockKind::Linear => "linear",
+                BlockKind::Nonlinear => "nonlinear",
+            }
+            .to_string(),
+            variables: b.vars.iter().map(|&v| name(v)).collect(),
+            equations: b.equations.iter().map(|&e| eq_text(e)).collect(),
+            solved: match &b.kind {
+                BlockKind::Explicit { expr } => {
+                    Some(format!("{} := {}", name(b.vars[0]), expr_text(expr, vars)))
+                }
+                _ => None,
+            },
+            spans: b.equations.iter().map(|&e| sys.equations[e].span).collect(),
+        })
+        .collect();
+    let sizes = Sizes {
+        variables: 0,
+        unknowns: 0,
+        equations: 0,
+        eliminated: sys.eliminated.len(),
+        differentiated: work.eq_parent.iter().filter(|p| p.is_some()).count(),
+        final_equations: sys.equations.len(),
+        states: sys.states.len(),
+        dummy_derivatives: sys.dummy_derivatives.len(),
+        blocks: sys.blocks.len(),
+        largest_block: sys
+            .blocks
+            .iter()
+            .map(|b| b.equations.len())
+            .max()
+            .unwrap_or(0),
+    };
+    StructureReport {
+        model: sys.model.name.clone(),
+        sizes,
+        aliases: sys
+            .eliminated
+            .iter()
+            .map(|(v, e)| Alias {
+                variable: name(*v),
+                value: expr_text(e, vars),
+            })
+            .collect(),
+        matching: (0..sys.equations.len())
+            .filter_map(|e| {
+                m.var_of_eq[e].map(|v| MatchLine {
+                    equation: eq_text(e),
+                    variable: name(v),
+                })
+            })
+            .collect(),
+        differentiations,
+        states: sys.states.iter().map(|s| name(s.var)).collect(),
+        dummy_derivatives: sys.dummy_derivatives.iter().map(|&v| name(v)).collect(),
+        state_sets: sys
+            .state_sets
+            .iter()
+            .map(|s| StateSetLine {
+                equations: s.equations.iter().map(|&e| eq_text(e)).collect(),
+                candidates: s.candidates.iter().map(|&v| name(v)).collect(),
+                dummies: s.dummies.iter().map(|&v| name(v)).collect(),
+            })
+            .collect(),
+        blocks,
+        warnings,
+        timings: Vec::new(),
+    }
+}

@@ -1,0 +1,53 @@
+package BodyChecks "Small models with analytic answers, used by tests/multibody_bodies.rs"
+  model FreeBody "Asymmetric body thrown in gravity: parabola, energy, world angular momentum, |q| = 1"
+    Minimo.Multibody.Parts.RigidBodyWithEnergy body(m = 2, I = {{0.1, 0.01, 0}, {0.01, 0.2, 0}, {0, 0, 0.3}},
+      r_start = {0, 1, 0}, v_start = {1, 2, -0.5}, q_start = Minimo.Multibody.Frames.axisAngle({1, 1, 0}, 0.4),
+      w_start = {0.2, 3, 0.5});
+    Real L[3] "angular momentum about the centre of mass, world axes";
+    Real qnorm "quaternion norm";
+  equation
+    L = body.frame.T*(body.I*body.wb);
+    qnorm = sqrt(body.q*body.q);
+    annotation(experiment(StopTime = 5, Interval = 0.01, Tolerance = 1e-8));
+  end FreeBody;
+
+  model Pendulum "Body on a revolute joint about z: energy conserved, the joint point stays put"
+    Minimo.Multibody.Parts.Ground ground;
+    Minimo.Multibody.Joints.Revolute joint(nA = {0, 0, 1}, rA = zeros(3), rB = {-0.5, 0, 0});
+    Minimo.Multibody.Parts.RigidBodyWithEnergy body(m = 1, I = diagonal({0.01, 0.02, 0.03}), r_start = {0.5, 0, 0});
+    Real drift "distance of the joint point of the body from the ground origin";
+  equation
+    drift = sqrt(joint.RB*joint.RB);
+    connect(ground.frame, joint.frame_a);
+    connect(joint.frame_b, body.frame);
+    annotation(experiment(StopTime = 5, Interval = 0.01, Tolerance = 1e-8));
+  end Pendulum;
+
+  model Slider "Body on a frictionless prismatic joint inclined by 30 degrees: s = g*sin(30 deg)*t^2/2"
+    Minimo.Multibody.Parts.Ground ground;
+    Minimo.Multibody.Joints.Prismatic joint(nA = {cos(0.5235987755982988), -sin(0.5235987755982988), 0});
+    Minimo.Multibody.Parts.RigidBody body(m = 3, I = diagonal({0.1, 0.1, 0.1}));
+    Real s "distance travelled along the axis";
+  equation
+    s = body.r*joint.nA;
+    connect(ground.frame, joint.frame_a);
+    connect(joint.frame_b, body.frame);
+    annotation(experiment(StopTime = 2, Interval = 0.01, Tolerance = 1e-8));
+  end Slider;
+
+  model Glued "Two bodies joined by a Fixed joint fall and spin as one body"
+    Minimo.Multibody.Parts.RigidBody a(m = 1, I = diagonal({0.01, 0.01, 0.01}), r_start = {0, 0, 0},
+      v_start = {0, 0, -0.2}, w_start = {0, 0, 2});
+    Minimo.Multibody.Parts.RigidBody b(m = 2, I = diagonal({0.02, 0.02, 0.02}), r_start = {0.3, 0, 0},
+      v_start = {0, 0.6, -0.2}, w_start = {0, 0, 2});
+    Minimo.Multibody.Joints.Fixed joint(rA = {0.3, 0, 0}, rB = zeros(3));
+    Real c[3] "centre of mass of the pair";
+    Real gap "distance between the bodies' centres";
+  equation
+    c = (a.m*a.r + b.m*b.r)/(a.m + b.m);
+    gap = sqrt((b.r - a.r)*(b.r - a.r));
+    connect(a.frame, joint.frame_a);
+    connect(joint.frame_b, b.frame);
+    annotation(experiment(StopTime = 2, Interval = 0.01, Tolerance = 1e-8));
+  end Glued;
+end BodyChecks;
