@@ -22,14 +22,21 @@ fn free_body_keeps_energy_momentum_and_unit_quaternion() {
     assert!(r.all_finite());
     // Energy and world-frame angular momentum are invariants of the torque-free, gravity-only motion.
     let e0 = r.col("body.E")[0];
-    assert!(r.spread("body.E") < 1e-6 * e0.abs().max(1.0), "energy drift {}", r.spread("body.E"));
+    assert!(
+        r.spread("body.E") < 1e-6 * e0.abs().max(1.0),
+        "energy drift {}",
+        r.spread("body.E")
+    );
     for i in 1..=3 {
         let name = format!("L[{i}]");
         assert!(r.spread(&name) < 1e-6, "{name} drift {}", r.spread(&name));
     }
     // |q| = 1 is kept (stabilised quaternion kinematics).
     let qn = r.col("qnorm");
-    assert!(qn.iter().all(|q| (q - 1.0).abs() < 1e-7), "quaternion norm left 1");
+    assert!(
+        qn.iter().all(|q| (q - 1.0).abs() < 1e-7),
+        "quaternion norm left 1"
+    );
     // The centre of mass follows the parabola r0 + v0 t + g t^2 / 2.
     for (k, t) in r.time().iter().enumerate() {
         let y = 1.0 + 2.0 * t - 0.5 * G * t * t;
@@ -44,11 +51,23 @@ fn free_body_keeps_energy_momentum_and_unit_quaternion() {
 fn pendulum_on_revolute_joint_conserves_energy() {
     let r = run("BodyChecks.Pendulum", 5.0);
     assert!(r.all_finite());
-    assert!(r.spread("body.E") < 1e-5, "energy drift {}", r.spread("body.E"));
+    assert!(
+        r.spread("body.E") < 1e-5,
+        "energy drift {}",
+        r.spread("body.E")
+    );
     // The joint is imposed at acceleration level: the marked point may only drift slowly.
-    assert!(r.max_abs("drift") < 1e-5, "joint point drifted {}", r.max_abs("drift"));
+    assert!(
+        r.max_abs("drift") < 1e-5,
+        "joint point drifted {}",
+        r.max_abs("drift")
+    );
     // The body swings through the bottom: it must reach y close to -0.5.
-    let ymin = r.col("body.r[2]").iter().cloned().fold(f64::INFINITY, f64::min);
+    let ymin = r
+        .col("body.r[2]")
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min);
     assert!((ymin + 0.5).abs() < 1e-3, "lowest point {ymin}");
 }
 
@@ -59,7 +78,11 @@ fn prismatic_slider_accelerates_with_g_sin_angle() {
     let a = G * 0.5; // g*sin(30 deg)
     for (k, t) in r.time().iter().enumerate() {
         let s = 0.5 * a * t * t;
-        assert!((r.col("s")[k] - s).abs() < 1e-6 * (1.0 + s), "s({t}) = {} vs {s}", r.col("s")[k]);
+        assert!(
+            (r.col("s")[k] - s).abs() < 1e-6 * (1.0 + s),
+            "s({t}) = {} vs {s}",
+            r.col("s")[k]
+        );
     }
     // No rotation is allowed by the prismatic joint.
     for i in 1..=3 {
@@ -73,7 +96,10 @@ fn fixed_joint_moves_two_bodies_as_one() {
     let r = run("BodyChecks.Glued", 2.0);
     // The pair's centre of mass falls freely: c = (0, 0.4 t - g t^2/2, -0.2 t).
     for (k, t) in r.time().iter().enumerate() {
-        assert!((r.col("c[2]")[k] - (0.4 * t - 0.5 * G * t * t)).abs() < 1e-6, "c_y({t})");
+        assert!(
+            (r.col("c[2]")[k] - (0.4 * t - 0.5 * G * t * t)).abs() < 1e-6,
+            "c_y({t})"
+        );
         assert!((r.col("c[3]")[k] + 0.2 * t).abs() < 1e-6, "c_z({t})");
     }
     // Rigidly joined: the distance stays 0.3 m and both spin at 2 rad/s about z.

@@ -38,7 +38,10 @@ fn rolling_disc_matches_exudyn() {
             .zip(&e)
             .map(|(&tk, &ek)| (interp(&t, &m, tk) - ek).abs())
             .fold(0.0, f64::max);
-        assert!(worst < tol, "{mine} differs from Exudyn by {worst} (tolerance {tol})");
+        assert!(
+            worst < tol,
+            "{mine} differs from Exudyn by {worst} (tolerance {tol})"
+        );
     }
     // The disc really rolls, leans and turns: not a trivial run.
     assert!(r.spread("disc.r[1]") > 0.5 && r.spread("disc.r[2]") > 0.1);

@@ -354,7 +354,7 @@ fn misspelled_class_keyword() {
         "modle A\nend A;\n",
         1,
         1,
-        "unexpected `modle`: expected `block`, `class`, `connector`, `encapsulated`, `expandable`, `final`, `function`, `impure`, ...",
+        "unexpected `modle`: expected a class definition (`model`, `package`, `function`, ...)",
     );
     assert!(r.contains("did you mean `model`?"), "{r}");
 }

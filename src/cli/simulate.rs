@@ -1,8 +1,15 @@
 //! `minimo simulate`.
 
 use super::ModelArgs;
+use crate::diag::{Diagnostic, SourceMap, Span, closest_name, render_all};
+use crate::flatten::{LoadOptions, load_and_flatten};
+use crate::sim::results::{write_csv, write_json, write_mat};
+use crate::sim::{Method, SimOptions, SimResult};
+use crate::structure::{AnalyzeOptions, analyze};
 use clap::Args;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
@@ -35,7 +42,180 @@ pub struct SimulateArgs {
     pub stats: bool,
 }
 
-pub fn run(_args: SimulateArgs) -> i32 {
-    eprintln!("error: `simulate` is not implemented yet");
-    1
+enum Format {
+    Csv,
+    Json,
+    Mat,
+}
+
+fn usage(msg: String) -> i32 {
+    eprintln!("error: {msg}");
+    2
+}
+
+pub fn run(args: SimulateArgs) -> i32 {
+    let Some(method) = Method::parse(&args.solver) else {
+        let names = ["bdf", "esdirk34", "tr-bdf2", "tsit45"];
+        // Close names, or the same letters in another order (`bfd`).
+        let sorted = |s: &str| {
+            let mut c: Vec<char> = s.chars().collect();
+            c.sort_unstable();
+            c
+        };
+        let hint = closest_name(&args.solver, names)
+            .or_else(|| {
+                names
+                    .into_iter()
+                    .find(|n| sorted(n) == sorted(&args.solver))
+            })
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+        return usage(format!(
+            "unknown solver `{}`{hint}; use one of bdf, esdirk34, tr-bdf2, tsit45",
+            args.solver
+        ));
+    };
+    let vars = match args.vars.as_deref().map(regex::Regex::new) {
+        None => None,
+        Some(Ok(r)) => Some(r),
+        Some(Err(e)) => return usage(format!("--vars is not a valid regular expression: {e}")),
+    };
+    let format = match &args.output {
+        None => Format::Csv,
+        Some(p) => match p
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("csv") => Format::Csv,
+            Some("json") => Format::Json,
+            Some("mat") => Format::Mat,
+            _ => {
+                return usage(format!(
+                    "cannot tell the result format of `{}`: use a .csv, .json or .mat file",
+                    p.display()
+                ));
+            }
+        },
+    };
+    let mut sources = SourceMap::new();
+    let t_start = Instant::now();
+    let load = LoadOptions {
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
+    };
+    let flat = match load_and_flatten(&load, &mut sources) {
+        Ok(f) => f,
+        Err(d) => return report(&sources, &d),
+    };
+    let t_flat = t_start.elapsed();
+    let t1 = Instant::now();
+    let analysis = match analyze(flat, &AnalyzeOptions::default()) {
+        Ok(a) => a,
+        Err(d) => return report(&sources, &d),
+    };
+    let t_struct = t1.elapsed();
+    let opts = SimOptions {
+        start_time: args.start_time,
+        stop_time: args.stop_time,
+        interval: args.interval,
+        tolerance: args.tolerance,
+        method,
+        set: args.set.clone(),
+        vars,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let result = match crate::sim::simulate_analysis(&analysis, &opts) {
+        Ok(r) => r,
+        Err(d) => return report(&sources, &d),
+    };
+    for m in &result.messages {
+        eprintln!("note: {m}");
+    }
+    let t_write = Instant::now();
+    let written = match &args.output {
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            write_csv(&result, &mut w).and_then(|_| w.flush())
+        }
+        Some(p) => std::fs::File::create(p).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            match format {
+                Format::Csv => write_csv(&result, &mut w),
+                Format::Json => write_json(&result, &mut w),
+                Format::Mat => write_mat(&result, &mut w),
+            }
+            .and_then(|_| w.flush())
+        }),
+    };
+    if let Err(e) = written {
+        let target = args
+            .output
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "standard output".into());
+        // A closed pipe (e.g. `| head`) is not an error of the simulation.
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return 0;
+        }
+        eprintln!("error: cannot write the results to {target}: {e}");
+        return 1;
+    }
+    if args.stats {
+        print_stats(&result, t_flat, t_struct, t_write.elapsed());
+    }
+    0
+}
+
+fn report(sources: &SourceMap, d: &[Diagnostic]) -> i32 {
+    eprintln!("{}", render_all(sources, d));
+    if d.iter().any(|d| d.severity == crate::diag::Severity::Error) {
+        1
+    } else {
+        0
+    }
+}
+
+fn print_stats(
+    r: &SimResult,
+    flat: std::time::Duration,
+    structure: std::time::Duration,
+    write: std::time::Duration,
+) {
+    let s = &r.stats;
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    eprintln!(
+        "statistics ({} method, {} states, {} Jacobian):",
+        s.method,
+        s.states,
+        if s.sparse_jacobian { "sparse" } else { "dense" }
+    );
+    eprintln!("  steps                      {}", s.steps);
+    eprintln!("  rejected steps / failures  {}", s.rejected_steps);
+    eprintln!("  right-hand side evals      {}", s.rhs_evaluations);
+    eprintln!("  Jacobian evaluations       {}", s.jacobian_evaluations);
+    eprintln!(
+        "  Jacobian-vector products   {}",
+        s.jacobian_vector_products
+    );
+    eprintln!("  Newton iterations          {}", s.newton_iterations);
+    eprintln!("  events                     {}", s.events);
+    eprintln!("  output points              {}", r.time.len());
+    eprintln!("phase timings:");
+    eprintln!("  load + flatten             {:10.3} ms", ms(flat));
+    eprintln!("  structural analysis        {:10.3} ms", ms(structure));
+    eprintln!(
+        "  compile                    {:10.3} ms",
+        ms(s.compile_time)
+    );
+    eprintln!("  initialization             {:10.3} ms", ms(s.init_time));
+    eprintln!(
+        "  integration                {:10.3} ms",
+        ms(s.integrate_time)
+    );
+    eprintln!("  writing results            {:10.3} ms", ms(write));
+    let _ = Span::DUMMY;
 }

@@ -88,6 +88,18 @@ pub struct WhenClause {
     pub span: Span,
 }
 
+/// A dynamic state set in registers: the constraint Jacobian with respect to the candidates.
+#[derive(Clone, Debug)]
+pub struct SetMonitor {
+    pub rows: usize,
+    pub cols: usize,
+    pub entries: Vec<(usize, usize, Reg)>,
+    /// Columns currently chosen as dummy derivatives.
+    pub dummy_cols: Vec<usize>,
+    /// The variable each candidate is the derivative of.
+    pub candidate_states: Vec<VarId>,
+}
+
 /// Everything the evaluator needs, in registers.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -109,6 +121,9 @@ pub struct Program {
     pub always: Vec<Action>,
     /// `(variable register, pre register)`.
     pub pre: Vec<(Reg, Reg)>,
+    /// Jacobians of the dynamic state sets (computed after the event code).
+    pub state_set_code: Range<usize>,
+    pub state_sets: Vec<SetMonitor>,
     /// `(state, derivative)` variables.
     pub states: Vec<(VarId, VarId)>,
     pub time: Reg,
@@ -689,6 +704,30 @@ pub fn compile(
     }
     let initial_code = init_start..c.code.len();
 
+    // Dynamic state sets: their constraint Jacobians.
+    let ss_start = c.code.len();
+    let mut state_sets = Vec::new();
+    for set in &sys.state_sets {
+        let entries = set
+            .jacobian
+            .iter()
+            .map(|(r, col, e)| (*r, *col, c.expr(e)))
+            .collect();
+        let dummy_cols = set
+            .dummies
+            .iter()
+            .filter_map(|d| set.candidates.iter().position(|x| x == d))
+            .collect();
+        state_sets.push(SetMonitor {
+            rows: set.equations.len(),
+            cols: set.candidates.len(),
+            entries,
+            dummy_cols,
+            candidate_states: set.candidate_states.clone(),
+        });
+    }
+    let state_set_code = ss_start..c.code.len();
+
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -708,6 +747,8 @@ pub fn compile(
         whens,
         always,
         pre,
+        state_set_code,
+        state_sets,
         states: sys.states.iter().map(|s| (s.var, s.derivative)).collect(),
         time: c.time,
         initial: c.initial,
@@ -775,6 +816,7 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
     p.eliminated = remap(&p.eliminated);
     p.event_code = remap(&p.event_code);
     p.initial_code = remap(&p.initial_code);
+    p.state_set_code = remap(&p.state_set_code);
     let mut i = 0;
     p.code.retain(|_| {
         i += 1;

@@ -46,6 +46,8 @@ pub struct Engine {
     pub last_error: Option<BlockError>,
     /// Newton tolerance (relative).
     pub newton_tol: f64,
+    /// The last point where a derivative was NaN or infinite.
+    pub nan_at: Option<(f64, Vec<f64>)>,
 }
 
 impl Engine {
@@ -65,6 +67,7 @@ impl Engine {
             stats: EvalStats::default(),
             last_error: None,
             newton_tol: 1e-10,
+            nan_at: None,
         }
     }
 
@@ -147,9 +150,16 @@ impl Engine {
         None
     }
 
-    pub fn derivatives(&self, out: &mut [f64]) {
+    pub fn derivatives(&mut self, out: &mut [f64]) {
+        let mut finite = true;
         for (i, &(_, d)) in self.prog.states.iter().enumerate() {
             out[i] = self.regs[d];
+            finite &= out[i].is_finite();
+        }
+        if !finite {
+            // Remember where, to name the variable if the integrator gives up.
+            let t = self.regs[self.prog.time as usize];
+            self.nan_at = Some((t, self.states()));
         }
     }
 
@@ -283,14 +293,15 @@ impl Engine {
                 }
                 lambda *= 0.5;
             }
+            // Converged when the full Newton step is negligible (damping may stall at round-off).
             let step = max_abs(
                 self.rhs_buf
                     .iter()
                     .zip(&z0)
-                    .map(|(d, z)| lambda * d / (1.0 + z.abs())),
+                    .map(|(d, z)| d / (1.0 + z.abs())),
             );
             norm = new_norm;
-            if *linear || (step <= self.newton_tol && lambda == 1.0) || norm == 0.0 {
+            if *linear || step <= self.newton_tol || norm == 0.0 {
                 let _ = iter;
                 return Ok(());
             }

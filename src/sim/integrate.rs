@@ -338,7 +338,13 @@ impl Recorder {
 }
 
 struct Run<'s> {
-    sys: &'s SortedSystem,
+    base: &'s SortedSystem,
+    /// The system after a re-selection of states, if any.
+    alt: Option<std::rc::Rc<SortedSystem>>,
+    /// Where the current phase starts (after a re-selection).
+    t_restart: f64,
+    /// Whether to watch the dynamic state sets.
+    monitor: bool,
     t_end: f64,
     interval: f64,
     t0: f64,
@@ -352,6 +358,11 @@ struct Run<'s> {
 
 enum SegmentEnd {
     Finished,
+    Reselect {
+        t: f64,
+        y: Vec<f64>,
+        prefer: Vec<crate::dae::VarId>,
+    },
     Event {
         t: f64,
         y: Vec<f64>,
@@ -360,6 +371,9 @@ enum SegmentEnd {
 }
 
 impl Run<'_> {
+    fn sys(&self) -> &SortedSystem {
+        self.alt.as_deref().unwrap_or(self.base)
+    }
     fn next_out(&self) -> f64 {
         (self.t0 + self.k as f64 * self.interval).min(self.t_end)
     }
@@ -389,10 +403,12 @@ impl Run<'_> {
             let ys = y.clone_as_vec();
             let mut e = eqn.engine.borrow_mut();
             if let Err(err) = e.eval_at(to, &ys) {
-                return Err(vec![block_error(self.sys, &e.prog, &err)]);
+                return Err(vec![block_error(self.sys(), &e.prog, &err)]);
             }
             e.run_outputs();
-            check_asserts(&e, &mut self.es, &self.sys.model, to).map_err(|d| vec![d])?;
+            let alt = self.alt.clone();
+            let sys = alt.as_deref().unwrap_or(self.base);
+            check_asserts(&e, &mut self.es, &sys.model, to).map_err(|d| vec![d])?;
             self.rec.record(to, &e);
             drop(e);
             if let Some(pb) = &self.progress {
@@ -430,6 +446,16 @@ impl Run<'_> {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
                     self.outputs_until(solver, eqn, t, true)?;
+                    if self.monitor {
+                        let y = solver.state().y.clone_as_vec();
+                        let mut e = eqn.engine.borrow_mut();
+                        if e.eval_at(t, &y).is_ok() {
+                            e.run_outputs();
+                            if let Some(prefer) = super::statesel::check(&mut e) {
+                                break SegmentEnd::Reselect { t, y, prefer };
+                            }
+                        }
+                    }
                 }
                 Ok(OdeSolverStopReason::TstopReached) => {
                     let t = solver.state().t;
@@ -464,17 +490,18 @@ impl Run<'_> {
                         if (be.time - t_before).abs()
                             <= 1e-6 * (1.0 + t_before.abs()) + (solver.state().h).abs() * 2.0
                         {
-                            return Err(vec![block_error(self.sys, &e.prog, &be)]);
+                            return Err(vec![block_error(self.sys(), &e.prog, &be)]);
                         }
                     }
-                    let y = solver.state().y.clone_as_vec();
-                    let time = e.prog.time as usize;
-                    e.regs[time] = t_before;
-                    for (i, &(s, _)) in e.prog.states.clone().iter().enumerate() {
-                        e.regs[s] = y[i];
-                    }
-                    if let Some(d) = non_finite_error(self.sys, &mut e, t_before) {
-                        return Err(vec![d]);
+                    if let Some((t, y)) = e.nan_at.clone() {
+                        let time = e.prog.time as usize;
+                        e.regs[time] = t;
+                        for (i, &(s, _)) in e.prog.states.clone().iter().enumerate() {
+                            e.regs[s] = y[i];
+                        }
+                        if let Some(d) = non_finite_error(self.sys(), &mut e, t) {
+                            return Err(vec![d]);
+                        }
                     }
                     return Err(vec![solver_error(err, t_before)[0].clone()]);
                 }
@@ -504,8 +531,18 @@ fn solver_error(e: DiffsolError, t: f64) -> Vec<Diagnostic> {
     vec![d]
 }
 
-/// Everything up to integration, shared by the dense and sparse paths.
+/// Simulates a sorted system with fixed state selection.
 pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
+    simulate_with(sys, opts, None)
+}
+
+/// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
+/// sets are monitored and the states re-selected when the current choice becomes singular.
+pub fn simulate_with(
+    sys: &SortedSystem,
+    opts: &SimOptions,
+    analysis: Option<&crate::structure::Analysis>,
+) -> crate::diag::Result<SimResult> {
     let model = &sys.model;
     let t_compile = Instant::now();
     let exp = &model.experiment;
@@ -623,8 +660,15 @@ pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<Si
         rows: Vec::new(),
     };
     rec.record(t0, &engine);
+    let monitor = analysis.is_some() && !sys.state_sets.is_empty();
+    if monitor {
+        messages.push(format!("t = {t0}: states {}", state_names(sys)));
+    }
     let mut run = Run {
-        sys,
+        base: sys,
+        alt: None,
+        t_restart: t0,
+        monitor,
         t_end,
         interval,
         t0,
@@ -635,16 +679,55 @@ pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<Si
         progress,
     };
     let t_int = Instant::now();
-    let eval_stats;
-    if n == 0 {
-        // Nothing to integrate: evaluate at the output points (and time events).
-        eval_stats = algebraic_only(&mut run, &mut engine)?;
-    } else if n <= DENSE_LIMIT {
-        eval_stats = integrate_dense(&mut run, engine, tol, opts.method)?;
-    } else {
-        stats.sparse_jacobian = true;
-        eval_stats = integrate_sparse(&mut run, engine, tol, opts.method)?;
+    let mut total = super::eval::EvalStats::default();
+    let mut jacobians = 0;
+    let mut phases = 0;
+    loop {
+        let n = engine.nstates();
+        let end = if n == 0 {
+            // Nothing to integrate: evaluate at the output points (and time events).
+            algebraic_only(&mut run, &mut engine)?
+        } else if n <= DENSE_LIMIT {
+            integrate_dense(&mut run, engine, tol, opts.method)?
+        } else {
+            stats.sparse_jacobian = true;
+            integrate_sparse(&mut run, engine, tol, opts.method)?
+        };
+        total.rhs += end.stats.rhs;
+        total.jvp += end.stats.jvp;
+        total.newton_iterations += end.stats.newton_iterations;
+        jacobians += end.jacobians;
+        let Some((t, values, prefer)) = end.reselect else {
+            break;
+        };
+        phases += 1;
+        let Some(analysis) = analysis.filter(|_| phases < 1000) else {
+            return Err(vec![Diagnostic::error(
+                Span::DUMMY,
+                format!("the choice of states keeps changing at time {t}"),
+            )]);
+        };
+        let new_sys = crate::structure::reselect(analysis, &prefer)?;
+        if new_sys.model.variables.len() != values.len() {
+            return Err(vec![Diagnostic::error(
+                Span::DUMMY,
+                "state re-selection changed the variables of the model",
+            )]);
+        }
+        let prog = compile(&new_sys, &params, &values)?;
+        engine = Engine::new(prog);
+        engine.regs[engine.prog.time as usize] = t;
+        for &(v, p) in &engine.prog.pre.clone() {
+            engine.regs[p as usize] = engine.regs[v as usize];
+        }
+        if let Err(e) = init_relations(&mut engine) {
+            return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
+        }
+        messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
+        run.alt = Some(std::rc::Rc::new(new_sys));
+        run.t_restart = t;
     }
+    let eval_stats = (total, jacobians);
     if let Some(pb) = &run.progress {
         pb.finish_and_clear();
     }
@@ -677,6 +760,14 @@ pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<Si
     })
 }
 
+fn state_names(sys: &SortedSystem) -> String {
+    sys.states
+        .iter()
+        .map(|s| sys.model.variables[s.var].name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diagnostic> {
     let bad = engine
         .prog
@@ -701,11 +792,9 @@ fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diag
     non_finite_error(sys, engine, t)
 }
 
-fn algebraic_only(
-    run: &mut Run,
-    engine: &mut Engine,
-) -> Result<(super::eval::EvalStats, usize), Vec<Diagnostic>> {
-    let model = &run.sys.model;
+fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Diagnostic>> {
+    let alt = run.alt.clone();
+    let model = &alt.as_deref().unwrap_or(run.base).model;
     loop {
         let t = run.next_out();
         let te = run
@@ -722,7 +811,7 @@ fn algebraic_only(
         engine.regs[engine.prog.time as usize] = t;
         engine
             .run_main()
-            .map_err(|e| vec![block_error(run.sys, &engine.prog, &e)])?;
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
         engine.run_outputs();
         check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![d])?;
         run.rec.record(t, engine);
@@ -731,7 +820,11 @@ fn algebraic_only(
             break;
         }
     }
-    Ok((engine.stats.clone(), 0))
+    Ok(PhaseEnd {
+        stats: engine.stats.clone(),
+        jacobians: 0,
+        reselect: None,
+    })
 }
 
 /// Records the values before and after an event and runs the event iteration.
@@ -743,16 +836,26 @@ fn handle_event(
 ) -> Result<(), Vec<Diagnostic>> {
     engine
         .run_main()
-        .map_err(|e| vec![block_error(run.sys, &engine.prog, &e)])?;
+        .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
     engine.run_outputs();
     run.rec.record(t, engine);
-    match event_iteration(engine, &mut run.es, &run.sys.model, t, triggered, false) {
+    let alt = run.alt.clone();
+    let model = &alt.as_deref().unwrap_or(run.base).model;
+    match event_iteration(engine, &mut run.es, model, t, triggered, false) {
         Ok(()) => {}
-        Err(EventError::Block(b)) => return Err(vec![block_error(run.sys, &engine.prog, &b)]),
+        Err(EventError::Block(b)) => return Err(vec![block_error(run.sys(), &engine.prog, &b)]),
         Err(EventError::Diagnostic(d)) => return Err(vec![d]),
     }
     run.rec.record(t, engine);
     Ok(())
+}
+
+/// How an integration phase ended: at the stop time, or asking for a new choice of states
+/// (time, values of every model variable, variables to prefer as states).
+struct PhaseEnd {
+    stats: super::eval::EvalStats,
+    jacobians: usize,
+    reselect: Option<(f64, Vec<f64>, Vec<crate::dae::VarId>)>,
 }
 
 macro_rules! integrate_with {
@@ -762,8 +865,8 @@ macro_rules! integrate_with {
             engine: Engine,
             tol: f64,
             method: Method,
-        ) -> Result<(super::eval::EvalStats, usize), Vec<Diagnostic>> {
-            let model = &run.sys.model;
+        ) -> Result<PhaseEnd, Vec<Diagnostic>> {
+            let model = &run.sys().model;
             let y0 = engine.states();
             // Absolute tolerances scaled by each state's nominal value.
             let atol: Vec<f64> = engine
@@ -792,13 +895,14 @@ macro_rules! integrate_with {
                 .collect();
             let eqn = SimEqn::<$m>::new(engine, y0);
             let span = run.t_end - run.t0;
+            let mut reselect = None;
             let mut problem = OdeBuilder::<$m>::new()
                 .rtol(tol)
                 .atol(atol)
-                .t0(run.t0)
+                .t0(run.t_restart)
                 .h0((span * 1e-6).min(run.interval))
                 .build_from_eqn(eqn)
-                .map_err(|e| solver_error(e, run.t0))?;
+                .map_err(|e| solver_error(e, run.t_restart))?;
             loop {
                 let end = {
                     let p = &problem;
@@ -823,6 +927,16 @@ macro_rules! integrate_with {
                 };
                 match end {
                     SegmentEnd::Finished => break,
+                    SegmentEnd::Reselect { t, y, prefer } => {
+                        let mut engine = problem.eqn.engine.borrow_mut();
+                        engine
+                            .eval_at(t, &y)
+                            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+                        engine.run_outputs();
+                        let n = run.sys().model.variables.len();
+                        reselect = Some((t, engine.regs[..n].to_vec(), prefer));
+                        break;
+                    }
                     SegmentEnd::Event { t, y, triggered } => {
                         let mut engine = problem.eqn.engine.borrow_mut();
                         let time = engine.prog.time as usize;
@@ -844,7 +958,11 @@ macro_rules! integrate_with {
             }
             let jac = *problem.eqn.jacobians.borrow();
             let stats = problem.eqn.engine.borrow().stats.clone();
-            Ok((stats, jac))
+            Ok(PhaseEnd {
+                stats,
+                jacobians: jac,
+                reselect,
+            })
         }
     };
 }

@@ -21,6 +21,7 @@ pub mod jacobian;
 pub mod newton;
 pub mod params;
 pub mod results;
+pub mod statesel;
 pub mod tape;
 
 use crate::dae::VarId;
@@ -165,4 +166,13 @@ impl SimResult {
 /// Simulates a sorted system.
 pub fn simulate(system: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
     integrate::simulate(system, opts)
+}
+
+/// Simulates the result of structural analysis; when the system has dynamic state sets, the
+/// choice of states is re-made during the run (see [`integrate`]).
+pub fn simulate_analysis(
+    analysis: &crate::structure::Analysis,
+    opts: &SimOptions,
+) -> crate::diag::Result<SimResult> {
+    integrate::simulate_with(&analysis.system, opts, Some(analysis))
 }

@@ -120,19 +120,21 @@ fn explain(
         .prev
         .as_ref()
         .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
-    if found.kind == TokKind::Eof && exp("end") && !after_operator {
-        if let Some(c) = ctx.classes.last() {
-            return Diagnostic::error(
-                at,
-                format!("unexpected end of file: expected `end {};`", c.name),
-            )
-            .with_label(format!("the class `{}` is not closed", c.name))
-            .with_secondary(
-                Span::new(file, c.start, c.start + c.name.len()),
-                "the class starts here",
-            )
-            .with_help(format!("add `end {};`", c.name));
-        }
+    if found.kind == TokKind::Eof
+        && exp("end")
+        && !after_operator
+        && let Some(c) = ctx.classes.last()
+    {
+        return Diagnostic::error(
+            at,
+            format!("unexpected end of file: expected `end {};`", c.name),
+        )
+        .with_label(format!("the class `{}` is not closed", c.name))
+        .with_secondary(
+            Span::new(file, c.start, c.start + c.name.len()),
+            "the class starts here",
+        )
+        .with_help(format!("add `end {};`", c.name));
     }
     // Missing operand.
     if in_expr_start {
@@ -161,14 +163,12 @@ fn explain(
         )
         .with_label("an expression is needed here");
     }
-    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>")
-        && (has(Rule::add_op) || has(Rule::mul_op))
-    {
+    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && has(Rule::binop) {
         return Diagnostic::error(at, "comparisons cannot be chained")
             .with_label("second comparison")
             .with_help("write `a < b and b < c`");
     }
-    if matches!(f, "^" | ".^") && has(Rule::mul_op) {
+    if matches!(f, "^" | ".^") && has(Rule::binop) {
         return Diagnostic::error(at, format!("`{f}` cannot be chained: add parentheses"))
             .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`");
     }
@@ -209,6 +209,7 @@ fn explain(
     }
     // An equation among the declarations.
     if ctx.section == Sec::Elements
+        && ctx.open_brackets == 0
         && matches!(f, "=" | ":=")
         && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
     {
@@ -277,6 +278,19 @@ fn explain(
         return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
             .with_label("not part of Modelica's syntax");
     }
+    let class_expected = exp("model") && exp("package");
+    let wanted = if class_expected
+        && ctx.open_brackets == 0
+        && matches!(ctx.section, Sec::Top | Sec::Elements)
+    {
+        if ctx.section == Sec::Top {
+            "a class definition (`model`, `package`, `function`, ...)".to_string()
+        } else {
+            "a declaration (`Real x;`, `model M ... end M;`, ...)".to_string()
+        }
+    } else {
+        list(expected, positives)
+    };
     let keywords: Vec<&str> = expected
         .iter()
         .map(String::as_str)
@@ -297,11 +311,7 @@ fn explain(
         .flatten();
     Diagnostic::error(
         at,
-        format!(
-            "unexpected {}: expected {}",
-            found.describe(),
-            list(expected, positives)
-        ),
+        format!("unexpected {}: expected {wanted}", found.describe()),
     )
     .with_label("not expected here")
     .pipe_if(suggestion.is_some(), |d| {
@@ -441,6 +451,8 @@ struct Context {
     section: Sec,
     /// First token of the declaration/equation/statement the error is in.
     first: Option<Tok>,
+    /// Brackets open at the error position.
+    open_brackets: usize,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -602,12 +614,21 @@ impl Context {
             i += 1;
         }
         let first = first_idx.and_then(|i| toks.get(i).cloned());
+        let mut depth = 0usize;
+        for t in &toks[first_idx.unwrap_or(toks.len())..] {
+            match t.text.as_str() {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
         Context {
             found,
             prev: toks.last().cloned(),
             classes,
             section,
             first,
+            open_brackets: depth,
         }
     }
 

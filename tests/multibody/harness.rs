@@ -97,11 +97,16 @@ impl<'a> Sim<'a> {
         cmd.arg("--stats");
         cmd.arg("-o").arg(&out);
         let start = Instant::now();
-        let output = cmd.output().map_err(|e| format!("cannot run minimo: {e}"))?;
+        let output = cmd
+            .output()
+            .map_err(|e| format!("cannot run minimo: {e}"))?;
         let wall = start.elapsed();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         if !output.status.success() {
-            return Err(format!("minimo simulate failed ({}):\n{stderr}", output.status));
+            return Err(format!(
+                "minimo simulate failed ({}):\n{stderr}",
+                output.status
+            ));
         }
         let text = std::fs::read_to_string(&out).map_err(|e| format!("no result file: {e}"))?;
         let mut t = Trajectories::parse(&text)?;
@@ -130,30 +135,47 @@ impl Trajectories {
     pub fn parse(csv: &str) -> Result<Trajectories, String> {
         let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
         let header = lines.next().ok_or("empty result file")?;
-        let names: Vec<String> =
-            header.split(',').map(|s| s.trim().trim_matches('"').to_string()).collect();
+        let names: Vec<String> = header
+            .split(',')
+            .map(|s| s.trim().trim_matches('"').to_string())
+            .collect();
         let mut rows = Vec::new();
         for (i, line) in lines.enumerate() {
-            let row: Result<Vec<f64>, _> = line.split(',').map(|s| s.trim().parse::<f64>()).collect();
+            let row: Result<Vec<f64>, _> =
+                line.split(',').map(|s| s.trim().parse::<f64>()).collect();
             let row = row.map_err(|e| format!("row {}: {e}", i + 2))?;
             if row.len() != names.len() {
-                return Err(format!("row {} has {} values for {} columns", i + 2, row.len(), names.len()));
+                return Err(format!(
+                    "row {} has {} values for {} columns",
+                    i + 2,
+                    row.len(),
+                    names.len()
+                ));
             }
             rows.push(row);
         }
-        Ok(Trajectories { names, rows, wall: Duration::ZERO, stats: String::new() })
+        Ok(Trajectories {
+            names,
+            rows,
+            wall: Duration::ZERO,
+            stats: String::new(),
+        })
     }
 
     pub fn col(&self, name: &str) -> Vec<f64> {
-        let i = self.names.iter().position(|n| n == name).unwrap_or_else(|| {
-            let similar: Vec<&String> = self
-                .names
-                .iter()
-                .filter(|n| n.contains(name.split('.').next_back().unwrap_or(name)))
-                .take(10)
-                .collect();
-            panic!("no column `{name}` in the result; similar: {similar:?}")
-        });
+        let i = self
+            .names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| {
+                let similar: Vec<&String> = self
+                    .names
+                    .iter()
+                    .filter(|n| n.contains(name.split('.').next_back().unwrap_or(name)))
+                    .take(10)
+                    .collect();
+                panic!("no column `{name}` in the result; similar: {similar:?}")
+            });
         self.rows.iter().map(|r| r[i]).collect()
     }
 
@@ -168,7 +190,11 @@ impl Trajectories {
     /// Largest absolute value of the column's change over the run.
     pub fn spread(&self, name: &str) -> f64 {
         let c = self.col(name);
-        let (lo, hi) = c.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+        let (lo, hi) = c
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
         hi - lo
     }
 
