@@ -4,10 +4,10 @@
 #[path = "multibody/harness.rs"]
 mod harness;
 
-use harness::{Sim, example, temp_model};
+use harness::{Sim, example, interp, reference, temp_model};
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn rigid_roller_without_friction_conserves_energy_and_stays_on_the_plane() {
     let r = Sim::new(example("RigidRoller.mo"), "RigidRoller", 2.0, 0.001)
         .tolerance(1e-8)
@@ -36,8 +36,42 @@ fn rigid_roller_without_friction_conserves_energy_and_stays_on_the_plane() {
     assert!(r.spread("roller.r[2]") > 1e-4);
 }
 
+/// rumoca cannot simulate the rigid contact; its reference is the stiff-penalty limit of the same
+/// roller (k = 1e9 N/m, tests/multibody/rumoca_rigid_roller_penalty.py), which stands for the rigid
+/// contact to about 1e-8 m in height and 1e-7 in the quaternion.
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
+fn rigid_roller_matches_the_stiff_penalty_limit() {
+    let refr = reference("rumoca_rigid_roller_penalty.csv");
+    let r = Sim::new(example("RigidRoller.mo"), "RigidRoller", 2.0, 0.01)
+        .tolerance(1e-9)
+        .run()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t = r.time();
+    for (mine, theirs, tol) in [
+        ("roller.r[2]", "y", 1e-6),
+        ("roller.q[1]", "q1", 2e-5),
+        ("roller.q[2]", "q2", 2e-5),
+        ("roller.q[3]", "q3", 2e-5),
+        ("roller.q[4]", "q4", 2e-5),
+        ("roller.wb[2]", "wb2", 2e-3),
+    ] {
+        let m = r.col(mine);
+        let worst = refr
+            .time()
+            .iter()
+            .zip(refr.col(theirs))
+            .map(|(tk, v)| (interp(&t, &m, *tk) - v).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst < tol,
+            "{mine} differs from the penalty limit by {worst} (tolerance {tol})"
+        );
+    }
+}
+
+#[test]
+#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
 fn free_roller_without_friction_and_damping_conserves_energy() {
     let file = temp_model(
         "FreeRollerConservative.mo",
@@ -66,7 +100,7 @@ fn free_roller_without_friction_and_damping_conserves_energy() {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo sim: BDF, ESDIRK34 and TR-BDF2 all stop with Newton failures between t = 0.18 and 0.76 s on the dropped roller (rumoca runs it)"]
 fn dropped_roller_loses_energy_monotonically_with_damping_and_friction() {
     let r = Sim::new(example("FreeRoller.mo"), "FreeRoller", 1.0, 0.001)
         .tolerance(1e-9)
@@ -92,7 +126,7 @@ fn dropped_roller_loses_energy_monotonically_with_damping_and_friction() {
 /// report that only der(v_n) = 0 simulated in Dymola; minimo must either give the same motion or
 /// stop with a diagnostic (never a panic).
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn three_forms_of_the_rigid_contact() {
     let reference = Sim::new(example("RigidRoller.mo"), "RigidRoller", 1.0, 0.01)
         .tolerance(1e-8)
@@ -130,4 +164,34 @@ fn three_forms_of_the_rigid_contact() {
             }
         }
     }
+}
+
+/// A user-written friction law (examples/multibody/CustomFriction.mo) plugged in by one redeclare.
+#[test]
+#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
+fn custom_friction_law_plugs_into_the_template() {
+    let coulomb = Sim::new(example("FreeRoller.mo"), "FreeRoller", 1.0, 0.01)
+        .tolerance(1e-9)
+        .run()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stribeck = Sim::new(
+        example("CustomFriction.mo"),
+        "CustomFriction.DroppedRoller",
+        1.0,
+        0.01,
+    )
+    .file(example("FreeRoller.mo"))
+    .tolerance(1e-9)
+    .run()
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = stribeck.col("E");
+    assert!(
+        e.windows(2).all(|w| w[1] <= w[0] + 1e-9),
+        "energy rose with the Stribeck law"
+    );
+    let (a, b) = (coulomb.last("E"), stribeck.last("E"));
+    assert!(
+        (a - b).abs() > 1e-6,
+        "the friction law made no difference: {a} vs {b}"
+    );
 }

@@ -10,6 +10,12 @@ pub struct CheckArgs {
     /// Model files to check.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Flatten only this model (default: every non-partial model and block of the files).
+    #[arg(short = 'm', long = "model")]
+    pub model: Option<String>,
+    /// Extra library folder or file (repeatable); MODELICAPATH is searched too.
+    #[arg(long = "lib")]
+    pub libs: Vec<PathBuf>,
 }
 
 /// Checks each file independently (one broken file does not hide problems in the others);
@@ -25,6 +31,9 @@ pub fn run(args: CheckArgs) -> i32 {
                 eprint!("{}", diag::render_all(&sources, &ds));
             }
         }
+    }
+    if !failed {
+        failed = !flatten_models(&args);
     }
     if failed {
         1
@@ -49,4 +58,35 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> diag::Result<ast::Sto
     })?;
     let file = sources.add(path.display().to_string(), text.as_str());
     syntax::parse(&text, file)
+}
+
+/// Flattens the selected model, or every non-partial model of the files; reports problems.
+/// Returns whether all flattened cleanly.
+fn flatten_models(args: &CheckArgs) -> bool {
+    use crate::flatten::{LoadOptions, load_and_flatten, models_in_files};
+    let base = LoadOptions { files: args.files.clone(), libs: args.libs.clone(), model: args.model.clone() };
+    let models = match &args.model {
+        Some(m) => vec![m.clone()],
+        None => {
+            let mut sources = SourceMap::new();
+            match models_in_files(&base, &mut sources) {
+                Ok(m) => m,
+                Err(ds) => {
+                    eprint!("{}", diag::render_all(&sources, &ds));
+                    return false;
+                }
+            }
+        }
+    };
+    let mut ok = true;
+    for m in models {
+        let mut sources = SourceMap::new();
+        let opts = LoadOptions { model: Some(m.clone()), ..base.clone() };
+        if let Err(ds) = load_and_flatten(&opts, &mut sources) {
+            ok = false;
+            eprintln!("in model `{m}`:");
+            eprint!("{}", diag::render_all(&sources, &ds));
+        }
+    }
+    ok
 }

@@ -1,8 +1,12 @@
-//! `minimo structure`.
+//! `minimo structure`: the structural analysis as a teaching view (text, JSON, Graphviz).
 
 use super::ModelArgs;
+use crate::diag::{self, SourceMap};
+use crate::flatten::{LoadOptions, load_and_flatten};
+use crate::structure::{AnalyzeOptions, analyze, view};
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct StructureArgs {
@@ -19,7 +23,46 @@ pub struct StructureArgs {
     pub timings: bool,
 }
 
-pub fn run(_args: StructureArgs) -> i32 {
-    eprintln!("error: `structure` is not implemented yet");
-    1
+/// Exit code 0 on success, 1 when the model has errors (structurally singular included).
+pub fn run(args: StructureArgs) -> i32 {
+    let mut sources = SourceMap::new();
+    let opts = LoadOptions {
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
+    };
+    let t0 = Instant::now();
+    let flat = match load_and_flatten(&opts, &mut sources) {
+        Ok(f) => f,
+        Err(ds) => {
+            eprint!("{}", diag::render_all(&sources, &ds));
+            return 1;
+        }
+    };
+    let flatten_time = t0.elapsed().as_secs_f64();
+    let analysis = match analyze(flat, &AnalyzeOptions::default()) {
+        Ok(a) => a,
+        Err(ds) => {
+            eprint!("{}", diag::render_all(&sources, &ds));
+            return 1;
+        }
+    };
+    if !analysis.report.warnings.is_empty() {
+        eprint!("{}", diag::render_all(&sources, &analysis.report.warnings));
+    }
+    if let Some(path) = &args.dot
+        && let Err(e) = std::fs::write(path, view::dot(&analysis))
+    {
+        eprintln!("error: cannot write `{}`: {e}", path.display());
+        return 1;
+    }
+    if args.json {
+        println!("{}", view::json(&analysis));
+    } else {
+        print!("{}", view::text(&analysis, &sources, args.timings));
+        if args.timings {
+            println!("  {:<20} {:>10.3} ms", "(flattening)", flatten_time * 1e3);
+        }
+    }
+    0
 }

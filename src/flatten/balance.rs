@@ -118,14 +118,21 @@ fn matching(
     (row_of, var_of)
 }
 
-pub fn check(model: &FlatModel, f: &Flattener) -> Result<(), Diagnostic> {
-    let is_unknown: Vec<bool> = model.variables.iter().map(|v| v.is_unknown()).collect();
+pub fn check(model: &FlatModel, f: &mut Flattener, root: usize) -> Result<(), Diagnostic> {
+    // Top-level inputs (also inside the model's own connectors) are given by the environment
+    // (MLS 4.7), not unknowns of the model.
+    let top_inputs = f.top_level_inputs(root);
+    let is_unknown: Vec<bool> = model
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(k, v)| v.is_unknown() && !top_inputs.contains(&k))
+        .collect();
     let n_unknowns = is_unknown.iter().filter(|x| **x).count();
     let n_eqs: usize = model.equations.iter().map(count_equations).sum();
     if n_unknowns == n_eqs {
         return Ok(());
     }
-    let _ = f;
     let mut rs = Vec::new();
     rows(&model.equations, &is_unknown, &mut rs);
     let (row_of, var_of) = matching(&rs, model.variables.len());
@@ -199,4 +206,49 @@ pub fn check(model: &FlatModel, f: &Flattener) -> Result<(), Diagnostic> {
         d = d.with_note(format!("excess equation{place}: {text}"));
     }
     Err(d.with_help("remove the extra equations or declare the variable they determine"))
+}
+
+impl Flattener<'_> {
+    /// Variable ids of the public inputs declared in the model itself or in its connectors.
+    fn top_level_inputs(&mut self, root: usize) -> std::collections::HashSet<usize> {
+        use super::instance::InstKind;
+        use crate::syntax::ast::Causality;
+        let mut out = std::collections::HashSet::new();
+        let kids = match &self.insts[root].kind {
+            InstKind::Struct {
+                children: Some(c), ..
+            } => c.clone(),
+            _ => return out,
+        };
+        for c in kids {
+            let protected = self.insts[c].elem.as_ref().is_some_and(|e| e.protected);
+            if protected {
+                continue;
+            }
+            let outer_input = self.insts[c].prefix.causality == Causality::Input;
+            let mut stack = vec![(c, outer_input)];
+            while let Some((i, input)) = stack.pop() {
+                let input = input || self.insts[i].prefix.causality == Causality::Input;
+                match &self.insts[i].kind {
+                    // An input with a binding is computed by the model itself.
+                    InstKind::Prim { dims, .. }
+                        if input && self.insts[i].mods.binding.is_none() =>
+                    {
+                        let n: usize = dims.iter().product();
+                        out.extend(self.insts[i].var0..self.insts[i].var0 + n);
+                    }
+                    InstKind::Struct {
+                        children: Some(ch), ..
+                    } if self.insts[i].is_connector() || i == c && input => {
+                        stack.extend(ch.iter().map(|x| (*x, input)));
+                    }
+                    InstKind::Array { elems, .. } => {
+                        stack.extend(elems.iter().map(|x| (*x, input)))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
 }

@@ -120,6 +120,10 @@ impl Flattener<'_> {
                     ));
                 }
                 let inst = scope.inst.unwrap_or(0);
+                // Connections to disabled conditional components are removed (MLS 4.4.5).
+                if self.refers_removed(inst, a) || self.refers_removed(inst, b) {
+                    return Ok(());
+                }
                 let mut fc = FCtx::new(self, scope, Mode::Symbolic);
                 fc.locals = locals.clone();
                 let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
@@ -434,6 +438,29 @@ impl Flattener<'_> {
             res?;
         }
         Ok(())
+    }
+
+    /// Whether a reference passes through a conditional component that is disabled.
+    fn refers_removed(&mut self, inst: InstId, c: &ast::ComponentRef) -> bool {
+        let mut cur = inst;
+        for p in &c.parts {
+            let Ok(Some(ch)) = self.child(cur, &p.ident.name) else {
+                return false;
+            };
+            if self.ready(ch).is_err() {
+                return false;
+            }
+            match &self.insts[ch].kind {
+                super::instance::InstKind::Removed => return true,
+                super::instance::InstKind::Struct { .. } => cur = ch,
+                super::instance::InstKind::Array { elems, .. } => match elems.first() {
+                    Some(e) => cur = *e,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// A connector reference is outside when it names a connector of the instance itself

@@ -27,6 +27,17 @@ pub trait Ctx {
     fn pop_local(&mut self);
     /// Sizes of the dimensions being subscripted, for `end`.
     fn ends(&mut self) -> &mut Vec<usize>;
+    /// Switches structural evaluation (parameters replaced by their values) on or off;
+    /// returns the previous setting. Sizes, subscripts and ranges are always structural.
+    fn set_structural(&mut self, on: bool) -> bool;
+}
+
+/// Evaluates `e` with parameters replaced by their values.
+pub fn eval_structural<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
+    let prev = ctx.set_structural(true);
+    let r = eval(ctx, e);
+    ctx.set_structural(prev);
+    r
 }
 
 fn err(span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -236,11 +247,13 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
 }
 
 fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
-    let v = eval(ctx, e)?.into_scalar().map_err(|m| err(e.span, m))?;
+    let v = eval_structural(ctx, e)?
+        .into_scalar()
+        .map_err(|m| err(e.span, m))?;
     v.to_val().ok_or_else(|| {
         err(
             e.span,
-            "this range bound must be a constant or parameter expression",
+            "this range bound must be a parameter or constant expression",
         )
     })
 }
@@ -310,7 +323,7 @@ pub fn subscripts<C: Ctx>(
             ast::Subscript::Colon(_) => out.push(((0..n).collect(), true)),
             ast::Subscript::Expr(e) => {
                 ctx.ends().push(n);
-                let v = eval(ctx, e);
+                let v = eval_structural(ctx, e);
                 ctx.ends().pop();
                 let v = v?;
                 let idx = |x: &C::E| -> EResult<usize> {
@@ -468,13 +481,27 @@ fn call_builtin<C: Ctx>(
         }
     };
     // Reductions with iterators: `sum(x[i] for i in 1:n)`.
+    // Arguments that give sizes or dimensions are structural.
+    let structural = |k: usize| match name {
+        "zeros" | "ones" | "identity" => true,
+        "fill" => k >= 1,
+        "cat" => k == 0,
+        "linspace" => k == 2,
+        "size" => k == 1,
+        _ => false,
+    };
     let mut vals: Vec<Tensor<C::E>> = if !args.iterators.is_empty() {
         comprehension(ctx, &args.positional, &args.iterators, span)?
     } else {
-        args.positional
-            .iter()
-            .map(|a| eval(ctx, a))
-            .collect::<EResult<_>>()?
+        let mut v = Vec::with_capacity(args.positional.len());
+        for (k, a) in args.positional.iter().enumerate() {
+            v.push(if structural(k) {
+                eval_structural(ctx, a)?
+            } else {
+                eval(ctx, a)?
+            });
+        }
+        v
     };
     let int_arg = |t: &Tensor<C::E>| -> EResult<usize> {
         t.data
@@ -779,7 +806,7 @@ pub fn bind_args<'a>(
                     format!("`{fname}` has no input named `{}`", na.name.name),
                 );
                 if let Some(c) =
-                    crate::diag::closest_name(&na.name.name, inputs.iter().map(|s| s.as_str()))
+                    crate::flatten::suggest(&na.name.name, inputs.iter().map(|s| s.as_str()))
                 {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }

@@ -75,6 +75,8 @@ pub struct Expanded {
     pub initial_equations: Vec<(ClassId, Rc<ast::Equation>)>,
     pub algorithms: Vec<(ClassId, Rc<Vec<ast::Statement>>)>,
     pub span: Span,
+    /// Every class this one inherits from (directly or not, short definitions included).
+    pub bases: Vec<ClassId>,
 }
 
 impl Expanded {
@@ -139,34 +141,12 @@ impl Flattener<'_> {
     }
 
     fn expand_uncached(&mut self, id: ClassId) -> Result<Expanded, Diagnostic> {
+        let mut out = self.blank(id);
         let node = self.tree.get(id);
-        let kind = node.kind;
-        let partial = node.prefixes.partial;
         let span = node.span;
-        let mut out = Expanded {
-            id,
-            kind,
-            partial,
-            prim: None,
-            dims: Vec::new(),
-            type_prefix: TypePrefix::default(),
-            self_mod: Mod::default(),
-            components: Vec::new(),
-            comp_index: HashMap::new(),
-            classes: HashMap::new(),
-            equations: Vec::new(),
-            initial_equations: Vec::new(),
-            algorithms: Vec::new(),
-            span,
-        };
         match &node.body {
             NodeBody::Builtin(t) => {
                 out.prim = Some(Prim::Scalar(*t));
-                if let NodeBody::Builtin(_) = node.body {
-                    if let Some(enum_lits) = builtin_enum(&node.name) {
-                        out.prim = Some(Prim::Enum(Rc::new(enum_lits)));
-                    }
-                }
                 Ok(out)
             }
             NodeBody::Enumeration(lits) => {
@@ -192,31 +172,7 @@ impl Flattener<'_> {
                     ));
                 }
                 let b = self.expanded(base)?;
-                let mut m = match &s.modification {
-                    Some(cm) => modifier::convert_args(&mut self.tree, cm, base_lex),
-                    None => Mod::default(),
-                };
-                m.span = m.span.or(Some(s.base.span));
-                out.self_mod = modifier::merge(&m, &b.self_mod, "")?;
-                out.prim = b.prim.clone();
-                out.dims = s.array_dims.iter().map(|d| (d.clone(), base_lex)).collect();
-                out.dims.extend(b.dims.iter().cloned());
-                out.type_prefix = merge_prefix(&s.prefixes, &b.type_prefix);
-                out.components = b.components.clone();
-                out.comp_index = b.comp_index.clone();
-                out.classes = b.classes.clone();
-                out.equations = b.equations.clone();
-                out.initial_equations = b.initial_equations.clone();
-                out.algorithms = b.algorithms.clone();
-                // A short definition of a function keeps the function kind of its base when
-                // declared as `class`.
-                if !matches!(
-                    kind,
-                    ClassKind::Function | ClassKind::PureFunction | ClassKind::ImpureFunction
-                ) && b.is_function()
-                {
-                    out.kind = b.kind;
-                }
+                self.short_from(&mut out, &s, base_lex, &b)?;
                 Ok(out)
             }
             NodeBody::Long(_) | NodeBody::ExtendsClass { .. } => {
@@ -224,6 +180,91 @@ impl Flattener<'_> {
                 Ok(out)
             }
         }
+    }
+
+    /// Fills `out` for the short class `A = B(mod)[dims]` from the expansion of its base.
+    fn blank(&self, id: ClassId) -> Expanded {
+        let node = self.tree.get(id);
+        Expanded {
+            id,
+            kind: node.kind,
+            partial: node.prefixes.partial,
+            prim: None,
+            dims: Vec::new(),
+            type_prefix: TypePrefix::default(),
+            self_mod: Mod::default(),
+            components: Vec::new(),
+            comp_index: HashMap::new(),
+            classes: HashMap::new(),
+            equations: Vec::new(),
+            initial_equations: Vec::new(),
+            algorithms: Vec::new(),
+            span: node.span,
+            bases: Vec::new(),
+        }
+    }
+
+    fn short_from(
+        &mut self,
+        out: &mut Expanded,
+        s: &ast::ShortClass,
+        base_lex: ClassId,
+        b: &Expanded,
+    ) -> Result<(), Diagnostic> {
+        let kind = out.kind;
+        let base = b.id;
+        let mut m = match &s.modification {
+            Some(cm) => modifier::convert_args(&mut self.tree, cm, base_lex),
+            None => Mod::default(),
+        };
+        m.span = m.span.or(Some(s.base.span));
+        out.self_mod = modifier::merge(&m, &b.self_mod, "")?;
+        out.prim = b.prim.clone();
+        out.dims = s.array_dims.iter().map(|d| (d.clone(), base_lex)).collect();
+        out.dims.extend(b.dims.iter().cloned());
+        out.type_prefix = merge_prefix(&s.prefixes, &b.type_prefix);
+        out.components = b.components.clone();
+        out.comp_index = b.comp_index.clone();
+        out.classes = b.classes.clone();
+        out.equations = b.equations.clone();
+        out.initial_equations = b.initial_equations.clone();
+        out.algorithms = b.algorithms.clone();
+        out.bases = vec![base];
+        out.bases.extend(b.bases.iter().copied());
+        // A short definition of a function keeps the function kind of its base when
+        // declared as `class`.
+        if !matches!(
+            kind,
+            ClassKind::Function | ClassKind::PureFunction | ClassKind::ImpureFunction
+        ) && b.is_function()
+        {
+            out.kind = b.kind;
+        }
+        out.partial = out.partial || b.partial;
+        Ok(())
+    }
+
+    /// The expansion of short class `id` with its base replaced by `b` (the base name names
+    /// a class that an enclosing instance redeclared).
+    pub fn expanded_short_with(
+        &mut self,
+        id: ClassId,
+        b: Rc<Expanded>,
+    ) -> Result<Rc<Expanded>, Diagnostic> {
+        let key = (id, Rc::as_ptr(&b) as usize);
+        if let Some(e) = self.short_cache.get(&key) {
+            return Ok(e.0.clone());
+        }
+        let NodeBody::Short(s) = &self.tree.get(id).body else {
+            return self.expanded(id);
+        };
+        let s = s.clone();
+        let base_lex = self.tree.get(id).parent.unwrap_or(id);
+        let mut out = self.blank(id);
+        self.short_from(&mut out, &s, base_lex, &b)?;
+        let e = Rc::new(out);
+        self.short_cache.insert(key, (e.clone(), b));
+        Ok(e)
     }
 
     fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
@@ -266,12 +307,6 @@ impl Flattener<'_> {
         for ext in &extends {
             let base = self.lookup_class_name(&ext.base, id, None)?;
             let b = self.expanded(base)?;
-            if b.is_function() != out_is_function(out)
-                && !(b.prim.is_some())
-                && matches!(out.kind, ClassKind::Function)
-            {
-                // Functions may only extend functions; reported by the function builder.
-            }
             let m = match &ext.modification {
                 Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
                 None => Mod::default(),
@@ -367,6 +402,8 @@ impl Flattener<'_> {
             out.dims = b.dims.clone();
         }
         out.type_prefix = merge_prefix(&out.type_prefix, &b.type_prefix);
+        out.bases.push(b.id);
+        out.bases.extend(b.bases.iter().copied());
         let merged = modifier::merge(m, &b.self_mod, "")?;
         // Each base contributes its own element names; merge the modifiers name by name.
         for (name, sm) in merged.subs {
@@ -553,7 +590,7 @@ impl Flattener<'_> {
                         self.tree.get(exp.id).full
                     ),
                 );
-                if let Some(c) = crate::diag::closest_name(name, cands) {
+                if let Some(c) = crate::flatten::suggest(name, cands) {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }
                 return Err(d);
@@ -585,23 +622,6 @@ impl Flattener<'_> {
             );
         }
         Ok(out)
-    }
-}
-
-fn out_is_function(e: &Expanded) -> bool {
-    e.is_function()
-}
-
-fn builtin_enum(name: &str) -> Option<Vec<String>> {
-    match name {
-        "StateSelect" => Some(
-            ["never", "avoid", "default", "prefer", "always"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        ),
-        "AssertionLevel" => Some(["error", "warning"].iter().map(|s| s.to_string()).collect()),
-        _ => None,
     }
 }
 

@@ -496,6 +496,9 @@ impl Ctx for FuncCtx<'_> {
     fn ends(&mut self) -> &mut Vec<usize> {
         &mut self.ends
     }
+    fn set_structural(&mut self, _on: bool) -> bool {
+        true
+    }
 }
 
 /// Like [`call_function`], with `None` for inputs that take their default value.

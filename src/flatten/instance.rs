@@ -3,12 +3,12 @@
 //! when they refer to components declared later or deeper.
 
 use super::Flattener;
-use super::classtree::ClassId;
+use super::classtree::{ClassId, NodeBody};
 use super::expand::{ClassElem, CompElem, Expanded, Prim};
 use super::modifier::{self, Mod, Redecl, Scope};
 use super::tensor::Val;
 use crate::dae::ScalarType;
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, TypePrefix};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -18,11 +18,7 @@ pub type InstId = usize;
 #[derive(Debug)]
 pub enum InstKind {
     /// A variable of a built-in type (`Real x[3]`): `dims` may be empty.
-    Prim {
-        ty: ScalarType,
-        dims: Vec<usize>,
-        lits: Option<Rc<Vec<String>>>,
-    },
+    Prim { ty: ScalarType, dims: Vec<usize> },
     /// An array of structured components: one instance per element, row-major.
     Array {
         dims: Vec<usize>,
@@ -68,23 +64,15 @@ pub struct Inst {
     pub overrides: HashMap<String, ClassElem>,
     /// First variable id (primitive instances, after numbering).
     pub var0: usize,
-    /// For array elements: the array instance.
-    pub array_of: Option<InstId>,
+    /// The declaration's modifier and the class's own modifier, kept apart so that an array of
+    /// components can split the first among its elements (the second applies to each whole).
+    pub split: Option<Box<(Mod, Mod)>>,
 }
 
 impl Inst {
     pub fn is_connector(&self) -> bool {
         self.exp.is_connector()
     }
-    pub fn lex(&self) -> ClassId {
-        self.elem.as_ref().map(|e| e.lex).unwrap_or(self.class)
-    }
-}
-
-fn bound(m: &Mod, inst: InstId) -> Mod {
-    let mut m = m.clone();
-    m.bind_self(inst);
-    m
 }
 
 /// Attribute names of the built-in types (MLS 4.9).
@@ -117,7 +105,8 @@ impl Flattener<'_> {
             .with_help("simulate a model that extends it and fills in what is missing"));
         }
         let id = self.insts.len();
-        let mods = bound(&exp.self_mod, id);
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
         self.insts.push(Inst {
             name: String::new(),
             path: String::new(),
@@ -136,7 +125,7 @@ impl Flattener<'_> {
             package: false,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
+            split: None,
         });
         Ok(id)
     }
@@ -148,7 +137,8 @@ impl Flattener<'_> {
         }
         let exp = self.expanded(class)?;
         let id = self.insts.len();
-        let mods = bound(&exp.self_mod, id);
+        let mut mods = exp.self_mod.clone();
+        mods.bind_self(id);
         self.insts.push(Inst {
             name: self.tree.get(class).full.clone(),
             path: self.tree.get(class).full.clone(),
@@ -167,10 +157,56 @@ impl Flattener<'_> {
             package: true,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
+            split: None,
         });
         self.pkg_insts.insert(class, id);
         Ok(id)
+    }
+
+    /// Binds the relative scopes of `m`: each to the nearest instance (the new instance
+    /// `first` if given, then `p` and its ancestors) whose class is, or inherits from, the class
+    /// the modifier was written in; the innermost candidate when none is.
+    fn bind_rel(&mut self, m: &Mod, first: Option<(InstId, ClassId)>, p: InstId) -> Mod {
+        let mut m = m.clone();
+        let fallback = first.map(|f| f.0).unwrap_or(p);
+        let mut cache: Vec<(ClassId, InstId)> = Vec::new();
+        m.bind_with(&mut |lex| {
+            if let Some((_, i)) = cache.iter().find(|(l, _)| *l == lex) {
+                return *i;
+            }
+            let found = self.enclosing_inst(lex, first, p).unwrap_or(fallback);
+            cache.push((lex, found));
+            found
+        });
+        m
+    }
+
+    fn enclosing_inst(
+        &mut self,
+        lex: ClassId,
+        first: Option<(InstId, ClassId)>,
+        p: InstId,
+    ) -> Option<InstId> {
+        let matches = |f: &mut Self, class: ClassId| -> bool {
+            class == lex
+                || f.expanded(class)
+                    .map(|e| e.bases.contains(&lex))
+                    .unwrap_or(false)
+        };
+        if let Some((id, class)) = first
+            && matches(self, class)
+        {
+            return Some(id);
+        }
+        let mut cur = Some(p);
+        while let Some(i) = cur {
+            let class = self.insts[i].class;
+            if matches(self, class) {
+                return Some(i);
+            }
+            cur = self.insts[i].parent;
+        }
+        None
     }
 
     /// The class element `name` as seen from instance `i` (redeclarations applied).
@@ -211,7 +247,7 @@ impl Flattener<'_> {
                         ),
                     )
                     .with_label("unknown element");
-                    if let Some(c) = closest_name(name, cands) {
+                    if let Some(c) = crate::flatten::suggest(name, cands) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(vec_err(d));
@@ -247,7 +283,7 @@ impl Flattener<'_> {
     fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
         let outer = self.insts[p].mods.sub(&e.name).cloned().unwrap_or_default();
         let mut elem = e.clone();
-        let mut decl_mod = bound(&e.decl_mod, p);
+        let mut decl_mod = self.bind_rel(&e.decl_mod, None, p);
         if let Some(Redecl::Component {
             clause,
             lex,
@@ -290,12 +326,31 @@ impl Flattener<'_> {
         let mut outer = outer;
         outer.redeclare = None;
         let what = e.name.clone();
-        let m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
+        let mut m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
-        let exp = self.expanded(ty)?;
+        // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
+        if let [only] = elem.clause.type_name.parts.as_slice() {
+            let ce = self.insts[p]
+                .overrides
+                .get(&only.name)
+                .or_else(|| self.insts[p].exp.classes.get(&only.name))
+                .cloned();
+            if let Some(ce) = ce
+                && !ce.constraint_mod.is_empty()
+            {
+                let cm = self.bind_rel(&ce.constraint_mod, None, p);
+                m = modifier::merge(&m, &cm, &what)?;
+            }
+        }
+        let exp = self.contextual_type(ty, p)?;
         let id = self.insts.len();
-        let class_mod = bound(&exp.self_mod, id);
+        let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
+        let split = if e.decl().dims.is_empty() && elem.clause.type_dims.is_empty() {
+            None
+        } else {
+            Some(Box::new((m, class_mod)))
+        };
         let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
         let path = if self.insts[p].path.is_empty() {
             e.name.clone()
@@ -318,9 +373,38 @@ impl Flattener<'_> {
             package: false,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
+            split,
         });
         Ok(id)
+    }
+
+    /// The expansion of type `ty` used in instance `p`. A short class `A = B` whose base `B`
+    /// is a class element that an enclosing instance redeclared (`redeclare model L = L`
+    /// passing a choice down) takes the redeclared class as base.
+    pub fn contextual_type(&mut self, ty: ClassId, p: InstId) -> Result<Rc<Expanded>, Diagnostic> {
+        let node = self.tree.get(ty);
+        let (NodeBody::Short(s), Some(lexp)) = (&node.body, node.parent) else {
+            return self.expanded(ty);
+        };
+        if s.base.parts.len() != 1 || s.base.global {
+            return self.expanded(ty);
+        }
+        let s = s.clone();
+        let name = s.base.parts[0].name.clone();
+        let Some(e) = self.enclosing_inst(lexp, None, p) else {
+            return self.expanded(ty);
+        };
+        let Some(ce) = self.insts[e].overrides.get(&name).cloned() else {
+            return self.expanded(ty);
+        };
+        let static_base = self.lookup_class_name(&s.base, lexp, None)?;
+        if ce.id == static_base || ce.id == ty {
+            return self.expanded(ty);
+        }
+        // The redeclared class may itself pass a choice down from further out.
+        let outer = self.insts[e].parent.unwrap_or(e);
+        let b = self.contextual_type(ce.id, outer)?;
+        self.expanded_short_with(ty, b)
     }
 
     /// Evaluates the condition and sizes of a declared instance.
@@ -460,20 +544,15 @@ impl Flattener<'_> {
                         span,
                         format!("`{name}` is not an attribute of `{}`", elem.name),
                     );
-                    if let Some(c) = closest_name(name, ATTRIBUTES.iter().copied()) {
+                    if let Some(c) = crate::flatten::suggest(name, ATTRIBUTES.iter().copied()) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(d);
                 }
             }
-            let lits = match prim {
-                Prim::Enum(l) => Some(l.clone()),
-                _ => None,
-            };
             self.insts[i].kind = InstKind::Prim {
                 ty: prim.scalar_type(),
                 dims,
-                lits,
             };
             return Ok(());
         }
@@ -491,16 +570,24 @@ impl Flattener<'_> {
         let name = self.insts[i].name.clone();
         for flat in 0..n {
             let idx = unflatten(flat, &dims);
-            let mut m = self.insts[i].mods.clone();
+            let (decl, class) = match &self.insts[i].split {
+                Some(b) => (b.0.clone(), b.1.clone()),
+                None => (self.insts[i].mods.clone(), Mod::default()),
+            };
+            let mut d = decl;
             for k in &idx {
-                m = m.for_element(*k);
+                d = d.for_element(*k);
             }
+            let id = self.insts.len();
+            let mut class = class;
+            class.rebind(i, id);
+            d.rebind(i, id);
+            let m = modifier::merge(&d, &class, &self.insts[i].name)?;
             let sub = idx
                 .iter()
                 .map(|k| (k + 1).to_string())
                 .collect::<Vec<_>>()
                 .join(",");
-            let id = self.insts.len();
             let src = &self.insts[i];
             let inst = Inst {
                 name: format!("{name}[{sub}]"),
@@ -520,7 +607,7 @@ impl Flattener<'_> {
                 package: false,
                 overrides: HashMap::new(),
                 var0: 0,
-                array_of: Some(i),
+                split: None,
             };
             self.insts.push(inst);
             elems.push(id);

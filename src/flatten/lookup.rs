@@ -4,7 +4,7 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::Diagnostic;
 use crate::syntax::ast::{self, ImportKind};
 
 impl Flattener<'_> {
@@ -29,7 +29,7 @@ impl Flattener<'_> {
             let mut d = Diagnostic::error(name.parts[0].span, format!("unknown class `{first}`"))
                 .with_label("not found");
             let cands = self.visible_class_names(lex, inst);
-            if let Some(c) = closest_name(first, cands.iter().map(|s| s.as_str())) {
+            if let Some(c) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
                 d = d.with_help(format!("did you mean `{c}`?"));
             }
             return Err(d);
@@ -49,7 +49,7 @@ impl Flattener<'_> {
                         format!("`{full}` has no class `{p}`"),
                     )
                     .with_label("not found");
-                    if let Some(c) = closest_name(p, cands.iter().map(|s| s.as_str())) {
+                    if let Some(c) = crate::flatten::suggest(p, cands.iter().map(|s| s.as_str())) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
                     return Err(d);
@@ -210,10 +210,5 @@ impl Flattener<'_> {
         out.sort();
         out.dedup();
         out
-    }
-
-    /// Span of a class for diagnostics.
-    pub fn class_span(&self, id: ClassId) -> Span {
-        self.tree.get(id).span
     }
 }

@@ -13,6 +13,8 @@
 //! - `functions`, `func_eval`: user functions and their interpreter;
 //! - `variables`: flat variables and attributes; `balance`: the equation/unknown check.
 
+#![allow(clippy::result_large_err)] // `Diagnostic` is the shared error type; errors are the cold path.
+
 mod balance;
 mod classtree;
 mod connect;
@@ -64,6 +66,8 @@ pub(crate) struct Flattener<'s> {
     pub sources: &'s mut SourceMap,
     pub expanded: HashMap<ClassId, Rc<Expanded>>,
     pub expanding: HashSet<ClassId>,
+    /// Short classes whose base an enclosing instance redeclared, by (class, base expansion).
+    pub short_cache: HashMap<(ClassId, usize), (Rc<Expanded>, Rc<Expanded>)>,
     pub insts: Vec<Inst>,
     pub pkg_insts: HashMap<ClassId, InstId>,
     /// Values of constants and parameters evaluated so far.
@@ -92,6 +96,7 @@ impl<'s> Flattener<'s> {
             sources,
             expanded: HashMap::new(),
             expanding: HashSet::new(),
+            short_cache: HashMap::new(),
             insts: Vec::new(),
             pkg_insts: HashMap::new(),
             values: HashMap::new(),
@@ -131,7 +136,7 @@ impl<'s> Flattener<'s> {
                 .map(|c| self.tree.get(*c).full.clone())
                 .collect();
             let mut d = Diagnostic::error(Span::DUMMY, format!("model `{m}` not found"));
-            if let Some(c) = diag::closest_name(m, names.iter().map(|s| s.as_str())) {
+            if let Some(c) = crate::flatten::suggest(m, names.iter().map(|s| s.as_str())) {
                 d = d.with_help(format!("did you mean `{c}`?"));
             } else if !names.is_empty() {
                 d = d.with_note(format!("models in the given files: {}", names.join(", ")));
@@ -176,12 +181,21 @@ impl<'s> Flattener<'s> {
         ) && !n.prefixes.partial
     }
 
+    /// Non-partial models and blocks of `c` and of the packages inside it (classes local to a
+    /// model and replaceable classes are parts, not models to simulate).
     fn collect_models(&self, c: ClassId, out: &mut Vec<ClassId>) {
+        let node = self.tree.get(c);
+        if node.prefixes.replaceable || node.prefixes.redeclare {
+            return;
+        }
         if self.is_model(c) {
             out.push(c);
+            return;
         }
-        for ch in self.tree.get(c).child_order.clone() {
-            self.collect_models(ch, out);
+        if matches!(node.kind, ast::ClassKind::Package) {
+            for ch in node.child_order.clone() {
+                self.collect_models(ch, out);
+            }
         }
     }
 
@@ -234,7 +248,7 @@ impl<'s> Flattener<'s> {
         self.finish_parameters(&mut model)?;
         model.functions = std::mem::take(&mut self.functions);
         model.experiment = self.experiment(class);
-        balance::check(&model, self).map_err(|d| vec![d])?;
+        balance::check(&model, self, root).map_err(|d| vec![d])?;
         Ok(model)
     }
 
@@ -403,4 +417,33 @@ pub fn flatten_source_with(
     let class = f.select_model(&user, model)?;
     let r = f.flatten_class(class);
     finish(f, r)
+}
+
+/// The closest candidate for a "did you mean" hint: `diag::closest_name`, plus swapped
+/// adjacent letters (`Lwa` for `Law`), the most common typing slip in short names.
+pub(crate) fn suggest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let cands: Vec<&'a str> = candidates.into_iter().collect();
+    if let Some(c) = diag::closest_name(wanted, cands.iter().copied()) {
+        return Some(c);
+    }
+    let w: Vec<char> = wanted.chars().collect();
+    let mut best: Option<&'a str> = None;
+    for c in cands {
+        let cc: Vec<char> = c.chars().collect();
+        if cc.len() != w.len() {
+            continue;
+        }
+        let diff: Vec<usize> = (0..w.len()).filter(|i| w[*i] != cc[*i]).collect();
+        let swapped = diff.len() == 2
+            && diff[1] == diff[0] + 1
+            && w[diff[0]] == cc[diff[1]]
+            && w[diff[1]] == cc[diff[0]];
+        if swapped && best.is_none_or(|b| c < b) {
+            best = Some(c);
+        }
+    }
+    best
 }

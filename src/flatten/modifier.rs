@@ -84,6 +84,45 @@ impl Mod {
         }
     }
 
+    /// Fills in relative scopes with the instance `f` picks for the class the modifier was
+    /// written in (the nearest enclosing instance of that class).
+    pub fn bind_with(&mut self, f: &mut impl FnMut(ClassId) -> usize) {
+        if let Some(b) = &mut self.binding
+            && b.scope.inst.is_none()
+        {
+            b.scope.inst = Some(f(b.scope.lex));
+        }
+        if let Some(Redecl::Component {
+            inst: i @ None,
+            lex,
+            ..
+        }) = &mut self.redeclare
+        {
+            *i = Some(f(*lex));
+        }
+        for (_, m) in &mut self.subs {
+            m.bind_with(f);
+        }
+    }
+
+    /// Moves scopes that refer to instance `from` to instance `to` (an array's modifiers
+    /// written inside its own class refer to each element).
+    pub fn rebind(&mut self, from: usize, to: usize) {
+        if let Some(b) = &mut self.binding
+            && b.scope.inst == Some(from)
+        {
+            b.scope.inst = Some(to);
+        }
+        if let Some(Redecl::Component { inst: i, .. }) = &mut self.redeclare
+            && *i == Some(from)
+        {
+            *i = Some(to);
+        }
+        for (_, m) in &mut self.subs {
+            m.rebind(from, to);
+        }
+    }
+
     /// The modifier for element `i` of an array of components: bindings without `each` select
     /// their `i`-th element.
     pub fn for_element(&self, i: usize) -> Mod {

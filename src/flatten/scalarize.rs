@@ -9,7 +9,7 @@ use super::instance::{InstId, InstKind};
 use super::modifier::{ModExpr, Scope};
 use super::tensor::{Elem, Tensor, Val};
 use crate::dae::{self, Expr};
-use crate::diag::{Diagnostic, Span, closest_name};
+use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast;
 use std::rc::Rc;
 
@@ -155,9 +155,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
                             ),
                         )
                         .with_label("unknown name");
-                        if let Some(best) =
-                            closest_name(&part.ident.name, names.iter().map(|s| s.as_str()))
-                        {
+                        if let Some(best) = crate::flatten::suggest(
+                            &part.ident.name,
+                            names.iter().map(|s| s.as_str()),
+                        ) {
                             d = d.with_help(format!("did you mean `{best}`?"));
                         }
                         return Err(d);
@@ -183,19 +184,9 @@ impl<'a, 'b> FCtx<'a, 'b> {
 
     fn expand_node(&mut self, c: InstId, part: &ast::RefPart, span: Span) -> EResult<Tensor<Node>> {
         self.f.ready(c)?;
-        let t = match &self.f.insts[c].kind {
-            InstKind::Prim { dims, .. } => {
-                let n = dims.iter().product();
-                Tensor {
-                    dims: dims.clone(),
-                    data: (0..n).map(|k| Node::Var(c, k)).collect(),
-                }
-            }
-            InstKind::Array { dims, elems } => Tensor {
-                dims: dims.clone(),
-                data: elems.iter().map(|e| Node::Inst(*e)).collect(),
-            },
-            InstKind::Struct { .. } => Tensor::scalar(Node::Inst(c)),
+        let dims = match &self.f.insts[c].kind {
+            InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
+            InstKind::Struct { .. } => Vec::new(),
             InstKind::Removed => {
                 return Err(Diagnostic::error(
                     span,
@@ -207,11 +198,25 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
             InstKind::Stub => return Err(Diagnostic::error(span, "internal: instance not ready")),
         };
-        if part.subscripts.is_empty() {
-            return Ok(t);
-        }
-        let subs = eval::subscripts(self, &part.subscripts, &t.dims)?;
-        t.index(&subs).map_err(|m| Diagnostic::error(span, m))
+        // Subscripts select flat element indices directly: `s[i]` of a large array must not
+        // cost the size of the array.
+        let (out_dims, flat): (Vec<usize>, Vec<usize>) = if part.subscripts.is_empty() {
+            (dims.clone(), (0..dims.iter().product()).collect())
+        } else {
+            let subs = eval::subscripts(self, &part.subscripts, &dims)?;
+            select_flat(&dims, &subs).map_err(|m| Diagnostic::error(span, m))?
+        };
+        let data = match &self.f.insts[c].kind {
+            InstKind::Prim { .. } => flat.into_iter().map(|k| Node::Var(c, k)).collect(),
+            InstKind::Array { elems, .. } => {
+                flat.into_iter().map(|k| Node::Inst(elems[k])).collect()
+            }
+            _ => vec![Node::Inst(c)],
+        };
+        Ok(Tensor {
+            dims: out_dims,
+            data,
+        })
     }
 
     /// The expression for a node reached in an expression.
@@ -260,7 +265,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         cands.push("time".into());
         let mut d = Diagnostic::error(cref.parts[0].ident.span, format!("unknown name `{first}`"))
             .with_label("not found in this scope");
-        if let Some(best) = closest_name(first, cands.iter().map(|s| s.as_str())) {
+        if let Some(best) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
             d = d.with_help(format!("did you mean `{best}`?"));
         }
         d
@@ -346,13 +351,32 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .rposition(|v| v.is_some())
             .map(|p| p + 1)
             .unwrap_or(0);
-        if vals[..last_given].iter().any(|v| v.is_none()) {
-            return Err(Diagnostic::error(
-                span,
-                format!(
-                    "`{fname}`: give every input before the last one given (defaults in the middle are not supported with non-constant arguments)"
-                ),
-            ));
+        // Defaults of inputs before the last one given: evaluate them here, with the inputs
+        // before them bound (a default may refer to earlier inputs).
+        for k in 0..last_given {
+            if vals[k].is_some() {
+                continue;
+            }
+            let Some(d) = f.inputs[k].default.clone() else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{fname}`: input `{}` has no value", f.inputs[k].name),
+                ));
+            };
+            let mut fc = FCtx::new(
+                self.f,
+                Scope {
+                    inst: None,
+                    lex: class,
+                },
+                self.mode,
+            );
+            for (j, v) in vals.iter().enumerate().take(k) {
+                if let Some(t) = v {
+                    fc.locals.push((f.inputs[j].name.clone(), t.clone()));
+                }
+            }
+            vals[k] = Some(eval::eval(&mut fc, &d)?);
         }
         let dims_args: Vec<Option<func_eval::Value>> = vals
             .iter()
@@ -619,6 +643,11 @@ impl Ctx for FCtx<'_, '_> {
     fn ends(&mut self) -> &mut Vec<usize> {
         &mut self.ends
     }
+    fn set_structural(&mut self, on: bool) -> bool {
+        let prev = self.mode == Mode::Structural;
+        self.mode = if on { Mode::Structural } else { Mode::Symbolic };
+        prev
+    }
 }
 
 impl Flattener<'_> {
@@ -836,4 +865,50 @@ fn first_var(e: &Expr) -> Option<usize> {
         }
     });
     out
+}
+
+/// The flat (row-major) indices selected by subscripts of an array of size `dims`, and the
+/// dimensions of the selection.
+pub fn select_flat(
+    dims: &[usize],
+    subs: &[(Vec<usize>, bool)],
+) -> Result<(Vec<usize>, Vec<usize>), String> {
+    if subs.len() > dims.len() {
+        return Err(format!(
+            "{} subscripts on an array with {} dimensions",
+            subs.len(),
+            dims.len()
+        ));
+    }
+    for ((idx, _), d) in subs.iter().zip(dims) {
+        if let Some(bad) = idx.iter().find(|i| **i >= *d) {
+            return Err(format!("index {} out of bounds 1..{}", bad + 1, d));
+        }
+    }
+    let rest = &dims[subs.len()..];
+    let inner: usize = rest.iter().product();
+    let mut out_dims: Vec<usize> = subs
+        .iter()
+        .filter(|(_, keep)| *keep)
+        .map(|(i, _)| i.len())
+        .collect();
+    out_dims.extend_from_slice(rest);
+    let count: usize = subs.iter().map(|(i, _)| i.len()).product();
+    let mut flat = Vec::with_capacity(count * inner);
+    let mut pos = vec![0usize; subs.len()];
+    for _ in 0..count {
+        let mut off = 0;
+        for (k, (idx, _)) in subs.iter().enumerate() {
+            off = off * dims[k] + idx[pos[k]];
+        }
+        flat.extend(off * inner..(off + 1) * inner);
+        for k in (0..subs.len()).rev() {
+            pos[k] += 1;
+            if pos[k] < subs[k].0.len() {
+                break;
+            }
+            pos[k] = 0;
+        }
+    }
+    Ok((out_dims, flat))
 }

@@ -138,7 +138,7 @@ fn keep_priority(
 }
 
 /// Runs the elimination; the used equations are removed from `work.eqs`.
-pub fn eliminate(work: &mut Work, protected: &[VarId]) {
+pub fn eliminate(work: &mut Work, protected: &[VarId], discrete: &mut [crate::dae::Equation]) {
     let n = work.model.variables.len();
     let mut is_protected = vec![false; n];
     for &p in protected {
@@ -258,7 +258,7 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
     for eq in kept {
         work.push_eq(eq);
     }
-    for eq in work.model.initial_equations.iter_mut() {
+    for eq in work.model.initial_equations.iter_mut().chain(discrete.iter_mut()) {
         subst_equation(&mut eq.kind, &lookup);
     }
     for &v in &order {
@@ -317,11 +317,13 @@ fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
     let from = work.model.variables[v].clone();
     let to = &mut work.model.variables[k];
     // k = s*(v - c) since s = ±1.
-    let convert = |e: &Expr| {
-        simplify(&mul(
-            lit(s as f64),
-            super::expr::sub(e.clone(), lf.constant.clone()),
-        ))
+    let convert = |e: &Expr| match simplify(&mul(
+        lit(s as f64),
+        super::expr::sub(e.clone(), lf.constant.clone()),
+    )) {
+        // Keep a Real literal Real (the simplifier folds integral values to Integer).
+        Expr::Integer(i) if matches!(e, Expr::Real(_)) => Expr::Real(i as f64),
+        other => other,
     };
     let from_fixed = from.fixed == Some(true);
     if let Some(start) = &from.start

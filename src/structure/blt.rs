@@ -98,7 +98,14 @@ pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Blo
 }
 
 fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind {
-    let in_block = |v: VarId| vars.contains(&v);
+    let set: std::collections::HashSet<VarId> = vars.iter().copied().collect();
+    let in_block = |v: VarId| {
+        if vars.len() <= 8 {
+            vars.contains(&v)
+        } else {
+            set.contains(&v)
+        }
+    };
     let linear = comp
         .iter()
         .all(|&e| is_linear_in(&eqs[e].residual, &in_block));
@@ -116,6 +123,24 @@ fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind
 
 /// Solves `0 = r` for `v` when `r` is linear in `v`: `r = a*v + b`, so `v = -b/a`.
 pub fn solve_linear(r: &Expr, v: VarId) -> Option<Expr> {
+    // Branch by branch, so a switched equation gives a switched assignment.
+    if let Expr::If { branches, else_ } = r
+        && !branches
+            .iter()
+            .any(|(c, _)| super::expr::any_var(c, &|u| u == v))
+    {
+        let bs: Option<Vec<(Expr, Expr)>> = branches
+            .iter()
+            .map(|(c, b)| solve_linear(b, v).map(|s| (c.clone(), s)))
+            .collect();
+        let e = solve_linear(else_, v);
+        if let (Some(bs), Some(e)) = (bs, e) {
+            return Some(Expr::If {
+                branches: bs,
+                else_: Box::new(e),
+            });
+        }
+    }
     let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
         Err(String::new())
     };

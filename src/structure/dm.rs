@@ -211,6 +211,8 @@ pub fn report(
                 "no ground: the potentials {} are determined only up to a constant; connect a ground (reference) component to the circuit",
                 list(&pot)
             ))
+        } else if !p.unmatched_eqs.is_empty() {
+            d.with_help("other equations are in excess (see the next message): if these are reaction forces, the constraints that should determine them are redundant, and the reactions are not unique")
         } else {
             d.with_help("add an equation for it, give it a binding (`Real x = ...`), or make it a parameter")
         };

@@ -20,7 +20,7 @@ use super::expr::{is_zero, num, simplify};
 use super::incidence::incidence;
 use super::matching::{Augmenter, Matching};
 use super::work::Work;
-use crate::dae::{StateSelect, VarId};
+use crate::dae::{Expr, StateSelect, VarId};
 use crate::diag::Diagnostic;
 use crate::structure::StateSet;
 use std::collections::BTreeSet;
@@ -70,7 +70,7 @@ fn state_rank(
     )
 }
 
-pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
+pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
     let prefer: BTreeSet<VarId> = prefer.iter().copied().collect();
     let n_eqs = work.eqs.len();
     let mut rows: Vec<usize> = (0..n_eqs)
@@ -86,7 +86,18 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
     let mut warnings = Vec::new();
+    let point = if rows.is_empty() {
+        None
+    } else {
+        Some(super::redundancy::Point::generic(work))
+    };
     while !rows.is_empty() {
+        if let Some(point) = &point
+            && let Some(dep) = super::redundancy::dependent_rows(work, point, &rows, &cols)
+            && !dep.is_empty()
+        {
+            return Err(redundant(work, &rows, &dep));
+        }
         // Columns from the most dummy-worthy (lowest state rank) to the least.
         cols.sort_by_key(|&v| state_rank(work, &prefer, v));
         let col_pos: std::collections::HashMap<VarId, usize> =
@@ -134,13 +145,11 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
             .flat_map(|r| r.iter().map(|(ci, _)| *ci))
             .collect();
         if involved.len() > rows.len() {
-            let set = state_set(
-                work,
-                &rows,
-                &involved.iter().map(|&ci| cols[ci]).collect::<Vec<_>>(),
-                &selected,
-            );
-            if set.jacobian.iter().any(|(_, _, e)| num(e).is_none()) {
+            let mut cands: Vec<VarId> = involved.iter().map(|&ci| cols[ci]).collect();
+            cands.sort_unstable();
+            if let Some(set) = state_set(work, &rows, &cands, &selected)
+                && set.jacobian.iter().any(|(_, _, e)| num(e).is_none())
+            {
                 state_sets.push(set);
             }
         }
@@ -200,38 +209,44 @@ pub fn select(work: &mut Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagno
 }
 
 fn state_set(
-    work: &mut Work,
+    work: &Work,
     rows: &[usize],
     candidates: &[VarId],
     selected: &[VarId],
-) -> StateSet {
+) -> Option<StateSet> {
     let mut jacobian = Vec::new();
+    // Partials of user functions exist already: index reduction generated them.
+    let mut existing =
+        |f: &str, args: &[Expr], output: usize, _: usize, k: usize| -> Result<Expr, String> {
+            let name = super::userfn::partial_name(f, output, k);
+            if work.model.functions.contains_key(&name) {
+                Ok(Expr::UserCall {
+                    function: name,
+                    args: args.to_vec(),
+                    output: 0,
+                    element: 0,
+                })
+            } else {
+                Err(format!("no derivative of {f}"))
+            }
+        };
     for (ri, &e) in rows.iter().enumerate() {
         for (ci, &v) in candidates.iter().enumerate() {
-            let mut no_user = |f: &str,
-                               _: &[crate::dae::Expr],
-                               _: usize,
-                               _: usize,
-                               _: usize|
-             -> Result<crate::dae::Expr, String> {
-                Err(format!("call of {f}"))
-            };
-            let d = match diff(
+            let d = diff(
                 &work.eqs[e].residual,
                 &mut Partial {
                     var: v,
-                    user: &mut no_user,
+                    user: &mut existing,
                 },
-            ) {
-                Ok(d) => simplify(&d),
-                Err(_) => crate::dae::Expr::Var(v),
-            };
+            )
+            .ok()?;
+            let d = simplify(&d);
             if !is_zero(&d) {
                 jacobian.push((ri, ci, d));
             }
         }
     }
-    StateSet {
+    Some(StateSet {
         equations: rows.to_vec(),
         candidates: candidates.to_vec(),
         candidate_states: candidates
@@ -244,7 +259,7 @@ fn state_set(
             .filter(|v| candidates.contains(v))
             .collect(),
         jacobian,
-    }
+    })
 }
 
 fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
@@ -263,6 +278,47 @@ fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
         );
     }
     out
+}
+
+fn redundant(work: &Work, rows: &[usize], dep: &[usize]) -> Vec<Diagnostic> {
+    let text = |e: usize| super::dm::equation_text(&work.model, work.eqs[e].origin);
+    let first = rows[dep[0]];
+    let others: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !dep.contains(i))
+        .map(|(_, &e)| format!("`{}`", text(e)))
+        .take(12)
+        .collect();
+    let mut d = Diagnostic::error(
+        work.eqs[first].span,
+        format!(
+            "redundant constraints: {} constraint equation(s) depend on the others",
+            dep.len()
+        ),
+    )
+    .with_label(format!(
+        "`{}` is implied by the other constraints",
+        text(first)
+    ));
+    for &i in dep.iter().skip(1).take(12) {
+        let e = rows[i];
+        d = d.with_secondary(work.eqs[e].span, format!("`{}` is redundant too", text(e)));
+    }
+    d.with_note(format!("independent constraints: {}", others.join(", ")))
+        .with_note("with redundant constraints the motion can still be unique, but the reaction forces are not (Wojtyra & Frączek 2013)")
+        .with_help("remove the duplicated joint or constraint, or build the closed loop from joints that leave its redundant directions free")
+        .pipe_vec()
+}
+
+trait PipeVec {
+    fn pipe_vec(self) -> Vec<Diagnostic>;
+}
+
+impl PipeVec for Diagnostic {
+    fn pipe_vec(self) -> Vec<Diagnostic> {
+        vec![self]
+    }
 }
 
 fn eq_origin_root(work: &Work, mut e: usize) -> usize {

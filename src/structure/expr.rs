@@ -75,6 +75,14 @@ pub fn mul(a: Expr, b: Expr) -> Expr {
 }
 
 pub fn div(a: Expr, b: Expr) -> Expr {
+    if let (Expr::Unary(UnOp::Neg, x), Expr::Unary(UnOp::Neg, y)) = (&a, &b) {
+        return div((**x).clone(), (**y).clone());
+    }
+    if let Expr::Unary(UnOp::Neg, y) = &b
+        && num(y).is_none()
+    {
+        return div(neg(a), (**y).clone());
+    }
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) if y != 0.0 && (x / y).fract() == 0.0 => lit(x / y),
         (Some(x), _) if x == 0.0 => lit(0.0),

@@ -18,6 +18,7 @@ mod matching;
 mod pantelides;
 mod prepare;
 pub mod print;
+mod redundancy;
 mod report;
 mod system;
 mod userfn;
@@ -70,9 +71,12 @@ struct Reduced {
 
 /// Runs structural analysis. Errors name the variables and equations involved.
 pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
-    let mut timings = Timings::default();
+    let mut timings = Timings {
+        phases: Vec::new(),
+        last: Some(Instant::now()),
+    };
     let mut work = Work::new(model);
-    let discrete = prepare::prepare(&mut work)?;
+    let mut discrete = prepare::prepare(&mut work)?;
     let n_vars_model = work.model.variables.len();
     let n_eqs_model = work.eqs.len();
     let n_unknowns_model = (0..n_vars_model).filter(|&v| work.is_unknown(v)).count();
@@ -83,17 +87,17 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
         for eq in &discrete.equations {
             collect_reinit(&eq.kind, &mut protected);
         }
-        alias::eliminate(&mut work, &protected);
+        alias::eliminate(&mut work, &protected, &mut discrete.equations);
     }
     timings.lap("alias elimination");
 
     replace_ders(&mut work)?;
-    check_regular(&work)?;
-    timings.lap("structural check");
-
     let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
         .map(|e| pantelides::row(&work, e))
         .collect();
+    check_regular(&work, &adj)?;
+    timings.lap("structural check");
+
     pantelides::pantelides(&mut work, &mut adj)?;
     replace_ders_initial(&mut work);
     timings.lap("index reduction");
@@ -130,8 +134,8 @@ fn finish(
     prefer: &[VarId],
     timings: &mut Timings,
 ) -> diag::Result<(SortedSystem, StructureReport)> {
-    let mut work = reduced.work.clone();
-    let selection = dummy::select(&mut work, prefer)?;
+    let work = &reduced.work;
+    let selection = dummy::select(work, prefer)?;
     timings.lap("state selection");
 
     let n_vars = work.model.variables.len();
@@ -151,7 +155,7 @@ fn finish(
     let m = matching::maximum(&adj, n_vars, &unknown);
     let unknowns: Vec<VarId> = (0..n_vars).filter(|&v| unknown(v)).collect();
     if m.size() != work.eqs.len() || m.size() != unknowns.len() {
-        let mut d = dm::report(&work, &adj, &unknowns, &m);
+        let mut d = dm::report(work, &adj, &unknowns, &m);
         for x in d.iter_mut() {
             x.notes
                 .push("this appeared after index reduction and state selection".into());
@@ -182,7 +186,7 @@ fn finish(
         discrete_vars: reduced.discrete_vars.clone(),
         state_sets: selection.state_sets.clone(),
     };
-    let report = report::build(&work, &system, &m, selection.warnings);
+    let report = report::build(work, &system, &m, selection.warnings);
     Ok((system, report))
 }
 
@@ -278,21 +282,17 @@ fn replace_ders_initial(work: &mut Work) {
 
 /// Structural regularity: a perfect matching with each variable merged with its derivatives.
 /// This is exactly the condition under which Pantelides terminates.
-fn check_regular(work: &Work) -> diag::Result<()> {
+fn check_regular(work: &Work, rows: &[Vec<VarId>]) -> diag::Result<()> {
     let n_vars = work.model.variables.len();
     let unknowns: Vec<VarId> = (0..n_vars)
         .filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none())
         .collect();
-    let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
-        .map(|e| {
-            let u = |v: VarId| work.is_unknown(v);
-            let mut row: Vec<VarId> = incidence::incidence(&work.eqs[e].residual, &u)
-                .into_keys()
-                .map(|v| work.root(v).0)
-                .collect();
+    let adj: Vec<Vec<VarId>> = rows
+        .iter()
+        .map(|r| {
+            let mut row: Vec<VarId> = r.iter().map(|&v| work.root(v).0).collect();
+            row.sort_unstable();
             row.dedup();
-            let mut seen = std::collections::BTreeSet::new();
-            row.retain(|v| seen.insert(*v));
             row
         })
         .collect();

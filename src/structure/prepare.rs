@@ -6,7 +6,6 @@
 //! equations go to the discrete part; the variables they assign are known to the continuous
 //! system. Asserts are kept for the simulator but play no structural role.
 
-use super::expr::sub;
 use super::work::{Role, Work};
 use crate::dae::{Equation, EquationKind, Expr, UnOp};
 use crate::diag::Diagnostic;
@@ -102,7 +101,12 @@ fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
 /// out, guarded by their branch condition.
 fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Diagnostic> {
     match &eq.kind {
-        EquationKind::Simple { lhs, rhs } => Ok(vec![sub(lhs.clone(), rhs.clone())]),
+        // Kept as written (no simplification) so the views print `lhs = rhs`.
+        EquationKind::Simple { lhs, rhs } => Ok(vec![Expr::binary(
+            crate::dae::BinOp::Sub,
+            lhs.clone(),
+            rhs.clone(),
+        )]),
         EquationKind::If { branches, else_ } => {
             let mut per_branch = Vec::new();
             let mut counts = Vec::new();

@@ -96,7 +96,13 @@ pub(super) fn build(
 ) -> StructureReport {
     let vars = &sys.model.variables;
     let name = |v: usize| vars.get(v).map(|x| x.name.clone()).unwrap_or_default();
-    let eq_text = |e: usize| residual_text(&sys.equations[e].residual, vars);
+    // Each equation printed once, shared by the matching, blocks and differentiations.
+    let texts: Vec<String> = sys
+        .equations
+        .iter()
+        .map(|e| residual_text(&e.residual, vars))
+        .collect();
+    let eq_text = |e: usize| texts[e].clone();
     let mut differentiations = Vec::new();
     for e in 0..work.eqs.len() {
         if work.eq_parent[e].is_none() && work.eq_deriv[e].is_some() {

@@ -324,6 +324,8 @@ pub struct ClassModification {
     pub span: Span,
 }
 
+// `Modify` is the common, small case; boxing `Redeclare` would change the tree's API.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Argument {
     /// `[each] [final] a.b(...) = expr "doc"`

@@ -6,12 +6,19 @@
 
 use super::ast::*;
 use super::parser::Rule;
+use super::prefixes::{Place, PrefixSet};
 use crate::diag::{Diagnostic, FileId, Span};
 use pest::iterators::Pair;
 use std::cell::Cell;
 
 pub(crate) type P<'i> = Pair<'i, Rule>;
-pub(crate) type R<T> = Result<T, Diagnostic>;
+/// Builder results: a diagnostic is boxed because errors are rare and `Diagnostic` is large.
+pub(crate) type R<T> = Result<T, Box<Diagnostic>>;
+
+/// An error result.
+pub(crate) fn err<T>(d: Diagnostic) -> R<T> {
+    Err(Box::new(d))
+}
 
 /// Deepest nesting of classes, equations, statements and expressions the builder accepts. The
 /// tree is recursive (and so are later stages, and dropping it), so absurd nesting is refused
@@ -47,7 +54,7 @@ impl<'t> Builder<'t> {
     pub(crate) fn enter(&self, p: &P) -> R<DepthGuard<'_>> {
         let d = self.depth.get() + 1;
         if d > MAX_DEPTH {
-            return Err(
+            return err(
                 Diagnostic::error(self.span(p), "the model is nested too deeply")
                     .with_label(format!("more than {MAX_DEPTH} nested levels"))
                     .with_help("split the expression or the nested blocks"),
@@ -109,23 +116,21 @@ impl<'t> Builder<'t> {
                     within = Some(Within { name, span: wspan });
                 }
                 Rule::top_class => {
-                    let mut final_ = false;
+                    let mut words = Vec::new();
                     for x in c.into_inner() {
                         match x.as_rule() {
-                            Rule::kw_final => final_ = true,
+                            Rule::prefix_word => words.push(x),
                             Rule::class_definition => {
-                                let prefixes = ElementPrefixes {
-                                    final_,
-                                    ..Default::default()
-                                };
-                                classes.push(self.class_definition(x, &prefixes)?);
+                                let set = self.prefix_set(std::mem::take(&mut words))?;
+                                set.check(Place::TopClass, true)?;
+                                classes.push(self.class_definition(x, &set)?);
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                 }
                 Rule::EOI => {}
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(StoredDefinition {
@@ -136,77 +141,51 @@ impl<'t> Builder<'t> {
     }
 
     fn class_kind(&self, p: P) -> ClassKind {
-        let rules: Vec<Rule> = p.into_inner().map(|k| k.as_rule()).collect();
-        let has = |r: Rule| rules.contains(&r);
-        if has(Rule::kw_function) {
-            if has(Rule::kw_pure) {
-                ClassKind::PureFunction
-            } else if has(Rule::kw_impure) {
-                ClassKind::ImpureFunction
-            } else if has(Rule::kw_operator) {
-                ClassKind::OperatorFunction
-            } else {
-                ClassKind::Function
-            }
-        } else if has(Rule::kw_record) {
-            if has(Rule::kw_operator) {
-                ClassKind::OperatorRecord
-            } else {
-                ClassKind::Record
-            }
-        } else if has(Rule::kw_connector) {
-            if has(Rule::kw_expandable) {
-                ClassKind::ExpandableConnector
-            } else {
-                ClassKind::Connector
-            }
-        } else if has(Rule::kw_model) {
-            ClassKind::Model
-        } else if has(Rule::kw_block) {
-            ClassKind::Block
-        } else if has(Rule::kw_type) {
-            ClassKind::Type
-        } else if has(Rule::kw_package) {
-            ClassKind::Package
-        } else if has(Rule::kw_operator) {
-            ClassKind::Operator
-        } else {
-            ClassKind::Class
+        let words: Vec<&str> = p.as_str().split_whitespace().collect();
+        match words.as_slice() {
+            ["operator", "record"] => ClassKind::OperatorRecord,
+            ["operator", "function"] => ClassKind::OperatorFunction,
+            ["expandable", "connector"] => ClassKind::ExpandableConnector,
+            ["pure", ..] => ClassKind::PureFunction,
+            ["impure", ..] => ClassKind::ImpureFunction,
+            ["model"] => ClassKind::Model,
+            ["record"] => ClassKind::Record,
+            ["block"] => ClassKind::Block,
+            ["connector"] => ClassKind::Connector,
+            ["type"] => ClassKind::Type,
+            ["package"] => ClassKind::Package,
+            ["function"] => ClassKind::Function,
+            ["operator"] => ClassKind::Operator,
+            _ => ClassKind::Class,
         }
     }
 
-    /// `class_definition` or `short_class_definition`.
-    pub(crate) fn class_definition(&self, p: P, ep: &ElementPrefixes) -> R<ClassDef> {
-        let _guard = self.enter(&p)?;
+    /// `class_definition`, or the `class_kind short_class_specifier` pair of a redeclaration.
+    pub(crate) fn class_definition(&self, p: P, set: &PrefixSet) -> R<ClassDef> {
         let span = self.span(&p);
-        let mut prefixes = ClassPrefixes {
-            final_: ep.final_,
-            redeclare: ep.redeclare,
-            replaceable: ep.replaceable,
-            inner: ep.inner,
-            outer: ep.outer,
-            ..Default::default()
-        };
+        self.class_from_parts(p.into_inner().collect(), set, span)
+    }
+
+    fn class_from_parts(&self, parts: Vec<P>, set: &PrefixSet, span: Span) -> R<ClassDef> {
         let mut kind = ClassKind::Class;
         let mut spec = None;
-        for c in p.into_inner() {
+        for c in parts {
             match c.as_rule() {
-                Rule::kw_encapsulated => prefixes.encapsulated = true,
-                Rule::kw_partial => prefixes.partial = true,
                 Rule::class_kind => kind = self.class_kind(c),
                 Rule::class_specifier | Rule::short_class_specifier => spec = Some(c),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(spec) = spec else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: class without specifier",
             ));
         };
+        let _guard = self.enter(&spec)?;
         let (name, body, comment) = self.class_specifier(spec)?;
         Ok(ClassDef {
-            prefixes,
+            prefixes: set.class_prefixes(),
             kind,
             name,
             body,
@@ -219,7 +198,7 @@ impl<'t> Builder<'t> {
     fn class_specifier(&self, p: P) -> R<(Ident, ClassBody, Comment)> {
         let mut inner = p.into_inner();
         let Some(first) = inner.next() else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: empty class specifier",
             ));
@@ -238,7 +217,7 @@ impl<'t> Builder<'t> {
                     Rule::composition => body = Some(c),
                     Rule::end_clause => {
                         let (Some(b), Some(comp)) = (&base, body.take()) else {
-                            return Err(self.unexpected(&c));
+                            return err(self.unexpected(&c));
                         };
                         let long = self.long_class(b, description.take(), comp, c)?;
                         return Ok((
@@ -251,37 +230,47 @@ impl<'t> Builder<'t> {
                             Comment::default(),
                         ));
                     }
-                    _ => return Err(self.unexpected(&c)),
+                    _ => return err(self.unexpected(&c)),
                 }
             }
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: incomplete class extends",
             ));
         }
         let name = self.ident(first);
         let Some(rest) = inner.next() else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 name.span,
                 "internal parser error: class without body",
             ));
         };
         match rest.as_rule() {
             Rule::long_rest => {
-                let mut it = rest.into_inner();
-                let (Some(sc), Some(comp), Some(end)) = (it.next(), it.next(), it.next()) else {
-                    return Err(Diagnostic::error(
-                        name.span,
-                        "internal parser error: incomplete class",
-                    ));
-                };
-                let description = self.string_comment(sc)?;
-                let long = self.long_class(&name, description, comp, end)?;
-                Ok((name, ClassBody::Long(long), Comment::default()))
+                let mut description = None;
+                let mut comp = None;
+                for c in rest.into_inner() {
+                    match c.as_rule() {
+                        Rule::string_comment => description = self.string_comment(c)?,
+                        Rule::composition => comp = Some(c),
+                        Rule::end_clause => {
+                            let Some(comp) = comp.take() else {
+                                return err(self.unexpected(&c));
+                            };
+                            let long = self.long_class(&name, description.take(), comp, c)?;
+                            return Ok((name, ClassBody::Long(long), Comment::default()));
+                        }
+                        _ => return err(self.unexpected(&c)),
+                    }
+                }
+                err(Diagnostic::error(
+                    name.span,
+                    "internal parser error: incomplete class",
+                ))
             }
             Rule::short_rhs => {
                 let Some(spec) = rest.into_inner().next() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         name.span,
                         "internal parser error: empty short class",
                     ));
@@ -289,7 +278,7 @@ impl<'t> Builder<'t> {
                 let (body, comment) = self.short_rhs(spec)?;
                 Ok((name, body, comment))
             }
-            _ => Err(self.unexpected(&rest)),
+            _ => err(self.unexpected(&rest)),
         }
     }
 
@@ -298,28 +287,31 @@ impl<'t> Builder<'t> {
         let mut comment = Comment::default();
         match rule {
             Rule::short_spec => {
-                let mut prefixes = TypePrefix::default();
+                let mut words = Vec::new();
                 let mut base = None;
                 let mut array_dims = Vec::new();
                 let mut modification = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::type_prefix => prefixes = self.type_prefix(c),
+                        Rule::prefix_word => words.push(c),
                         Rule::name => base = Some(self.name(c)),
                         Rule::array_subscripts => array_dims = self.subscripts(c)?,
                         Rule::class_modification => {
                             modification = Some(self.class_modification(c)?)
                         }
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(base) = base else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: short class without base",
                     ));
                 };
+                let set = self.prefix_set(words)?;
+                set.check(Place::ShortClassBase, false)?;
+                let prefixes = set.type_prefix;
                 Ok((
                     ClassBody::Short(ShortClass {
                         prefixes,
@@ -338,20 +330,28 @@ impl<'t> Builder<'t> {
                         Rule::kw_enumeration => {}
                         Rule::enum_colon => colon = true,
                         Rule::enum_literal => {
-                            let mut it = c.into_inner();
-                            let (Some(id), Some(cm)) = (it.next(), it.next()) else {
-                                return Err(Diagnostic::error(
+                            let mut name = None;
+                            let mut lit_comment = Comment::default();
+                            for x in c.into_inner() {
+                                match x.as_rule() {
+                                    Rule::IDENT => name = Some(self.ident(x)),
+                                    Rule::comment => lit_comment = self.comment(x)?,
+                                    _ => return err(self.unexpected(&x)),
+                                }
+                            }
+                            let Some(name) = name else {
+                                return err(Diagnostic::error(
                                     Span::DUMMY,
                                     "internal parser error: enum literal",
                                 ));
                             };
                             literals.push(EnumLiteral {
-                                name: self.ident(id),
-                                comment: self.comment(cm)?,
+                                name,
+                                comment: lit_comment,
                             });
                         }
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 Ok((
@@ -368,18 +368,18 @@ impl<'t> Builder<'t> {
                         Rule::name => function = Some(self.name(c)),
                         Rule::IDENT => vars.push(self.ident(c)),
                         Rule::comment => comment = self.comment(c)?,
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(function) = function else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: der class",
                     ));
                 };
                 Ok((ClassBody::Der(DerClass { function, vars }), comment))
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -394,14 +394,14 @@ impl<'t> Builder<'t> {
         let end_name = match end.into_inner().find(|c| c.as_rule() == Rule::IDENT) {
             Some(i) => self.ident(i),
             None => {
-                return Err(Diagnostic::error(
+                return err(Diagnostic::error(
                     name.span,
                     "internal parser error: end clause",
                 ));
             }
         };
         if end_name.name != name.name {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 end_name.span,
                 format!(
                     "`end {}` does not match the class name `{}`",
@@ -456,7 +456,7 @@ impl<'t> Builder<'t> {
                             Rule::kw_initial => initial = true,
                             Rule::kw_equation => {}
                             Rule::equation => equations.push(self.equation(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     sections.push(Section::Equations {
@@ -474,7 +474,7 @@ impl<'t> Builder<'t> {
                             Rule::kw_initial => initial = true,
                             Rule::kw_algorithm => {}
                             Rule::statement => statements.push(self.statement(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     sections.push(Section::Algorithm {
@@ -493,7 +493,7 @@ impl<'t> Builder<'t> {
                     }
                 }
                 Rule::annotation_clause => annotation = Some(self.annotation(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(LongClass {
@@ -534,11 +534,11 @@ impl<'t> Builder<'t> {
                             modification = Some(self.class_modification(c)?)
                         }
                         Rule::annotation_clause => annotation = Some(self.annotation(c)?),
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let Some(base) = base else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: extends without name",
                     ));
@@ -551,21 +551,21 @@ impl<'t> Builder<'t> {
                 }))
             }
             Rule::element_decl => {
-                let mut ep = ElementPrefixes::default();
+                let mut words = Vec::new();
                 let mut el = None;
                 let mut cons: Option<Constrainedby> = None;
                 for c in p.into_inner() {
                     match c.as_rule() {
-                        Rule::kw_redeclare => ep.redeclare = true,
-                        Rule::kw_final => ep.final_ = true,
-                        Rule::kw_inner => ep.inner = true,
-                        Rule::kw_outer => ep.outer = true,
-                        Rule::kw_replaceable => ep.replaceable = true,
+                        Rule::prefix_word => words.push(c),
                         Rule::class_definition => {
-                            el = Some(Element::Class(Box::new(self.class_definition(c, &ep)?)))
+                            let set = self.prefix_set(std::mem::take(&mut words))?;
+                            set.check(Place::Class, true)?;
+                            el = Some(Element::Class(Box::new(self.class_definition(c, &set)?)))
                         }
                         Rule::component_clause => {
-                            el = Some(Element::Component(self.component_clause(c, &ep)?))
+                            let set = self.prefix_set(std::mem::take(&mut words))?;
+                            set.check(Place::Component, false)?;
+                            el = Some(Element::Component(self.component_clause(c, &set)?))
                         }
                         Rule::constraining_clause => cons = Some(self.constraining_clause(c)?),
                         Rule::comment => {
@@ -573,7 +573,7 @@ impl<'t> Builder<'t> {
                                 cb.comment = self.comment(c)?;
                             }
                         }
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 match el {
@@ -586,13 +586,13 @@ impl<'t> Builder<'t> {
                         Ok(Element::Component(cc))
                     }
                     Some(other) => Ok(other),
-                    None => Err(Diagnostic::error(
+                    None => err(Diagnostic::error(
                         Span::DUMMY,
                         "internal parser error: empty element",
                     )),
                 }
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -623,16 +623,16 @@ impl<'t> Builder<'t> {
                                     x.into_inner().map(|i| self.ident(i)).collect(),
                                 )
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                 }
                 Rule::comment => comment = self.comment(c)?,
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: import without name",
             ));
@@ -654,11 +654,11 @@ impl<'t> Builder<'t> {
                 Rule::kw_constrainedby => {}
                 Rule::name => name = Some(self.name(c)),
                 Rule::class_modification => modification = Some(self.class_modification(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: constrainedby without name",
             ));
@@ -671,50 +671,41 @@ impl<'t> Builder<'t> {
         })
     }
 
-    pub(crate) fn type_prefix(&self, p: P) -> TypePrefix {
-        let mut t = TypePrefix::default();
-        for c in p.into_inner() {
-            match c.as_rule() {
-                Rule::kw_flow => t.connection = Connection::Flow,
-                Rule::kw_stream => t.connection = Connection::Stream,
-                Rule::kw_discrete => t.variability = Variability::Discrete,
-                Rule::kw_parameter => t.variability = Variability::Parameter,
-                Rule::kw_constant => t.variability = Variability::Constant,
-                Rule::kw_input => t.causality = Causality::Input,
-                Rule::kw_output => t.causality = Causality::Output,
-                _ => {}
-            }
-        }
-        t
+    /// `component_clause`, or the `name component_declaration1` pair of a redeclaration
+    /// (`parts` are the children).
+    fn component_clause(&self, p: P, set: &PrefixSet) -> R<ComponentClause> {
+        let span = self.span(&p);
+        self.component_from_parts(p.into_inner().collect(), set, span)
     }
 
-    /// `component_clause` (several declarations) or `component_clause1` (one, in a redeclare).
-    fn component_clause(&self, p: P, ep: &ElementPrefixes) -> R<ComponentClause> {
-        let span = self.span(&p);
-        let mut prefix = TypePrefix::default();
+    fn component_from_parts(
+        &self,
+        parts: Vec<P>,
+        set: &PrefixSet,
+        span: Span,
+    ) -> R<ComponentClause> {
         let mut type_name = None;
         let mut type_dims = Vec::new();
         let mut components = Vec::new();
-        for c in p.into_inner() {
+        for c in parts {
             match c.as_rule() {
-                Rule::type_prefix => prefix = self.type_prefix(c),
                 Rule::name => type_name = Some(self.name(c)),
                 Rule::array_subscripts => type_dims = self.subscripts(c)?,
                 Rule::component_declaration | Rule::component_declaration1 => {
                     components.push(self.component_declaration(c)?)
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(type_name) = type_name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: component without type",
             ));
         };
         Ok(ComponentClause {
-            element_prefixes: ep.clone(),
-            prefix,
+            element_prefixes: set.element.clone(),
+            prefix: set.type_prefix.clone(),
             type_name,
             type_dims,
             components,
@@ -741,11 +732,11 @@ impl<'t> Builder<'t> {
                     }
                 }
                 Rule::comment => comment = self.comment(c)?,
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         let Some(name) = name else {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "internal parser error: declaration without name",
             ));
@@ -774,7 +765,7 @@ impl<'t> Builder<'t> {
                     let expr = self.first_expr(c)?;
                     return Ok(Modification::Assign { expr, span });
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         match (args, binding) {
@@ -784,7 +775,7 @@ impl<'t> Builder<'t> {
                 span,
             }),
             (None, Some(expr)) => Ok(Modification::Binding { expr, span }),
-            (None, None) => Err(Diagnostic::error(
+            (None, None) => err(Diagnostic::error(
                 span,
                 "internal parser error: empty modification",
             )),
@@ -799,7 +790,7 @@ impl<'t> Builder<'t> {
             .find(|c| matches!(c.as_rule(), Rule::simple_expression | Rule::if_expression))
         {
             Some(e) => self.expr(e),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: missing expression",
             )),
@@ -817,13 +808,32 @@ impl<'t> Builder<'t> {
 
     fn argument(&self, p: P) -> R<Argument> {
         let span = self.span(&p);
-        let (mut redeclare, mut each, mut final_) = (false, false, false);
+        let mut words = Vec::new();
         for c in p.into_inner() {
             match c.as_rule() {
-                Rule::kw_redeclare => redeclare = true,
-                Rule::kw_each => each = true,
-                Rule::kw_final => final_ = true,
+                Rule::prefix_word => words.push(c),
                 Rule::element_modification => {
+                    let set = self.prefix_set(std::mem::take(&mut words))?;
+                    set.check(Place::Argument, false)?;
+                    if let Some(w) = set.first_of(&[
+                        "redeclare",
+                        "replaceable",
+                        "flow",
+                        "stream",
+                        "discrete",
+                        "parameter",
+                        "constant",
+                        "input",
+                        "output",
+                    ]) {
+                        return err(Diagnostic::error(
+                            w.1,
+                            format!("`{}` must be followed by a declaration", w.0),
+                        )
+                        .with_help(
+                            "write e.g. `redeclare model L = Coulomb` or `redeclare Real x = 1`",
+                        ));
+                    }
                     let mut name = None;
                     let mut modification = None;
                     let mut description = None;
@@ -832,18 +842,18 @@ impl<'t> Builder<'t> {
                             Rule::name => name = Some(self.name(x)),
                             Rule::modification => modification = Some(self.modification(x)?),
                             Rule::string_comment => description = self.string_comment(x)?,
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     let Some(name) = name else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             span,
                             "internal parser error: modifier without name",
                         ));
                     };
                     return Ok(Argument::Modify {
-                        each,
-                        final_,
+                        each: set.each,
+                        final_: set.element.final_,
                         name,
                         modification,
                         description,
@@ -851,67 +861,63 @@ impl<'t> Builder<'t> {
                     });
                 }
                 Rule::redeclaration => {
-                    let mut replaceable = false;
-                    let mut element = None;
+                    let rspan = self.span(&c);
+                    let mut parts = Vec::new();
                     let mut cons = None;
                     for x in c.into_inner() {
                         match x.as_rule() {
-                            Rule::kw_replaceable => replaceable = true,
-                            Rule::short_class_definition => {
-                                let ep = ElementPrefixes {
-                                    redeclare,
-                                    final_,
-                                    replaceable,
-                                    ..Default::default()
-                                };
-                                element = Some(RedeclaredElement::Class(Box::new(
-                                    self.class_definition(x, &ep)?,
-                                )));
-                            }
-                            Rule::component_clause1 => {
-                                let ep = ElementPrefixes {
-                                    redeclare,
-                                    final_,
-                                    replaceable,
-                                    ..Default::default()
-                                };
-                                element = Some(RedeclaredElement::Component(Box::new(
-                                    self.component_clause(x, &ep)?,
-                                )));
-                            }
                             Rule::constraining_clause => cons = Some(self.constraining_clause(x)?),
-                            _ => return Err(self.unexpected(&x)),
+                            _ => parts.push(x),
                         }
                     }
-                    let element = match element {
-                        Some(RedeclaredElement::Class(mut cd)) => {
-                            cd.constrainedby = cons;
-                            RedeclaredElement::Class(cd)
-                        }
-                        Some(RedeclaredElement::Component(mut cc)) => {
-                            cc.constrainedby = cons;
-                            RedeclaredElement::Component(cc)
-                        }
-                        None => {
-                            return Err(Diagnostic::error(
-                                span,
-                                "internal parser error: empty redeclaration",
-                            ));
-                        }
+                    let is_class = parts
+                        .first()
+                        .is_some_and(|x| x.as_rule() == Rule::class_kind);
+                    let set = self.prefix_set(std::mem::take(&mut words))?;
+                    set.check(Place::Argument, is_class)?;
+                    if !set.element.redeclare && !set.element.replaceable {
+                        return err(Diagnostic::error(
+                            rspan,
+                            "a declaration in a modifier needs `redeclare`",
+                        )
+                        .with_help(
+                            "write `redeclare` before it, or use `name = value` to modify",
+                        ));
+                    }
+                    let element_set = PrefixSet {
+                        element: ElementPrefixes {
+                            redeclare: set.element.redeclare,
+                            final_: set.element.final_,
+                            replaceable: set.element.replaceable,
+                            ..Default::default()
+                        },
+                        type_prefix: set.type_prefix.clone(),
+                        encapsulated: set.encapsulated,
+                        partial: set.partial,
+                        ..Default::default()
+                    };
+                    let element = if is_class {
+                        let mut cd = self.class_from_parts(parts, &element_set, rspan)?;
+                        cd.constrainedby = cons;
+                        RedeclaredElement::Class(Box::new(cd))
+                    } else {
+                        let mut cc = self.component_from_parts(parts, &element_set, rspan)?;
+                        cc.constrainedby = cons;
+                        RedeclaredElement::Component(Box::new(cc))
                     };
                     return Ok(Argument::Redeclare {
-                        redeclare,
-                        each,
-                        final_,
-                        replaceable,
+                        redeclare: set.element.redeclare,
+                        each: set.each,
+                        final_: set.element.final_,
+                        replaceable: set.element.replaceable,
                         element,
                         span,
                     });
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
-        Err(Diagnostic::error(
+        err(Diagnostic::error(
             span,
             "internal parser error: empty argument",
         ))
@@ -925,7 +931,7 @@ impl<'t> Builder<'t> {
             match c.as_rule() {
                 Rule::string_comment => out.description = self.string_comment(c)?,
                 Rule::annotation_clause => out.annotation = Some(self.annotation(c)?),
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(out)
@@ -953,7 +959,7 @@ impl<'t> Builder<'t> {
                 modification: self.class_modification(m)?,
                 span,
             }),
-            None => Err(Diagnostic::error(span, "internal parser error: annotation")),
+            None => err(Diagnostic::error(span, "internal parser error: annotation")),
         }
     }
 
@@ -983,7 +989,7 @@ impl<'t> Builder<'t> {
                 'f' => '\u{c}',
                 'v' => '\u{b}',
                 _ => {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         Span::new(self.file, base + i, base + j + e.len_utf8()),
                         format!("unknown escape `\\{e}` in string"),
                     )
@@ -1013,7 +1019,7 @@ impl<'t> Builder<'t> {
                 comment,
                 span,
             }),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: empty equation",
             )),
@@ -1030,7 +1036,7 @@ impl<'t> Builder<'t> {
             Rule::simple_equation => {
                 let mut it = p.into_inner();
                 let Some(l) = it.next() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: empty equation",
                     ));
@@ -1046,7 +1052,7 @@ impl<'t> Builder<'t> {
                             ExprKind::Call { func, args } => Ok(EquationKind::Call { func, args }),
                             _ => {
                                 let end = lhs.span.end as usize;
-                                Err(Diagnostic::error(
+                                err(Diagnostic::error(
                                 Span::new(self.file, end, end),
                                 "expected `=` in the equation: an equation has the form `a = b`",
                             )
@@ -1068,7 +1074,7 @@ impl<'t> Builder<'t> {
                         a: self.component_reference(a)?,
                         b: self.component_reference(b)?,
                     }),
-                    _ => Err(Diagnostic::error(span, "internal parser error: connect")),
+                    _ => err(Diagnostic::error(span, "internal parser error: connect")),
                 }
             }
             Rule::for_equation => {
@@ -1110,7 +1116,7 @@ impl<'t> Builder<'t> {
                     EquationKind::When { branches }
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -1152,7 +1158,7 @@ impl<'t> Builder<'t> {
                 comment,
                 span,
             }),
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 span,
                 "internal parser error: empty statement",
             )),
@@ -1171,7 +1177,7 @@ impl<'t> Builder<'t> {
             Rule::statement_ref => {
                 let mut it = p.into_inner();
                 let (Some(r), Some(rest)) = (it.next(), it.next()) else {
-                    return Err(Diagnostic::error(span, "internal parser error: statement"));
+                    return err(Diagnostic::error(span, "internal parser error: statement"));
                 };
                 let target = self.component_reference(r)?;
                 if rest.as_rule() == Rule::assign_rhs {
@@ -1199,7 +1205,7 @@ impl<'t> Builder<'t> {
                                 match e.kind {
                                     ExprKind::Ref(r) => targets.push(Some(r)),
                                     _ => {
-                                        return Err(Diagnostic::error(
+                                        return err(Diagnostic::error(
                                             e.span,
                                             "only variables may appear on the left of `:=`",
                                         ));
@@ -1209,11 +1215,11 @@ impl<'t> Builder<'t> {
                         },
                         Rule::component_reference => func = Some(self.component_reference(c)?),
                         Rule::function_call_args => args = Some(c),
-                        _ => return Err(self.unexpected(&c)),
+                        _ => return err(self.unexpected(&c)),
                     }
                 }
                 let (Some(func), Some(args)) = (func, args) else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: multiple assignment",
                     ));
@@ -1253,7 +1259,7 @@ impl<'t> Builder<'t> {
                     }
                 }
                 let Some(condition) = condition else {
-                    return Err(Diagnostic::error(span, "internal parser error: while"));
+                    return err(Diagnostic::error(span, "internal parser error: while"));
                 };
                 Ok(StatementKind::While { condition, body })
             }
@@ -1284,7 +1290,7 @@ impl<'t> Builder<'t> {
                     StatementKind::When { branches }
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 }

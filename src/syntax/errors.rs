@@ -28,12 +28,21 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
             a.expected_tokens()
                 .into_iter()
                 .map(|t| t.to_string())
-                .filter(|t| !matches!(t.as_str(), " " | "\t" | "\r" | "\n" | "//" | "/*"))
+                // Whitespace and comment starters are possible everywhere: not worth listing.
+                .filter(|t| {
+                    !t.starts_with(char::is_whitespace) && !matches!(t.as_str(), "/" | "//" | "/*")
+                })
                 .collect(),
         ),
         None => (rule_pos, BTreeSet::new()),
     };
-    let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && tokens.contains(";"));
+    // Tokens made only of name characters can be fragments of the keyword check inside names;
+    // punctuation (`;`, `,`, `)`...) is a reliable sign of real progress.
+    let structural = tokens
+        .iter()
+        .filter(|t| *t != "*/")
+        .any(|t| t.chars().any(|c| ";,()[]{}=:<>+-*/^".contains(c)));
+    let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && structural);
     let pos = if use_tokens { max_pos } else { rule_pos }.min(text.len());
     let expected = if use_tokens { tokens } else { BTreeSet::new() };
     let positives: BTreeSet<Rule> = match &e.variant {
@@ -98,6 +107,11 @@ fn explain(
         .with_help(format!("add the closing `{closer}`"));
     }
 
+    if found.kind == TokKind::Number && found.text.matches('.').count() > 1 {
+        return Diagnostic::error(at, format!("malformed number `{f}`"))
+            .with_label("a number has at most one `.`")
+            .with_help("write e.g. `1.25` or `1.2e3`");
+    }
     // `=` in an algorithm.
     if f == "=" && (has(Rule::assign_rhs) || ctx.section == Sec::Algorithm && exp(":=")) {
         return Diagnostic::error(at, "`=` is not allowed in an algorithm: use `:=`")
@@ -120,19 +134,21 @@ fn explain(
         .prev
         .as_ref()
         .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
-    if found.kind == TokKind::Eof && exp("end") && !after_operator {
-        if let Some(c) = ctx.classes.last() {
-            return Diagnostic::error(
-                at,
-                format!("unexpected end of file: expected `end {};`", c.name),
-            )
-            .with_label(format!("the class `{}` is not closed", c.name))
-            .with_secondary(
-                Span::new(file, c.start, c.start + c.name.len()),
-                "the class starts here",
-            )
-            .with_help(format!("add `end {};`", c.name));
-        }
+    if found.kind == TokKind::Eof
+        && exp("end")
+        && !after_operator
+        && let Some(c) = ctx.classes.last()
+    {
+        return Diagnostic::error(
+            at,
+            format!("unexpected end of file: expected `end {};`", c.name),
+        )
+        .with_label(format!("the class `{}` is not closed", c.name))
+        .with_secondary(
+            Span::new(file, c.start, c.start + c.name.len()),
+            "the class starts here",
+        )
+        .with_help(format!("add `end {};`", c.name));
     }
     // Missing operand.
     if in_expr_start {
@@ -161,14 +177,12 @@ fn explain(
         )
         .with_label("an expression is needed here");
     }
-    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>")
-        && (has(Rule::add_op) || has(Rule::mul_op))
-    {
+    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && has(Rule::binop) {
         return Diagnostic::error(at, "comparisons cannot be chained")
             .with_label("second comparison")
             .with_help("write `a < b and b < c`");
     }
-    if matches!(f, "^" | ".^") && has(Rule::mul_op) {
+    if matches!(f, "^" | ".^") && has(Rule::binop) {
         return Diagnostic::error(at, format!("`{f}` cannot be chained: add parentheses"))
             .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`");
     }
@@ -180,6 +194,38 @@ fn explain(
         )
         .with_label("a name is expected here")
         .with_help(format!("rename it, e.g. `{f}_`"));
+    }
+    // Inside a modification `( ... )`, an argument is missing or malformed.
+    if exp("each") && exp("redeclare") && ctx.open_brackets > 0 {
+        let what = if matches!(f, ")" | ",") {
+            format!("unexpected `{f}`")
+        } else {
+            format!("unexpected {}", found.describe())
+        };
+        return Diagnostic::error(
+            at,
+            format!("{what}: expected a modifier such as `start = 0`"),
+        )
+        .with_label("a modifier is expected here")
+        .pipe_if(f == ")", |d| {
+            d.with_help("remove the trailing `,` or `each`/`final`")
+        });
+    }
+    // A new class starts while the previous one is still open.
+    if matches!(ctx.section, Sec::Equation | Sec::Algorithm)
+        && CLASS_KINDS.contains(&f)
+        && let Some(c) = ctx.classes.last()
+    {
+        return Diagnostic::error(at, format!("expected `end {};` before this `{f}`", c.name))
+            .with_label(format!("the class `{}` is not closed", c.name))
+            .with_secondary(
+                Span::new(file, c.start, c.start + c.name.len()),
+                "the class starts here",
+            )
+            .with_help(format!(
+                "add `end {};` to finish the class `{}`",
+                c.name, c.name
+            ));
     }
     // `end` of a block statement/equation or of the class.
     if ctx.prev.as_ref().is_some_and(|p| p.text == "end") {
@@ -209,6 +255,7 @@ fn explain(
     }
     // An equation among the declarations.
     if ctx.section == Sec::Elements
+        && ctx.open_brackets == 0
         && matches!(f, "=" | ":=")
         && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
     {
@@ -277,6 +324,19 @@ fn explain(
         return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
             .with_label("not part of Modelica's syntax");
     }
+    let class_expected = exp("model") && exp("package");
+    let wanted = if class_expected
+        && ctx.open_brackets == 0
+        && matches!(ctx.section, Sec::Top | Sec::Elements)
+    {
+        if ctx.section == Sec::Top {
+            "a class definition (`model`, `package`, `function`, ...)".to_string()
+        } else {
+            "a declaration (`Real x;`, `model M ... end M;`, ...)".to_string()
+        }
+    } else {
+        list(expected, positives)
+    };
     let keywords: Vec<&str> = expected
         .iter()
         .map(String::as_str)
@@ -297,11 +357,7 @@ fn explain(
         .flatten();
     Diagnostic::error(
         at,
-        format!(
-            "unexpected {}: expected {}",
-            found.describe(),
-            list(expected, positives)
-        ),
+        format!("unexpected {}: expected {wanted}", found.describe()),
     )
     .with_label("not expected here")
     .pipe_if(suggestion.is_some(), |d| {
@@ -341,7 +397,10 @@ fn list(expected: &BTreeSet<String>, positives: &BTreeSet<Rule>) -> String {
     }
     if expected.is_empty() {
         for r in positives {
-            items.push(rule_phrase(*r).to_string());
+            let phrase = rule_phrase(*r);
+            if !phrase.is_empty() && !items.iter().any(|i| i == phrase) {
+                items.push(phrase.to_string());
+            }
         }
     }
     if name {
@@ -376,7 +435,7 @@ fn rule_phrase(r: Rule) -> &'static str {
         Rule::element => "a declaration",
         Rule::class_definition | Rule::top_class => "a class definition",
         Rule::kw_annotation => "`annotation`",
-        _ => "more text",
+        _ => "",
     }
 }
 
@@ -407,7 +466,7 @@ impl Tok {
         match self.kind {
             TokKind::Eof => "end of file".into(),
             TokKind::Str => "a string".into(),
-            TokKind::Number => format!("the number `{}`", self.text),
+            TokKind::Number => format!("number `{}`", self.text),
             TokKind::Keyword => format!("keyword `{}`", self.text),
             TokKind::Ident => format!("`{}`", self.text),
             _ => format!("`{}`", self.text),
@@ -441,6 +500,8 @@ struct Context {
     section: Sec,
     /// First token of the declaration/equation/statement the error is in.
     first: Option<Tok>,
+    /// Brackets open at the error position.
+    open_brackets: usize,
 }
 
 const KEYWORDS: &[&str] = &[
@@ -602,12 +663,21 @@ impl Context {
             i += 1;
         }
         let first = first_idx.and_then(|i| toks.get(i).cloned());
+        let mut depth = 0usize;
+        for t in &toks[first_idx.unwrap_or(toks.len())..] {
+            match t.text.as_str() {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
         Context {
             found,
             prev: toks.last().cloned(),
             classes,
             section,
             first,
+            open_brackets: depth,
         }
     }
 

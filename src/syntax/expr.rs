@@ -5,7 +5,7 @@
 //! The grammar already rejects what Modelica forbids (`a < b < c`, `a ^ b ^ c`, `2 * -3`).
 
 use super::ast::*;
-use super::build::{Builder, P, R};
+use super::build::{Builder, P, R, err};
 use super::parser::Rule;
 use crate::diag::{Diagnostic, Span};
 
@@ -16,52 +16,20 @@ impl Builder<'_> {
         let span = self.span(&p);
         match p.as_rule() {
             Rule::simple_expression => {
-                // Split the flat list on `:` into the parts of a range.
-                let mut parts: Vec<Vec<P>> = vec![Vec::new()];
-                for c in p.into_inner() {
-                    if c.as_rule() == Rule::range_sep {
-                        parts.push(Vec::new());
-                    } else if let Some(last) = parts.last_mut() {
-                        last.push(c);
-                    }
-                }
-                let mut folded = Vec::with_capacity(parts.len());
-                for part in parts {
-                    let mut f = Fold {
-                        b: self,
-                        items: part,
-                        pos: 0,
-                        ops: 0,
-                    };
-                    let e = f.or()?;
-                    if f.pos < f.items.len() {
-                        return Err(self.unexpected(&f.items[f.pos]));
-                    }
-                    folded.push(e);
-                }
-                let mut it = folded.into_iter();
-                match (it.next(), it.next(), it.next()) {
-                    (Some(e), None, None) => Ok(e),
-                    (Some(start), Some(stop), None) => Ok(Expr {
-                        kind: ExprKind::Range {
-                            start: Box::new(start),
-                            step: None,
-                            stop: Box::new(stop),
-                        },
-                        span,
-                    }),
-                    (Some(start), Some(step), Some(stop)) => Ok(Expr {
-                        kind: ExprKind::Range {
-                            start: Box::new(start),
-                            step: Some(Box::new(step)),
-                            stop: Box::new(stop),
-                        },
-                        span,
-                    }),
-                    _ => Err(Diagnostic::error(
-                        span,
-                        "internal parser error: empty expression",
-                    )),
+                let mut f = Fold {
+                    b: self,
+                    items: p.into_inner().collect(),
+                    pos: 0,
+                    ops: 0,
+                };
+                let e = f.range(span)?;
+                match f.items.get(f.pos) {
+                    None => Ok(e),
+                    Some(extra) => err(Diagnostic::error(
+                        self.span(extra),
+                        format!("unexpected `{}`", extra.as_str()),
+                    )
+                    .with_label("this operator is not expected here")),
                 }
             }
             Rule::if_expression => {
@@ -72,7 +40,7 @@ impl Builder<'_> {
                     }
                 }
                 let Some(else_) = exprs.pop() else {
-                    return Err(Diagnostic::error(
+                    return err(Diagnostic::error(
                         span,
                         "internal parser error: if-expression",
                     ));
@@ -90,7 +58,7 @@ impl Builder<'_> {
                     span,
                 })
             }
-            _ => Err(self.unexpected(&p)),
+            _ => err(self.unexpected(&p)),
         }
     }
 
@@ -110,7 +78,7 @@ impl Builder<'_> {
                         last.subscripts = subs;
                     }
                 }
-                _ => return Err(self.unexpected(&c)),
+                _ => return err(self.unexpected(&c)),
             }
         }
         Ok(ComponentRef {
@@ -155,7 +123,7 @@ impl Builder<'_> {
                 Rule::named_argument => {
                     let mut it = c.into_inner();
                     let (Some(n), Some(v)) = (it.next(), it.next()) else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             span,
                             "internal parser error: named argument",
                         ));
@@ -187,11 +155,11 @@ impl Builder<'_> {
                                     });
                                 }
                             }
-                            _ => return Err(self.unexpected(&x)),
+                            _ => return err(self.unexpected(&x)),
                         }
                     }
                     let Some(func) = func else {
-                        return Err(Diagnostic::error(
+                        return err(Diagnostic::error(
                             pspan,
                             "internal parser error: partial function",
                         ));
@@ -213,7 +181,7 @@ impl Builder<'_> {
             }
         }
         if !args.iterators.is_empty() && (args.positional.len() != 1 || !args.named.is_empty()) {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 span,
                 "an iterator `for ...` needs exactly one expression before it",
             )
@@ -224,7 +192,7 @@ impl Builder<'_> {
 
     fn push_positional(&self, args: &mut FunctionArgs, e: Expr) -> R<()> {
         if let Some(last) = args.named.last() {
-            return Err(Diagnostic::error(
+            return err(Diagnostic::error(
                 e.span,
                 "a positional argument cannot follow a named argument",
             )
@@ -250,7 +218,7 @@ impl Builder<'_> {
                 kind: ExprKind::Real(v),
                 span,
             }),
-            _ => Err(Diagnostic::error(
+            _ => err(Diagnostic::error(
                 span,
                 format!("the number `{text}` is too large"),
             )),
@@ -311,7 +279,7 @@ impl Builder<'_> {
                         Some(e) => Ok(e),
                         None => {
                             let close = span.end.saturating_sub(1) as usize;
-                            Err(Diagnostic::error(
+                            err(Diagnostic::error(
                                 Span::new(self.file, close, close + 1),
                                 "unexpected `)`: missing expression",
                             )
@@ -341,13 +309,15 @@ impl Builder<'_> {
                     span,
                 }),
             },
-            _ => return Err(self.unexpected(&p)),
+            _ => return err(self.unexpected(&p)),
         };
         Ok(Expr { kind, span })
     }
 }
 
-/// Precedence folding over one flat operand/operator list.
+/// Precedence folding over the flat list `prefix_op* primary (binop prefix_op* primary)*` of a
+/// `simple_expression`. Levels, low to high: range `:`, `or`, `and`, `not`, relations, `+ -`
+/// (with a sign allowed only on the first term), `* /`, `^`. Relations and `^` do not chain.
 struct Fold<'b, 't, 'i> {
     b: &'b Builder<'t>,
     items: Vec<P<'i>>,
@@ -356,12 +326,24 @@ struct Fold<'b, 't, 'i> {
     ops: usize,
 }
 
-/// Most binary operators accepted in one flat operator chain (`a + b + ...`).
+/// Most binary operators accepted in one expression (`a + b + ...`).
 const MAX_CHAIN: usize = 2000;
 
 impl<'i> Fold<'_, '_, 'i> {
-    fn peek(&self) -> Option<Rule> {
-        self.items.get(self.pos).map(|p| p.as_rule())
+    /// The text of the item at the cursor if it is a binary operator.
+    fn peek_bin(&self) -> Option<&'i str> {
+        self.items
+            .get(self.pos)
+            .filter(|p| p.as_rule() == Rule::binop)
+            .map(|p| p.as_str())
+    }
+
+    /// The text of the item at the cursor if it is a prefix operator.
+    fn peek_prefix(&self) -> Option<&'i str> {
+        self.items
+            .get(self.pos)
+            .filter(|p| p.as_rule() == Rule::prefix_op)
+            .map(|p| p.as_str())
     }
 
     fn next(&mut self) -> R<P<'i>> {
@@ -370,7 +352,7 @@ impl<'i> Fold<'_, '_, 'i> {
                 self.pos += 1;
                 Ok(p.clone())
             }
-            None => Err(Diagnostic::error(
+            None => err(Diagnostic::error(
                 Span::DUMMY,
                 "internal parser error: operand missing",
             )),
@@ -381,7 +363,7 @@ impl<'i> Fold<'_, '_, 'i> {
         // Each operator of a chain adds a level to the (left-nested) tree.
         self.ops += 1;
         if self.ops > MAX_CHAIN {
-            return Err(
+            return err(
                 Diagnostic::error(lhs.span.to(rhs.span), "expression too long")
                     .with_label(format!("more than {MAX_CHAIN} operators in one expression"))
                     .with_help("split it with intermediate variables"),
@@ -398,9 +380,39 @@ impl<'i> Fold<'_, '_, 'i> {
         })
     }
 
+    fn range(&mut self, span: Span) -> R<Expr> {
+        let start = self.or()?;
+        if self.peek_bin() != Some(":") {
+            return Ok(start);
+        }
+        self.pos += 1;
+        let second = self.or()?;
+        let (step, stop) = if self.peek_bin() == Some(":") {
+            self.pos += 1;
+            (Some(Box::new(second)), self.or()?)
+        } else {
+            (None, second)
+        };
+        if self.peek_bin() == Some(":") {
+            let op = self.next()?;
+            return err(Diagnostic::error(
+                self.b.span(&op),
+                "a range has at most three parts: `start:step:stop`",
+            ));
+        }
+        Ok(Expr {
+            kind: ExprKind::Range {
+                start: Box::new(start),
+                step,
+                stop: Box::new(stop),
+            },
+            span,
+        })
+    }
+
     fn or(&mut self) -> R<Expr> {
         let mut lhs = self.and()?;
-        while self.peek() == Some(Rule::or_op) {
+        while self.peek_bin() == Some("or") {
             self.pos += 1;
             let rhs = self.and()?;
             lhs = self.binary(BinOp::Or, lhs, rhs)?;
@@ -410,7 +422,7 @@ impl<'i> Fold<'_, '_, 'i> {
 
     fn and(&mut self) -> R<Expr> {
         let mut lhs = self.not()?;
-        while self.peek() == Some(Rule::and_op) {
+        while self.peek_bin() == Some("and") {
             self.pos += 1;
             let rhs = self.not()?;
             lhs = self.binary(BinOp::And, lhs, rhs)?;
@@ -419,7 +431,7 @@ impl<'i> Fold<'_, '_, 'i> {
     }
 
     fn not(&mut self) -> R<Expr> {
-        if self.peek() == Some(Rule::not_op) {
+        if self.peek_prefix() == Some("not") {
             let op = self.next()?;
             let operand = self.relation()?;
             let span = self.b.span(&op).to(operand.span);
@@ -436,88 +448,122 @@ impl<'i> Fold<'_, '_, 'i> {
 
     fn relation(&mut self) -> R<Expr> {
         let lhs = self.arithmetic()?;
-        if self.peek() == Some(Rule::rel_op) {
-            let op = match self.next()?.as_str() {
-                "<" => BinOp::Lt,
-                "<=" => BinOp::Le,
-                ">" => BinOp::Gt,
-                ">=" => BinOp::Ge,
-                "==" => BinOp::Eq,
-                _ => BinOp::Ne,
-            };
-            let rhs = self.arithmetic()?;
-            return self.binary(op, lhs, rhs);
+        let op = match self.peek_bin() {
+            Some("<") => BinOp::Lt,
+            Some("<=") => BinOp::Le,
+            Some(">") => BinOp::Gt,
+            Some(">=") => BinOp::Ge,
+            Some("==") => BinOp::Eq,
+            Some("<>") => BinOp::Ne,
+            _ => return Ok(lhs),
+        };
+        self.pos += 1;
+        let rhs = self.arithmetic()?;
+        if let Some(t) = self.peek_bin()
+            && matches!(t, "<" | "<=" | ">" | ">=" | "==" | "<>")
+        {
+            let second = self.next()?;
+            return err(
+                Diagnostic::error(self.b.span(&second), "comparisons cannot be chained")
+                    .with_label("second comparison")
+                    .with_help("write `a < b and b < c`"),
+            );
         }
-        Ok(lhs)
+        self.binary(op, lhs, rhs)
     }
 
     fn arithmetic(&mut self) -> R<Expr> {
-        let mut lhs = if self.peek() == Some(Rule::unary_op) {
-            let op = self.next()?;
-            let uop = match op.as_str() {
-                "-" => UnOp::Neg,
-                "+" => UnOp::Plus,
-                ".-" => UnOp::ElemNeg,
-                _ => UnOp::ElemPlus,
-            };
-            let operand = self.term()?;
-            let span = self.b.span(&op).to(operand.span);
-            Expr {
-                kind: ExprKind::Unary {
-                    op: uop,
-                    operand: Box::new(operand),
-                },
-                span,
+        let mut lhs = match self.peek_prefix() {
+            Some(sign @ ("-" | "+" | ".-" | ".+")) => {
+                let op = self.next()?;
+                let uop = match sign {
+                    "-" => UnOp::Neg,
+                    "+" => UnOp::Plus,
+                    ".-" => UnOp::ElemNeg,
+                    _ => UnOp::ElemPlus,
+                };
+                let operand = self.term()?;
+                let span = self.b.span(&op).to(operand.span);
+                Expr {
+                    kind: ExprKind::Unary {
+                        op: uop,
+                        operand: Box::new(operand),
+                    },
+                    span,
+                }
             }
-        } else {
-            self.term()?
+            _ => self.term()?,
         };
-        while self.peek() == Some(Rule::add_op) {
-            let op = match self.next()?.as_str() {
-                "+" => BinOp::Add,
-                "-" => BinOp::Sub,
-                ".+" => BinOp::ElemAdd,
-                _ => BinOp::ElemSub,
+        loop {
+            let op = match self.peek_bin() {
+                Some("+") => BinOp::Add,
+                Some("-") => BinOp::Sub,
+                Some(".+") => BinOp::ElemAdd,
+                Some(".-") => BinOp::ElemSub,
+                _ => return Ok(lhs),
             };
+            self.pos += 1;
             let rhs = self.term()?;
             lhs = self.binary(op, lhs, rhs)?;
         }
-        Ok(lhs)
     }
 
     fn term(&mut self) -> R<Expr> {
         let mut lhs = self.factor()?;
-        while self.peek() == Some(Rule::mul_op) {
-            let op = match self.next()?.as_str() {
-                "*" => BinOp::Mul,
-                "/" => BinOp::Div,
-                ".*" => BinOp::ElemMul,
-                _ => BinOp::ElemDiv,
+        loop {
+            let op = match self.peek_bin() {
+                Some("*") => BinOp::Mul,
+                Some("/") => BinOp::Div,
+                Some(".*") => BinOp::ElemMul,
+                Some("./") => BinOp::ElemDiv,
+                _ => return Ok(lhs),
             };
+            self.pos += 1;
             let rhs = self.factor()?;
             lhs = self.binary(op, lhs, rhs)?;
         }
-        Ok(lhs)
     }
 
     fn factor(&mut self) -> R<Expr> {
         let lhs = self.primary()?;
-        if self.peek() == Some(Rule::pow_op) {
-            let op = if self.next()?.as_str() == "^" {
-                BinOp::Pow
-            } else {
-                BinOp::ElemPow
-            };
-            let rhs = self.primary()?;
-            return self.binary(op, lhs, rhs);
+        let op = match self.peek_bin() {
+            Some("^") => BinOp::Pow,
+            Some(".^") => BinOp::ElemPow,
+            _ => return Ok(lhs),
+        };
+        self.pos += 1;
+        let rhs = self.primary()?;
+        if matches!(self.peek_bin(), Some("^" | ".^")) {
+            let second = self.next()?;
+            return err(Diagnostic::error(
+                self.b.span(&second),
+                format!("`{}` cannot be chained: add parentheses", second.as_str()),
+            )
+            .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`"));
         }
-        Ok(lhs)
+        self.binary(op, lhs, rhs)
     }
 
     fn primary(&mut self) -> R<Expr> {
         let p = self.next()?;
+        if p.as_rule() == Rule::prefix_op {
+            let t = p.as_str();
+            let span = self.b.span(&p);
+            return err(if t == "not" {
+                Diagnostic::error(span, "`not` cannot follow another operator")
+                    .with_label("put the negated condition in parentheses")
+                    .with_help("write e.g. `a and not b` or `x < (if not b then 1 else 2)`")
+            } else {
+                Diagnostic::error(span, format!("a sign `{t}` cannot follow another operator"))
+                    .with_label("put the signed operand in parentheses")
+                    .with_help(format!("write e.g. `2 * ({t}3)` instead of `2 * {t}3`"))
+            });
+        }
         let args = if p.as_rule() == Rule::component_reference
-            && self.peek() == Some(Rule::function_call_args)
+            && self
+                .items
+                .get(self.pos)
+                .is_some_and(|a| a.as_rule() == Rule::function_call_args)
         {
             Some(self.next()?)
         } else {

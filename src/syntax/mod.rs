@@ -10,6 +10,7 @@ mod build;
 mod errors;
 mod expr;
 mod parser;
+mod prefixes;
 mod print;
 pub use print::{print, print_expr};
 
@@ -28,7 +29,7 @@ pub fn parse(text: &str, file: FileId) -> diag::Result<ast::StoredDefinition> {
     match parser::parse_pairs(text) {
         Ok(pair) => build::Builder::new(file, text)
             .stored_definition(pair)
-            .map_err(|d| vec![d]),
+            .map_err(|d| vec![*d]),
         Err(e) => Err(vec![errors::translate(text, file, &e)]),
     }
 }

@@ -767,10 +767,10 @@ fn expr(out: &mut String, e: &Expr, min: u8) {
         }
         ExprKind::Range { start, step, stop } => {
             expr(out, start, P_OR);
-            out.push_str(":");
+            out.push(':');
             if let Some(s) = step {
                 expr(out, s, P_OR);
-                out.push_str(":");
+                out.push(':');
             }
             expr(out, stop, P_OR);
         }

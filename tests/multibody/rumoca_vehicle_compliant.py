@@ -2,7 +2,8 @@
 
 rumoca cannot simulate the rigid roller contact (it has no index reduction for der(v_n)), but it can
 simulate the same library vehicle with every roller's normal law swapped to a linear penalty
-(k = 1e6 N/m, linear damping d = 1e3 N.s/m). That exercises the whole assembly: start values of the
+(k = 1e5 N/m, linear damping d = 1e3 N.s/m; both equal to the sockets' defaults, because
+rumoca 0.10.2 ignores class modifiers inside redeclarations). That exercises the whole assembly: start values of the
 16 bodies, 15 revolute joints, roller geometry, friction. Motion 1 (1 m/s towards wheel 1), 1 s.
 Writes rumoca_vehicle_compliant.csv: time, platform centre (3), velocity (3), heading.
 Takes about 11 minutes.
@@ -19,7 +20,7 @@ from rumoca_patch import patched_stdlib
 HERE = pathlib.Path(__file__).resolve().parent
 MODEL = """
 model VehicleCompliant
-  Minimo.Multibody.Omni.Vehicle vehicle(redeclare model NormalLaw = Minimo.Multibody.Contacts.Elastic.LinearPenalty(k = 1e6),
+  Minimo.Multibody.Omni.Vehicle vehicle(redeclare model NormalLaw = Minimo.Multibody.Contacts.Elastic.LinearPenalty(k = 1e5),
     redeclare model DampingLaw = Minimo.Multibody.Contacts.Damping.Linear(d = 1e3));
 end VehicleCompliant;
 """

@@ -1,0 +1,208 @@
+//! Numerical detection of redundant constraints (Wojtyra & Frączek's setting).
+//!
+//! A duplicated joint passes every structural test: the duplicate brings its own reaction force,
+//! so the counts and the matching are fine, but the constraint Jacobian is rank deficient.
+//! At each dummy-derivative level we evaluate the Jacobian of the differentiated constraints
+//! with respect to the candidate derivatives at a generic point (parameters at their values,
+//! unknowns at deterministic pseudo-random values in [0.5, 1.5]) and eliminate with partial
+//! pivoting: a row that vanishes depends on the ones before it. A generic point catches
+//! redundancy that holds everywhere (duplicated joints, a joint restated by a loop); redundancy
+//! that only holds on the constraint manifold (a planar loop of spatial joints) shows up as a
+//! singular linear block at run time instead. Levels with more than [`MAX_ROWS`] constraints are
+//! skipped to keep the check linear in practice.
+
+use super::derivative::{Partial, diff};
+use super::work::Work;
+use crate::dae::{BinOp, Builtin, Expr, UnOp, VarId};
+
+pub const MAX_ROWS: usize = 200;
+
+/// Values for evaluating expressions at a generic point.
+pub struct Point {
+    values: Vec<Option<f64>>,
+}
+
+impl Point {
+    pub fn generic(work: &Work) -> Point {
+        let n = work.model.variables.len();
+        let mut p = Point {
+            values: vec![None; n],
+        };
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        for v in 0..n {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if work.is_unknown(v) || work.role[v] == super::work::Role::Discrete {
+                p.values[v] = Some(0.5 + (seed >> 11) as f64 / (1u64 << 53) as f64);
+            }
+        }
+        // Parameters from their bindings (in declaration order, a few passes for dependencies).
+        for _ in 0..4 {
+            for v in 0..n {
+                if p.values[v].is_none()
+                    && let Some(b) = &work.model.variables[v].binding
+                {
+                    p.values[v] = p.eval(b);
+                }
+            }
+        }
+        p
+    }
+
+    pub fn eval(&self, e: &Expr) -> Option<f64> {
+        let b = |x: bool| if x { 1.0 } else { 0.0 };
+        Some(match e {
+            Expr::Real(r) => *r,
+            Expr::Integer(i) => *i as f64,
+            Expr::Boolean(x) => b(*x),
+            Expr::Var(v) => (*self.values.get(*v)?)?,
+            Expr::Time => 0.5,
+            Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
+            Expr::Unary(UnOp::Not, a) => b(self.eval(a)? == 0.0),
+            Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::Pre(a) => self.eval(a)?,
+            Expr::Binary(op, x, y) => {
+                let (x, y) = (self.eval(x)?, self.eval(y)?);
+                match op {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => x * y,
+                    BinOp::Div => x / y,
+                    BinOp::Pow => x.powf(y),
+                    BinOp::And => b(x != 0.0 && y != 0.0),
+                    BinOp::Or => b(x != 0.0 || y != 0.0),
+                    BinOp::Lt => b(x < y),
+                    BinOp::Le => b(x <= y),
+                    BinOp::Gt => b(x > y),
+                    BinOp::Ge => b(x >= y),
+                    BinOp::Eq => b(x == y),
+                    BinOp::Ne => b(x != y),
+                }
+            }
+            Expr::Call(f, args) => {
+                let a: Option<Vec<f64>> = args.iter().map(|x| self.eval(x)).collect();
+                let a = a?;
+                let x = *a.first()?;
+                let y = a.get(1).copied().unwrap_or(0.0);
+                match f {
+                    Builtin::Sin => x.sin(),
+                    Builtin::Cos => x.cos(),
+                    Builtin::Tan => x.tan(),
+                    Builtin::Asin => x.asin(),
+                    Builtin::Acos => x.acos(),
+                    Builtin::Atan => x.atan(),
+                    Builtin::Atan2 => x.atan2(y),
+                    Builtin::Sinh => x.sinh(),
+                    Builtin::Cosh => x.cosh(),
+                    Builtin::Tanh => x.tanh(),
+                    Builtin::Exp => x.exp(),
+                    Builtin::Log => x.ln(),
+                    Builtin::Log10 => x.log10(),
+                    Builtin::Sqrt => x.sqrt(),
+                    Builtin::Abs => x.abs(),
+                    Builtin::Sign => x.signum(),
+                    Builtin::Min => x.min(y),
+                    Builtin::Max => x.max(y),
+                    Builtin::Floor | Builtin::Integer => x.floor(),
+                    Builtin::Ceil => x.ceil(),
+                    Builtin::Div => (x / y).trunc(),
+                    Builtin::Mod => x - (x / y).floor() * y,
+                    Builtin::Rem => x - (x / y).trunc() * y,
+                    Builtin::SemiLinear => {
+                        if x >= 0.0 {
+                            a.get(1)? * x
+                        } else {
+                            a.get(2)? * x
+                        }
+                    }
+                }
+            }
+            Expr::If { branches, else_ } => {
+                for (c, v) in branches {
+                    if self.eval(c)? != 0.0 {
+                        return self.eval(v);
+                    }
+                }
+                self.eval(else_)?
+            }
+            _ => return None,
+        })
+        .filter(|x: &f64| x.is_finite())
+    }
+}
+
+/// Rows (indices into `rows`) that depend on earlier rows, given the Jacobian at a generic point.
+/// `None` when the Jacobian cannot be evaluated (user functions, ...).
+pub fn dependent_rows(
+    work: &Work,
+    point: &Point,
+    rows: &[usize],
+    cols: &[VarId],
+) -> Option<Vec<usize>> {
+    if rows.len() > MAX_ROWS || rows.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut no_user = |_: &str, _: &[Expr], _: usize, _: usize, _: usize| -> Result<Expr, String> {
+        Err(String::new())
+    };
+    // Only the columns these rows touch (the level may have many more candidates).
+    let all: std::collections::HashSet<VarId> = cols.iter().copied().collect();
+    let incs: Vec<Vec<VarId>> = rows
+        .iter()
+        .map(|&e| {
+            super::incidence::incidence(&work.eqs[e].residual, &|v: VarId| all.contains(&v))
+                .into_keys()
+                .collect()
+        })
+        .collect();
+    let mut used: Vec<VarId> = incs.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let col_of: std::collections::HashMap<VarId, usize> =
+        used.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let cols = &used;
+    let mut a = vec![vec![0.0f64; cols.len()]; rows.len()];
+    for (ri, &e) in rows.iter().enumerate() {
+        for v in &incs[ri] {
+            let Some(&ci) = col_of.get(v) else { continue };
+            let d = diff(
+                &work.eqs[e].residual,
+                &mut Partial {
+                    var: *v,
+                    user: &mut no_user,
+                },
+            )
+            .ok()?;
+            a[ri][ci] = point.eval(&d)?;
+        }
+    }
+    // Row echelon form, processing rows in order: a row reduced to ~0 is dependent.
+    let scale = a
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+        .max(1e-300);
+    let tol = 1e-9 * scale * (cols.len().max(1) as f64);
+    let mut basis: Vec<(usize, Vec<f64>)> = Vec::new();
+    let mut dependent = Vec::new();
+    for (ri, row) in a.into_iter().enumerate() {
+        let mut r = row;
+        for (pc, b) in &basis {
+            let f = r[*pc] / b[*pc];
+            if f != 0.0 {
+                for (x, y) in r.iter_mut().zip(b) {
+                    *x -= f * y;
+                }
+            }
+        }
+        let (pc, pv) = r.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
+            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
+        });
+        if pv <= tol {
+            dependent.push(ri);
+        } else {
+            basis.push((pc, r));
+        }
+    }
+    Some(dependent)
+}

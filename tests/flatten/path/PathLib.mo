@@ -1,0 +1,5 @@
+package PathLib "found through MODELICAPATH"
+  model Const
+    Real y = 5;
+  end Const;
+end PathLib;
