@@ -158,5 +158,11 @@ fn large_chain_benches(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, rhs_benches, example_benches, large_chain_benches);
+// Plots off: with plotters' `ab_glyph` feature (used by `minimo plot` for PNG text) criterion's
+// plotters charts would need a registered font.
+criterion_group! {
+    name = benches;
+    config = Criterion::default().without_plots();
+    targets = rhs_benches, example_benches, large_chain_benches
+}
 criterion_main!(benches);

@@ -31,8 +31,17 @@ pub struct BlockError {
     pub residuals: Vec<f64>,
 }
 
+/// The main pass with consecutive explicit steps merged into one code range (their code is
+/// contiguous), so that a chain of assignments is one tight loop.
+#[derive(Clone, Copy, Debug)]
+enum Plan {
+    Code(usize, usize),
+    Block(usize),
+}
+
 pub struct Engine {
     pub prog: Program,
+    plan: Vec<Plan>,
     pub regs: Vec<f64>,
     tan: Vec<f64>,
     lus: Vec<Lu>,
@@ -55,8 +64,19 @@ impl Engine {
         let n = prog.nregs();
         let regs = prog.init_regs.clone();
         let lus = vec![Lu::default(); prog.steps.len()];
+        let mut plan: Vec<Plan> = Vec::new();
+        for (si, s) in prog.steps.iter().enumerate() {
+            match s {
+                Step::Explicit { code, .. } => match plan.last_mut() {
+                    Some(Plan::Code(_, end)) if *end == code.start => *end = code.end,
+                    _ => plan.push(Plan::Code(code.start, code.end)),
+                },
+                Step::Implicit { .. } => plan.push(Plan::Block(si)),
+            }
+        }
         Engine {
             prog,
+            plan,
             regs,
             tan: vec![0.0; n],
             lus,
@@ -116,10 +136,10 @@ impl Engine {
     pub fn run_main(&mut self) -> Result<(), BlockError> {
         self.cached = None;
         self.stats.rhs += 1;
-        for si in 0..self.prog.steps.len() {
-            match &self.prog.steps[si] {
-                Step::Explicit { code, .. } => run(&self.prog.code[code.clone()], &mut self.regs),
-                Step::Implicit { .. } => self.solve_block(si)?,
+        for i in 0..self.plan.len() {
+            match self.plan[i] {
+                Plan::Code(start, end) => run(&self.prog.code[start..end], &mut self.regs),
+                Plan::Block(si) => self.solve_block(si)?,
             }
         }
         Ok(())
