@@ -444,7 +444,9 @@ impl Flattener<'_> {
     fn refers_removed(&mut self, inst: InstId, c: &ast::ComponentRef) -> bool {
         let mut cur = inst;
         for p in &c.parts {
-            let Ok(Some(ch)) = self.child(cur, &p.ident.name) else { return false };
+            let Ok(Some(ch)) = self.child(cur, &p.ident.name) else {
+                return false;
+            };
             if self.ready(ch).is_err() {
                 return false;
             }

@@ -155,9 +155,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
                             ),
                         )
                         .with_label("unknown name");
-                        if let Some(best) =
-                            crate::flatten::suggest(&part.ident.name, names.iter().map(|s| s.as_str()))
-                        {
+                        if let Some(best) = crate::flatten::suggest(
+                            &part.ident.name,
+                            names.iter().map(|s| s.as_str()),
+                        ) {
                             d = d.with_help(format!("did you mean `{best}`?"));
                         }
                         return Err(d);
@@ -189,7 +190,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
             InstKind::Removed => {
                 return Err(Diagnostic::error(
                     span,
-                    format!("`{}` is a conditional component whose condition is false", self.f.insts[c].path),
+                    format!(
+                        "`{}` is a conditional component whose condition is false",
+                        self.f.insts[c].path
+                    ),
                 ));
             }
             InstKind::Stub => return Err(Diagnostic::error(span, "internal: instance not ready")),
@@ -204,10 +208,15 @@ impl<'a, 'b> FCtx<'a, 'b> {
         };
         let data = match &self.f.insts[c].kind {
             InstKind::Prim { .. } => flat.into_iter().map(|k| Node::Var(c, k)).collect(),
-            InstKind::Array { elems, .. } => flat.into_iter().map(|k| Node::Inst(elems[k])).collect(),
+            InstKind::Array { elems, .. } => {
+                flat.into_iter().map(|k| Node::Inst(elems[k])).collect()
+            }
             _ => vec![Node::Inst(c)],
         };
-        Ok(Tensor { dims: out_dims, data })
+        Ok(Tensor {
+            dims: out_dims,
+            data,
+        })
     }
 
     /// The expression for a node reached in an expression.
@@ -349,9 +358,19 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 continue;
             }
             let Some(d) = f.inputs[k].default.clone() else {
-                return Err(Diagnostic::error(span, format!("`{fname}`: input `{}` has no value", f.inputs[k].name)));
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{fname}`: input `{}` has no value", f.inputs[k].name),
+                ));
             };
-            let mut fc = FCtx::new(self.f, Scope { inst: None, lex: class }, self.mode);
+            let mut fc = FCtx::new(
+                self.f,
+                Scope {
+                    inst: None,
+                    lex: class,
+                },
+                self.mode,
+            );
             for (j, v) in vals.iter().enumerate().take(k) {
                 if let Some(t) = v {
                     fc.locals.push((f.inputs[j].name.clone(), t.clone()));
@@ -850,9 +869,16 @@ fn first_var(e: &Expr) -> Option<usize> {
 
 /// The flat (row-major) indices selected by subscripts of an array of size `dims`, and the
 /// dimensions of the selection.
-pub fn select_flat(dims: &[usize], subs: &[(Vec<usize>, bool)]) -> Result<(Vec<usize>, Vec<usize>), String> {
+pub fn select_flat(
+    dims: &[usize],
+    subs: &[(Vec<usize>, bool)],
+) -> Result<(Vec<usize>, Vec<usize>), String> {
     if subs.len() > dims.len() {
-        return Err(format!("{} subscripts on an array with {} dimensions", subs.len(), dims.len()));
+        return Err(format!(
+            "{} subscripts on an array with {} dimensions",
+            subs.len(),
+            dims.len()
+        ));
     }
     for ((idx, _), d) in subs.iter().zip(dims) {
         if let Some(bad) = idx.iter().find(|i| **i >= *d) {
@@ -861,7 +887,11 @@ pub fn select_flat(dims: &[usize], subs: &[(Vec<usize>, bool)]) -> Result<(Vec<u
     }
     let rest = &dims[subs.len()..];
     let inner: usize = rest.iter().product();
-    let mut out_dims: Vec<usize> = subs.iter().filter(|(_, keep)| *keep).map(|(i, _)| i.len()).collect();
+    let mut out_dims: Vec<usize> = subs
+        .iter()
+        .filter(|(_, keep)| *keep)
+        .map(|(i, _)| i.len())
+        .collect();
     out_dims.extend_from_slice(rest);
     let count: usize = subs.iter().map(|(i, _)| i.len()).product();
     let mut flat = Vec::with_capacity(count * inner);

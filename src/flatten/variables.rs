@@ -8,7 +8,7 @@ use super::instance::{InstId, InstKind, unflatten};
 use super::scalarize::Mode;
 use super::tensor::{Elem, Val};
 use crate::dae::{
-    self, Causality, Equation, EquationKind, Expr, FlatModel, ScalarType, StateSelect, Variability,
+    Causality, Equation, EquationKind, Expr, FlatModel, ScalarType, StateSelect, Variability,
     Variable,
 };
 use crate::diag::Diagnostic;
@@ -301,9 +301,4 @@ impl Flattener<'_> {
         }
         Ok(())
     }
-}
-
-/// Whether a variable is an unknown of the equation system.
-pub fn is_unknown(v: &dae::Variable) -> bool {
-    v.is_unknown()
 }

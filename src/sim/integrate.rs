@@ -223,6 +223,15 @@ fn start_values(sys: &SortedSystem, params: &ParamValues) -> crate::diag::Result
     }
 }
 
+/// Compiles a system with `--set` overrides into an engine at its start values (for benchmarks
+/// and tools that evaluate the right-hand side directly).
+pub fn prepare_engine(sys: &SortedSystem, set: &[String]) -> crate::diag::Result<Engine> {
+    let overrides = parse_overrides(&sys.model, set)?;
+    let params = evaluate(&sys.model, &overrides)?;
+    let start = start_values(sys, &params)?;
+    Ok(Engine::new(compile(sys, &params, &start)?))
+}
+
 /// A diagnostic for a failed block solve, naming block, variables, residual and time.
 pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagnostic {
     let model = &sys.model;
