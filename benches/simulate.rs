@@ -5,9 +5,10 @@
 //! (b) every example end to end from text (flatten, structure, simulate);
 //! (c) chains of 1k, 10k and 100k states over 1 s of model time (simulation only).
 
-use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group, criterion_main};
 use minimo::sim::{SimOptions, simulate, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, SortedSystem, analyze};
+use std::hint::black_box;
 use std::time::Duration;
 
 fn example(name: &str) -> String {
@@ -20,14 +21,21 @@ fn system(text: &str) -> SortedSystem {
 }
 
 fn chain_text(masses: usize) -> String {
-    example("chain.mo").replace("constant Integer n = 10", &format!("constant Integer n = {masses}"))
+    example("chain.mo").replace(
+        "constant Integer n = 10",
+        &format!("constant Integer n = {masses}"),
+    )
 }
 
 /// The chain of examples/chain.mo, by hand: y = [x (n), v (n)].
 fn chain_rhs(n: usize, y: &[f64], out: &mut [f64]) {
     let (m, k, d, f_pull) = (1.0, 100.0, 0.5, 1.0);
     let spring = |i: usize| {
-        let (xl, vl) = if i == 0 { (0.0, 0.0) } else { (y[i - 1], y[n + i - 1]) };
+        let (xl, vl) = if i == 0 {
+            (0.0, 0.0)
+        } else {
+            (y[i - 1], y[n + i - 1])
+        };
         k * (y[i] - xl) + d * (y[n + i] - vl)
     };
     for i in 0..n {
@@ -76,8 +84,16 @@ fn rhs_benches(c: &mut Criterion) {
 
     let sys = system(&example("pendulum.mo"));
     let mut engine = minimo::sim::integrate::prepare_engine(&sys, &[]).unwrap();
-    let names: Vec<&str> = sys.states.iter().map(|s| sys.model.variables[s.var].name.as_str()).collect();
-    assert_eq!(names, ["x", "vx"], "the benchmark's hand-written pendulum assumes states x, vx");
+    let names: Vec<&str> = sys
+        .states
+        .iter()
+        .map(|s| sys.model.variables[s.var].name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["x", "vx"],
+        "the benchmark's hand-written pendulum assumes states x, vx"
+    );
     let x0 = [0.5, 0.3];
     let mut out = [0.0; 2];
     let mut g = c.benchmark_group("rhs/pendulum");
@@ -102,7 +118,15 @@ fn rhs_benches(c: &mut Criterion) {
 fn example_benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("examples");
     g.sample_size(10);
-    for file in ["rlc.mo", "gear.mo", "pendulum.mo", "pendulum_horizontal.mo", "chain.mo", "bouncing_ball.mo", "friction_slider.mo"] {
+    for file in [
+        "rlc.mo",
+        "gear.mo",
+        "pendulum.mo",
+        "pendulum_horizontal.mo",
+        "chain.mo",
+        "bouncing_ball.mo",
+        "friction_slider.mo",
+    ] {
         let text = example(file);
         g.bench_function(file, |b| {
             b.iter(|| {
@@ -121,8 +145,15 @@ fn large_chain_benches(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(10));
     for masses in [500, 5000, 50000] {
         let sys = system(&chain_text(masses));
-        let opts = SimOptions { stop_time: Some(1.0), interval: Some(0.01), tolerance: Some(1e-6), ..Default::default() };
-        g.bench_function(format!("{}_states", 2 * masses), |b| b.iter(|| black_box(simulate(&sys, &opts).unwrap())));
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            interval: Some(0.01),
+            tolerance: Some(1e-6),
+            ..Default::default()
+        };
+        g.bench_function(format!("{}_states", 2 * masses), |b| {
+            b.iter(|| black_box(simulate(&sys, &opts).unwrap()))
+        });
     }
     g.finish();
 }
