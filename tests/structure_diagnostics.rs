@@ -65,7 +65,7 @@ fn circuit_without_ground_gets_a_hint() {
         .find(|d| d.message.starts_with("no equation determines"))
         .expect("under-determined part");
     let help = under.help.clone().unwrap_or_default();
-    assert!(help.starts_with("no ground: the potentials"), "{all:?}");
+    assert!(help.starts_with("no ground: the potential "), "{all:?}");
     assert!(help.contains(".v`"), "{help}");
     let over = errs
         .iter()

@@ -115,11 +115,14 @@ fn when_assigned_variables_are_known_and_reinit_targets_kept() {
     let k = b.var("k");
     b.eq(der(&h), v.clone());
     b.eq(der(&v), c(-9.81) - k.clone() * v.clone());
+    let hh = b.var("height");
     b.eq(vv.clone(), v.clone()); // an alias of the reinit target
+    b.eq(hh.clone(), h.clone()); // an alias used in the when condition
     b.eq(k, c(0.01) * n.clone());
     let vid = b.id("v");
     let nid = b.id("n");
-    let cond = Expr::binary(BinOp::Lt, h.0.clone(), Expr::Real(0.0));
+    let b_h = b.id("h");
+    let cond = Expr::binary(BinOp::Lt, hh.0.clone(), Expr::Real(0.0));
     b.m.equations.push(Equation {
         kind: EquationKind::When {
             branches: vec![(
@@ -151,7 +154,10 @@ fn when_assigned_variables_are_known_and_reinit_targets_kept() {
         .iter()
         .map(|(v, _)| a.system.model.variables[*v].name.as_str())
         .collect();
-    assert_eq!(elim, vec!["vel"]);
+    assert_eq!(elim, vec!["vel", "height"]);
+    // The when condition now refers to the kept variable h.
+    let EquationKind::When { branches } = &a.system.discrete_equations[0].kind else { panic!("when") };
+    assert_eq!(branches[0].0, Expr::binary(BinOp::Lt, Expr::Var(b_h), Expr::Real(0.0)));
 }
 
 #[test]

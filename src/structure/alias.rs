@@ -138,7 +138,7 @@ fn keep_priority(
 }
 
 /// Runs the elimination; the used equations are removed from `work.eqs`.
-pub fn eliminate(work: &mut Work, protected: &[VarId]) {
+pub fn eliminate(work: &mut Work, protected: &[VarId], discrete: &mut [crate::dae::Equation]) {
     let n = work.model.variables.len();
     let mut is_protected = vec![false; n];
     for &p in protected {
@@ -258,7 +258,7 @@ pub fn eliminate(work: &mut Work, protected: &[VarId]) {
     for eq in kept {
         work.push_eq(eq);
     }
-    for eq in work.model.initial_equations.iter_mut() {
+    for eq in work.model.initial_equations.iter_mut().chain(discrete.iter_mut()) {
         subst_equation(&mut eq.kind, &lookup);
     }
     for &v in &order {

@@ -76,7 +76,7 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
         last: Some(Instant::now()),
     };
     let mut work = Work::new(model);
-    let discrete = prepare::prepare(&mut work)?;
+    let mut discrete = prepare::prepare(&mut work)?;
     let n_vars_model = work.model.variables.len();
     let n_eqs_model = work.eqs.len();
     let n_unknowns_model = (0..n_vars_model).filter(|&v| work.is_unknown(v)).count();
@@ -87,7 +87,7 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
         for eq in &discrete.equations {
             collect_reinit(&eq.kind, &mut protected);
         }
-        alias::eliminate(&mut work, &protected);
+        alias::eliminate(&mut work, &protected, &mut discrete.equations);
     }
     timings.lap("alias elimination");
 
