@@ -31,6 +31,28 @@ fn check_accepts_valid_files() {
 }
 
 #[test]
+fn check_syntax_only_accepts_corpus_files() {
+    // The corpus uses the Modelica Standard Library, which is not loaded: parse only.
+    let out = minimo(&[
+        "check",
+        "--syntax-only",
+        &corpus("rlc.mo"),
+        &corpus("msl_mechanics.mo"),
+        &corpus("msl_electrical.mo"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok: 3 file(s) checked\n"
+    );
+}
+
+#[test]
 fn check_reports_syntax_errors_with_location_and_snippet() {
     let dir = std::env::temp_dir().join(format!("minimo_cli_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -16,6 +16,9 @@ pub struct CheckArgs {
     /// Extra library folder or file (repeatable); MODELICAPATH is searched too.
     #[arg(long = "lib")]
     pub libs: Vec<PathBuf>,
+    /// Only parse the files (do not flatten their models).
+    #[arg(long)]
+    pub syntax_only: bool,
 }
 
 /// Checks each file independently (one broken file does not hide problems in the others);
@@ -32,7 +35,7 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
     }
-    if !failed {
+    if !failed && !args.syntax_only {
         failed = !flatten_models(&args);
     }
     if failed {
@@ -64,7 +67,11 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> diag::Result<ast::Sto
 /// Returns whether all flattened cleanly.
 fn flatten_models(args: &CheckArgs) -> bool {
     use crate::flatten::{LoadOptions, load_and_flatten, models_in_files};
-    let base = LoadOptions { files: args.files.clone(), libs: args.libs.clone(), model: args.model.clone() };
+    let base = LoadOptions {
+        files: args.files.clone(),
+        libs: args.libs.clone(),
+        model: args.model.clone(),
+    };
     let models = match &args.model {
         Some(m) => vec![m.clone()],
         None => {
@@ -81,7 +88,10 @@ fn flatten_models(args: &CheckArgs) -> bool {
     let mut ok = true;
     for m in models {
         let mut sources = SourceMap::new();
-        let opts = LoadOptions { model: Some(m.clone()), ..base.clone() };
+        let opts = LoadOptions {
+            model: Some(m.clone()),
+            ..base.clone()
+        };
         if let Err(ds) = load_and_flatten(&opts, &mut sources) {
             ok = false;
             eprintln!("in model `{m}`:");
