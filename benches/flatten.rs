@@ -40,7 +40,8 @@ fn bench(c: &mut Criterion) {
         let text = chain(n);
         g.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, t| {
             b.iter(|| {
-                let m = minimo::flatten::flatten_source("chain.mo", t, Some("Chain")).expect("the chain flattens");
+                let m = minimo::flatten::flatten_source("chain.mo", t, Some("Chain"))
+                    .expect("the chain flattens");
                 assert_eq!(m.variables.len(), n / 2 * 11 + 2, "variable count");
                 m
             })

@@ -1,2 +1,162 @@
-//! Benchmark: simulate (criterion). Filled in with the simulate stage.
-fn main() {}
+//! Simulation benchmarks (criterion).
+//!
+//! (a) the right-hand side of a 100-mass chain and of the Cartesian pendulum, minimo's compiled
+//!     tape against a hand-written Rust function (`rhs/*` groups: compare the two lines);
+//! (b) every example end to end from text (flatten, structure, simulate);
+//! (c) chains of 1k, 10k and 100k states over 1 s of model time (simulation only).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use minimo::sim::{SimOptions, simulate, simulate_analysis};
+use minimo::structure::{AnalyzeOptions, SortedSystem, analyze};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn system(text: &str) -> SortedSystem {
+    let flat = minimo::flatten::flatten_source("bench.mo", text, None).unwrap();
+    analyze(flat, &AnalyzeOptions::default()).unwrap().system
+}
+
+fn chain_text(masses: usize) -> String {
+    example("chain.mo").replace(
+        "constant Integer n = 10",
+        &format!("constant Integer n = {masses}"),
+    )
+}
+
+/// The chain of examples/chain.mo, by hand: y = [x (n), v (n)].
+fn chain_rhs(n: usize, y: &[f64], out: &mut [f64]) {
+    let (m, k, d, f_pull) = (1.0, 100.0, 0.5, 1.0);
+    let spring = |i: usize| {
+        let (xl, vl) = if i == 0 {
+            (0.0, 0.0)
+        } else {
+            (y[i - 1], y[n + i - 1])
+        };
+        k * (y[i] - xl) + d * (y[n + i] - vl)
+    };
+    for i in 0..n {
+        out[i] = y[n + i];
+        let right = if i + 1 < n { spring(i + 1) } else { f_pull };
+        out[n + i] = (right - spring(i)) / m;
+    }
+}
+
+/// The Cartesian pendulum in the states x, vx (y below the pivot), by hand.
+fn pendulum_rhs(y: &[f64], out: &mut [f64]) {
+    let (m, l, g) = (1.0, 1.0, 9.81);
+    let (x, vx) = (y[0], y[1]);
+    let yy = -(l * l - x * x).sqrt();
+    let vy = -x * vx / yy;
+    let f = m * (vx * vx + vy * vy - g * yy) / l;
+    out[0] = vx;
+    out[1] = -f * x / (m * l);
+}
+
+fn rhs_benches(c: &mut Criterion) {
+    // Chain: 100 masses = 200 states.
+    let sys = system(&chain_text(100));
+    let mut engine = minimo::sim::integrate::prepare_engine(&sys, &[]).unwrap();
+    let n = engine.nstates();
+    let x0: Vec<f64> = (0..n).map(|i| 1e-3 * i as f64).collect();
+    let mut out = vec![0.0; n];
+    let mut g = c.benchmark_group("rhs/chain100");
+    let mut t = 0.0;
+    g.bench_function("minimo", |b| {
+        b.iter(|| {
+            t += 1e-9; // a new point each time: no cached evaluation
+            engine.eval_at(t, black_box(&x0)).unwrap();
+            engine.derivatives(&mut out);
+            black_box(&out);
+        })
+    });
+    // The hand-written function sees the states in its own order; the work is the same.
+    g.bench_function("hand-written", |b| {
+        b.iter(|| {
+            chain_rhs(100, black_box(&x0), &mut out);
+            black_box(&out);
+        })
+    });
+    g.finish();
+
+    let sys = system(&example("pendulum.mo"));
+    let mut engine = minimo::sim::integrate::prepare_engine(&sys, &[]).unwrap();
+    let names: Vec<&str> = sys
+        .states
+        .iter()
+        .map(|s| sys.model.variables[s.var].name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["x", "vx"],
+        "the benchmark's hand-written pendulum assumes states x, vx"
+    );
+    let x0 = [0.5, 0.3];
+    let mut out = [0.0; 2];
+    let mut g = c.benchmark_group("rhs/pendulum");
+    let mut t = 0.0;
+    g.bench_function("minimo", |b| {
+        b.iter(|| {
+            t += 1e-9;
+            engine.eval_at(t, black_box(&x0)).unwrap();
+            engine.derivatives(&mut out);
+            black_box(&out);
+        })
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| {
+            pendulum_rhs(black_box(&x0), &mut out);
+            black_box(&out);
+        })
+    });
+    g.finish();
+}
+
+fn example_benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("examples");
+    g.sample_size(10);
+    for file in [
+        "rlc.mo",
+        "gear.mo",
+        "pendulum.mo",
+        "pendulum_horizontal.mo",
+        "chain.mo",
+        "bouncing_ball.mo",
+        "friction_slider.mo",
+    ] {
+        let text = example(file);
+        g.bench_function(file, |b| {
+            b.iter(|| {
+                let flat = minimo::flatten::flatten_source(file, &text, None).unwrap();
+                let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+                black_box(simulate_analysis(&a, &SimOptions::default()).unwrap());
+            })
+        });
+    }
+    g.finish();
+}
+
+fn large_chain_benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("chain_1s");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(10));
+    for masses in [500, 5000, 50000] {
+        let sys = system(&chain_text(masses));
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            interval: Some(0.01),
+            tolerance: Some(1e-6),
+            ..Default::default()
+        };
+        g.bench_function(format!("{}_states", 2 * masses), |b| {
+            b.iter(|| black_box(simulate(&sys, &opts).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, rhs_benches, example_benches, large_chain_benches);
+criterion_main!(benches);

@@ -12,7 +12,11 @@ fn minimo() -> Command {
 
 fn run(c: &mut Command) -> (i32, String, String) {
     let o = c.output().expect("runs minimo");
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).to_string(), String::from_utf8_lossy(&o.stderr).to_string())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
 }
 
 #[test]
@@ -28,7 +32,10 @@ fn flatten_with_package_folder_and_single_file_libraries() {
     assert_eq!(code, 0, "{err}");
     // The package constant g (TinyLib/package.mo), a class from a file of the folder, one from
     // a sub-package folder, and a function from a single-file library.
-    assert!(out.contains("mass.m * der(mass.v) = mass.flange.f - mass.m * 9.81;"), "{out}");
+    assert!(
+        out.contains("mass.m * der(mass.v) = mass.flange.f - mass.m * 9.81;"),
+        "{out}"
+    );
     assert!(out.contains("fixed.flange.s = fixed.s0;"), "{out}");
     assert!(out.contains("y2 = Single.twice(mass.v);"), "{out}");
     assert!(out.contains("function Single.twice"), "{out}");
@@ -36,9 +43,14 @@ fn flatten_with_package_folder_and_single_file_libraries() {
 
 #[test]
 fn flatten_finds_libraries_on_modelicapath() {
-    let (code, out, err) = run(minimo().env("MODELICAPATH", "tests/flatten/path").args(["flatten", "tests/flatten/uses_path.mo"]));
+    let (code, out, err) = run(minimo()
+        .env("MODELICAPATH", "tests/flatten/path")
+        .args(["flatten", "tests/flatten/uses_path.mo"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("c.y = 5;") && out.contains("z = c.y + 1;"), "{out}");
+    assert!(
+        out.contains("c.y = 5;") && out.contains("z = c.y + 1;"),
+        "{out}"
+    );
     let (code, _, err) = run(minimo().args(["flatten", "tests/flatten/uses_path.mo"]));
     assert_eq!(code, 1);
     assert!(err.contains("unknown class `PathLib`"), "{err}");
@@ -54,7 +66,9 @@ fn builtin_library_works_from_any_folder() {
         "model RC\n  Minimo.Electrical.Analog.Basic.Resistor r;\n  Minimo.Electrical.Analog.Basic.Ground g;\nequation\n  connect(r.n, g.p);\nend RC;\n",
     )
     .expect("write");
-    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_minimo")).current_dir(&dir).args(["flatten", "rc.mo"]));
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .current_dir(&dir)
+        .args(["flatten", "rc.mo"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("r.v = r.R * r.i;"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -83,10 +97,17 @@ fn model_selection() {
     let dir = std::env::temp_dir().join(format!("minimo_flatten_sel_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("two.mo");
-    std::fs::write(&file, "package P\n  model A Real x = 1; end A;\n  model B Real y = 2; end B;\nend P;\n").expect("write");
+    std::fs::write(
+        &file,
+        "package P\n  model A Real x = 1; end A;\n  model B Real y = 2; end B;\nend P;\n",
+    )
+    .expect("write");
     let (code, _, err) = run(minimo().arg("flatten").arg(&file));
     assert_eq!(code, 1);
-    assert!(err.contains("several models found") && err.contains("P.A, P.B"), "{err}");
+    assert!(
+        err.contains("several models found") && err.contains("P.A, P.B"),
+        "{err}"
+    );
     let (code, out, err) = run(minimo().arg("flatten").arg(&file).args(["-m", "P.B"]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("class P.B"), "{out}");
@@ -100,14 +121,25 @@ fn check_flattens_every_model() {
     let dir = std::env::temp_dir().join(format!("minimo_check_flat_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let good = dir.join("good.mo");
-    std::fs::write(&good, "model Good Real x(start = 1); equation der(x) = -x; end Good;\n").expect("write");
+    std::fs::write(
+        &good,
+        "model Good Real x(start = 1); equation der(x) = -x; end Good;\n",
+    )
+    .expect("write");
     let (code, out, err) = run(minimo().arg("check").arg(&good));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ok"), "{out}");
     let bad = dir.join("bad.mo");
-    std::fs::write(&bad, "model Bad\n  Real x;\n  Real y;\nequation\n  der(x) = -x;\nend Bad;\n").expect("write");
+    std::fs::write(
+        &bad,
+        "model Bad\n  Real x;\n  Real y;\nequation\n  der(x) = -x;\nend Bad;\n",
+    )
+    .expect("write");
     let (code, _, err) = run(minimo().arg("check").arg(&bad));
     assert_eq!(code, 1);
-    assert!(err.contains("in model `Bad`") && err.contains("not balanced"), "{err}");
+    assert!(
+        err.contains("in model `Bad`") && err.contains("not balanced"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

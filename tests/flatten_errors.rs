@@ -9,7 +9,11 @@ fn unknown_variable_with_suggestion_and_line() {
     assert_err(
         "model M\n  Real resistor;\nequation\n  rsistor = 1;\nend M;\n",
         None,
-        &["test.mo:4:3", "unknown name `rsistor`", "did you mean `resistor`?"],
+        &[
+            "test.mo:4:3",
+            "unknown name `rsistor`",
+            "did you mean `resistor`?",
+        ],
     );
 }
 
@@ -27,7 +31,11 @@ fn unknown_element_of_component() {
     assert_err(
         "model A Real xpos = 1; end A;\nmodel M\n  A a;\n  Real y = a.xps;\nend M;\n",
         Some("M"),
-        &["test.mo:4:14", "`a` has no element `xps`", "did you mean `xpos`?"],
+        &[
+            "test.mo:4:14",
+            "`a` has no element `xps`",
+            "did you mean `xpos`?",
+        ],
     );
 }
 
@@ -42,7 +50,14 @@ fn unknown_modifier_element() {
 
 #[test]
 fn unknown_attribute() {
-    assert_err("model M\n  Real x(strat = 1) = 2;\nend M;\n", None, &["`strat` is not an attribute of `x`", "did you mean `start`?"]);
+    assert_err(
+        "model M\n  Real x(strat = 1) = 2;\nend M;\n",
+        None,
+        &[
+            "`strat` is not an attribute of `x`",
+            "did you mean `start`?",
+        ],
+    );
 }
 
 #[test]
@@ -50,13 +65,20 @@ fn partial_class_instantiated() {
     assert_err(
         "partial model Base Real x; end Base;\nmodel M\n  Base b;\nend M;\n",
         Some("M"),
-        &["test.mo:3:8", "cannot instantiate `Base`: it is declared `partial`"],
+        &[
+            "test.mo:3:8",
+            "cannot instantiate `Base`: it is declared `partial`",
+        ],
     );
 }
 
 #[test]
 fn partial_model_selected() {
-    assert_err("partial model Base Real x; end Base;\n", Some("Base"), &["cannot instantiate `Base`", "partial"]);
+    assert_err(
+        "partial model Base Real x; end Base;\n",
+        Some("Base"),
+        &["cannot instantiate `Base`", "partial"],
+    );
 }
 
 #[test]
@@ -88,7 +110,11 @@ model Slider replaceable model L = Viscous constrainedby Law; L law(v = 1); end 
 model M Slider s(redeclare model L = NotALaw); end M;
 "#,
         Some("M"),
-        &["redeclaration of `L` is not compatible", "has no component `v`", "the constraining class"],
+        &[
+            "redeclaration of `L` is not compatible",
+            "has no component `v`",
+            "the constraining class",
+        ],
     );
 }
 
@@ -115,7 +141,10 @@ model H replaceable model Law = A; Law c; end H;
 model M H h(redeclare model Lwa = A); end M;
 "#,
         Some("M"),
-        &["there is no class `Lwa` to redeclare", "did you mean `Law`?"],
+        &[
+            "there is no class `Lwa` to redeclare",
+            "did you mean `Law`?",
+        ],
     );
 }
 
@@ -124,15 +153,27 @@ fn conflicting_duplicate_elements() {
     assert_err(
         "model A Real x; end A;\nmodel B Real x(start = 2); end B;\nmodel M extends A; extends B; equation x = 1; end M;\n",
         Some("M"),
-        &["`x` is declared twice with different definitions", "the other declaration"],
+        &[
+            "`x` is declared twice with different definitions",
+            "the other declaration",
+        ],
     );
 }
 
 #[test]
 fn unbalanced_missing_equation_names_variable() {
-    let e = err("model M\n  Real x;\n  Real y;\nequation\n  der(x) = -x;\nend M;\n", None);
-    assert!(e.contains("model `M` is not balanced: 1 equation(s) for 2 unknown(s)"), "{e}");
-    assert!(e.contains("variables without an equation at the top level: y"), "{e}");
+    let e = err(
+        "model M\n  Real x;\n  Real y;\nequation\n  der(x) = -x;\nend M;\n",
+        None,
+    );
+    assert!(
+        e.contains("model `M` is not balanced: 1 equation(s) for 2 unknown(s)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("variables without an equation at the top level: y"),
+        "{e}"
+    );
     assert!(e.contains("test.mo:3:8"), "{e}");
 }
 
@@ -142,13 +183,22 @@ fn unbalanced_component_named() {
         "model Sub\n  Real a;\n  Real b;\nequation\n  a = 1;\nend Sub;\nmodel M\n  Sub s;\nend M;\n",
         Some("M"),
     );
-    assert!(e.contains("variables without an equation in `s`: s.b"), "{e}");
+    assert!(
+        e.contains("variables without an equation in `s`: s.b"),
+        "{e}"
+    );
 }
 
 #[test]
 fn unbalanced_excess_equation_shown() {
-    let e = err("model M\n  Real x;\nequation\n  x = 1;\n  x = 2;\nend M;\n", None);
-    assert!(e.contains("2 equation(s) for 1 unknown(s) (1 too many)"), "{e}");
+    let e = err(
+        "model M\n  Real x;\nequation\n  x = 1;\n  x = 2;\nend M;\n",
+        None,
+    );
+    assert!(
+        e.contains("2 equation(s) for 1 unknown(s) (1 too many)"),
+        "{e}"
+    );
     assert!(e.contains("excess equation: x = 2"), "{e}");
 }
 
@@ -193,7 +243,10 @@ end M;
         Some("M"),
     );
     assert!(e.contains("test.mo:15:3"), "{e}");
-    assert!(e.contains("incompatible connectors: `a.p` (Pin) and `b.f` (Flange)"), "{e}");
+    assert!(
+        e.contains("incompatible connectors: `a.p` (Pin) and `b.f` (Flange)"),
+        "{e}"
+    );
     assert!(e.contains("`a.p` is declared here"), "{e}");
     assert!(e.contains("`b.f` is declared here"), "{e}");
 }
@@ -212,7 +265,11 @@ fn if_equation_branches_with_different_counts() {
     assert_err(
         "model M\n  Real x;\n  Real y;\nequation\n  if time > 1 then\n    x = 1;\n    y = 2;\n  else\n    x = 2;\n  end if;\nend M;\n",
         None,
-        &["test.mo:5:3", "different numbers of equations (2 and 1)", "MLS 8.3.4"],
+        &[
+            "test.mo:5:3",
+            "different numbers of equations (2 and 1)",
+            "MLS 8.3.4",
+        ],
     );
 }
 
@@ -221,7 +278,10 @@ fn array_size_must_be_parameter() {
     assert_err(
         "model M\n  Integer n = 3;\n  Real x[n];\nequation\n  x = zeros(3);\nend M;\n",
         None,
-        &["must be a parameter or constant expression", "depends on `n`"],
+        &[
+            "must be a parameter or constant expression",
+            "depends on `n`",
+        ],
     );
 }
 
@@ -236,22 +296,38 @@ fn for_range_must_be_parameter() {
 
 #[test]
 fn index_out_of_bounds() {
-    assert_err("model M\n  Real x[3];\nequation\n  x[4] = 1;\n  x[1:2] = {1, 2};\nend M;\n", None, &["test.mo:4:5", "index 4 is out of bounds 1..3"]);
+    assert_err(
+        "model M\n  Real x[3];\nequation\n  x[4] = 1;\n  x[1:2] = {1, 2};\nend M;\n",
+        None,
+        &["test.mo:4:5", "index 4 is out of bounds 1..3"],
+    );
 }
 
 #[test]
 fn equation_sides_with_different_sizes() {
-    assert_err("model M\n  Real x[3];\nequation\n  x = {1, 2};\nend M;\n", None, &["different sizes: [3] and [2]"]);
+    assert_err(
+        "model M\n  Real x[3];\nequation\n  x = {1, 2};\nend M;\n",
+        None,
+        &["different sizes: [3] and [2]"],
+    );
 }
 
 #[test]
 fn reinit_outside_when() {
-    assert_err("model M\n  Real x;\nequation\n  der(x) = 1;\n  reinit(x, 0);\nend M;\n", None, &["`reinit` can only be used inside a when-equation"]);
+    assert_err(
+        "model M\n  Real x;\nequation\n  der(x) = 1;\n  reinit(x, 0);\nend M;\n",
+        None,
+        &["`reinit` can only be used inside a when-equation"],
+    );
 }
 
 #[test]
 fn unknown_function_and_function_input() {
-    assert_err("model M\n  Real x = foo(1);\nend M;\n", None, &["unknown function `foo`"]);
+    assert_err(
+        "model M\n  Real x = foo(1);\nend M;\n",
+        None,
+        &["unknown function `foo`"],
+    );
     assert_err(
         "function f input Real a; output Real b; algorithm b := a; end f;\nmodel M\n  Real x = f(aa = time);\nend M;\n",
         Some("M"),
@@ -282,18 +358,29 @@ fn several_models_need_a_choice() {
     assert_err(
         "model A Real x = 1; end A;\nmodel B Real y = 1; end B;\n",
         None,
-        &["several models found: choose one with -m/--model", "candidates: A, B"],
+        &[
+            "several models found: choose one with -m/--model",
+            "candidates: A, B",
+        ],
     );
 }
 
 #[test]
 fn selected_model_not_found() {
-    assert_err("model Alpha Real x = 1; end Alpha;\nmodel Beta Real y = 1; end Beta;\n", Some("Alpah"), &["model `Alpah` not found", "did you mean `Alpha`?"]);
+    assert_err(
+        "model Alpha Real x = 1; end Alpha;\nmodel Beta Real y = 1; end Beta;\n",
+        Some("Alpah"),
+        &["model `Alpah` not found", "did you mean `Alpha`?"],
+    );
 }
 
 #[test]
 fn inheritance_cycle() {
-    assert_err("model A extends B; end A;\nmodel B extends A; end B;\n", Some("A"), &["inherits from itself"]);
+    assert_err(
+        "model A extends B; end A;\nmodel B extends A; end B;\n",
+        Some("A"),
+        &["inherits from itself"],
+    );
 }
 
 #[test]
@@ -307,10 +394,18 @@ fn when_nested_is_rejected() {
 
 #[test]
 fn parameter_without_value_used_structurally() {
-    assert_err("model M\n  parameter Integer n;\n  Real x[n];\nend M;\n", None, &["parameter `n` has no value"]);
+    assert_err(
+        "model M\n  parameter Integer n;\n  Real x[n];\nend M;\n",
+        None,
+        &["parameter `n` has no value"],
+    );
 }
 
 #[test]
 fn within_unknown_package() {
-    assert_err("within Nowhere.Pkg;\nmodel M Real x = 1; end M;\n", None, &["`within Nowhere.Pkg`: package not found"]);
+    assert_err(
+        "within Nowhere.Pkg;\nmodel M Real x = 1; end M;\n",
+        None,
+        &["`within Nowhere.Pkg`: package not found"],
+    );
 }

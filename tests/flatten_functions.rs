@@ -77,7 +77,17 @@ fn defaults_and_named_inputs() {
     // poly(2) = 1 + 2*2
     let out = call_function(&f, "F.poly", &[Value::real(2.0)]).expect("runs");
     assert!((num(&out[0]) - 5.0).abs() < 1e-12);
-    let out = call_function(&f, "F.poly", &[Value::real(2.0), Value::real(0.0), Value::real(1.0), Value::real(3.0)]).expect("runs");
+    let out = call_function(
+        &f,
+        "F.poly",
+        &[
+            Value::real(2.0),
+            Value::real(0.0),
+            Value::real(1.0),
+            Value::real(3.0),
+        ],
+    )
+    .expect("runs");
     assert!((num(&out[0]) - 14.0).abs() < 1e-12);
 }
 
@@ -87,9 +97,18 @@ fn array_inputs_and_outputs() {
     let out = call_function(&f, "F.norm2", &[Value::reals(vec![2], &[3.0, 4.0])]).expect("runs");
     assert!((num(&out[0]) - 5.0).abs() < 1e-12);
     let phi: f64 = 0.3;
-    let out = call_function(&f, "F.rot", &[Value::reals(vec![3], &[1.0, 2.0, 3.0]), Value::real(phi)]).expect("runs");
+    let out = call_function(
+        &f,
+        "F.rot",
+        &[Value::reals(vec![3], &[1.0, 2.0, 3.0]), Value::real(phi)],
+    )
+    .expect("runs");
     let w = out[0].to_f64s().expect("numbers");
-    let expect = [phi.cos() - 2.0 * phi.sin(), phi.sin() + 2.0 * phi.cos(), 3.0];
+    let expect = [
+        phi.cos() - 2.0 * phi.sin(),
+        phi.sin() + 2.0 * phi.cos(),
+        3.0,
+    ];
     assert_eq!(out[0].dims, vec![3]);
     for (a, b) in w.iter().zip(expect) {
         assert!((a - b).abs() < 1e-12, "{w:?}");
@@ -117,7 +136,12 @@ fn errors_are_messages_not_panics() {
     let f = functions();
     let e = call_function(&f, "F.nope", &[]).expect_err("unknown");
     assert!(e.contains("unknown function `F.nope`"), "{e}");
-    let e = call_function(&f, "F.rot", &[Value::reals(vec![2], &[1.0, 2.0]), Value::real(0.1)]).expect_err("bad size");
+    let e = call_function(
+        &f,
+        "F.rot",
+        &[Value::reals(vec![2], &[1.0, 2.0]), Value::real(0.1)],
+    )
+    .expect_err("bad size");
     assert!(e.contains("cannot multiply"), "{e}");
 }
 
@@ -134,7 +158,13 @@ equation
 end M;
 "#;
     let m = flatten_common::flat_model(text, Some("M"));
-    assert_eq!(m.variables.iter().filter(|v| v.name.starts_with("v[")).count(), 9);
+    assert_eq!(
+        m.variables
+            .iter()
+            .filter(|v| v.name.starts_with("v["))
+            .count(),
+        9
+    );
     let flat = minimo::dae::print_flat(&m);
     assert!(flat.contains("c = 16.0;"), "{flat}");
 }

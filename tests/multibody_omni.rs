@@ -46,7 +46,7 @@ fn contact_error(r: &Trajectories) -> f64 {
 }
 
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn omni_wheel_rolls_on_its_rollers() {
     let r = Sim::new(
         example("OmniWheelRolling.mo"),
@@ -79,7 +79,7 @@ fn omni_wheel_rolls_on_its_rollers() {
 
 /// Roller changes for beta = 0: no velocity jumps, and the contact error stays small over 10 s.
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn roller_changes_are_smooth_and_contact_error_stays_small() {
     let r = vehicle(10.0, 0.01, 0.01, 1.0, 1.0);
     assert!(r.all_finite());
@@ -102,7 +102,7 @@ fn roller_changes_are_smooth_and_contact_error_stays_small() {
 /// here; what the rollers' inertia changes is the speed, so the errors compared are those of
 /// x(T) (motion 1) and of the heading (motion 2).
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn small_roller_mass_approaches_the_inertialess_model() {
     let t_end = 2.0;
     let mut errors = Vec::new();
@@ -141,7 +141,7 @@ fn small_roller_mass_approaches_the_inertialess_model() {
 
 /// Translation plus spin: the inertialess model's centre runs on a circle (radius |v|/((1-k)|w|)).
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn translation_and_spin_follow_the_inertialess_circle() {
     let refr = reference("inertialess_reference.csv");
     let r = vehicle(2.0, 0.05, 1e-3, 1.0, 1.0);
@@ -165,7 +165,7 @@ fn translation_and_spin_follow_the_inertialess_circle() {
 
 /// The compliant variant of the same vehicle against rumoca's run of the same library model.
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo sim too slow here: 0.05 s of the compliant vehicle took 37 s (203 steps, 61 rejected, 1055 right-hand sides)"]
 fn compliant_vehicle_matches_rumoca() {
     let file = temp_model(
         "VehicleCompliant.mo",
@@ -200,7 +200,7 @@ fn compliant_vehicle_matches_rumoca() {
 
 /// One redeclare swaps the friction law of all 12 rollers.
 #[test]
-#[ignore = "needs the simulate pipeline (flatten, structure, sim), not merged yet"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn viscous_vehicle_differs_from_coulomb_vehicle() {
     let coulomb = Sim::new(example("OmniVehicle.mo"), "OmniVehicle", 1.0, 0.01)
         .vars(r"time|vehicle\.platform\.(r|v)\[\d\]")
@@ -240,4 +240,33 @@ fn vehicle_simulates_faster_than_real_time() {
     assert!(r.all_finite());
     eprintln!("wall {:?}\n{}", r.wall, r.stats);
     assert!(r.wall.as_secs_f64() < 4.0, "took {:?}", r.wall);
+}
+
+/// The class parameters given at the vehicle reach every roller's contact (flattening only).
+#[test]
+fn friction_redeclare_reaches_every_roller() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("flatten")
+        .arg(example("OmniVehicleViscous.mo"))
+        .arg(example("OmniVehicle.mo"))
+        .args(["-m", "OmniVehicleViscous"])
+        .output()
+        .expect("run minimo flatten");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for i in 1..=3 {
+        for j in 1..=4 {
+            let gamma = format!("vehicle.wheels[{i}].rollers[{j}].contact.tangential.gamma");
+            let mu = format!("vehicle.wheels[{i}].rollers[{j}].contact.tangential.mu ");
+            assert!(
+                text.contains(&gamma),
+                "roller {i}.{j} did not get the viscous law"
+            );
+            assert!(!text.contains(&mu), "roller {i}.{j} kept the Coulomb law");
+        }
+    }
 }

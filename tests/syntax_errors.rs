@@ -362,6 +362,12 @@ fn misspelled_class_keyword() {
 #[test]
 fn semantic_syntax_errors() {
     check(
+        "model A\n  Real x = 1.2.3;\nend A;\n",
+        2,
+        12,
+        "malformed number `1.2.3`",
+    );
+    check(
         "model A\n  String s = \"a\\qb\";\nend A;\n",
         2,
         16,
@@ -389,4 +395,77 @@ fn too_deep_nesting_is_an_error_not_a_crash() {
         ")".repeat(300)
     );
     check(&text, 2, 212, "expression nested too deeply");
+}
+
+#[test]
+fn unclosed_class_before_the_next_one() {
+    let r = check(
+        "package P\n  model A\n    Real x;\n  equation\n    x = 1;\n  model B\n  end B;\nend P;\n",
+        6,
+        3,
+        "expected `end A;` before this `model`",
+    );
+    assert!(r.contains("the class starts here"), "{r}");
+}
+
+#[test]
+fn misplaced_and_repeated_prefixes() {
+    check(
+        "model A\n  parameter parameter Real k = 1;\nend A;\n",
+        2,
+        13,
+        "`parameter` is given twice",
+    );
+    check(
+        "model A\n  partial Real k = 1;\nend A;\n",
+        2,
+        3,
+        "`partial` is not allowed on a component declaration",
+    );
+    check(
+        "model A\n  parameter constant Real k = 1;\nend A;\n",
+        2,
+        13,
+        "`constant` cannot be combined with `parameter`",
+    );
+    check(
+        "parameter model A\nend A;\n",
+        1,
+        1,
+        "`parameter` is not allowed on a top-level class",
+    );
+}
+
+#[test]
+fn malformed_modifiers_and_calls() {
+    check(
+        "model A\n  Real x(start = 1, );\nend A;\n",
+        2,
+        21,
+        "unexpected `)`: expected a modifier such as `start = 0`",
+    );
+    check(
+        "model A\n  Real x;\nequation\n  connect(a.p b.n);\nend A;\n",
+        4,
+        15,
+        "unexpected `b`: expected `,`",
+    );
+    check(
+        "model A\n  Real x;\nequation\n  x = sin(time;\nend A;\n",
+        4,
+        15,
+        "expected `)`, found `;`",
+    );
+    check(
+        "model A\n  M m(redeclare x = 1);\nend A;\n",
+        2,
+        7,
+        "`redeclare` must be followed by a declaration",
+    );
+    check(
+        "model A\n  M m(each Real x = 1);\nend A;\n",
+        2,
+        12,
+        "a declaration in a modifier needs `redeclare`",
+    );
 }

@@ -17,9 +17,8 @@ model FreeRoller "A free spindle roller dropped on the plane (compliant Hertz co
   replaceable model DampingLaw = Contacts.Damping.HuntCrossley(d = 1e5)
     constrainedby Contacts.Interfaces.PartialNormalDamping;
   Parts.Ground ground;
-  Parts.RigidBodyWithEnergy roller(m = m,
-    I = diagonal({Omni.spindleInertia(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers)}),
-    r_start = {0, R - R1*cos(tilt) + drop, 0}, q_start = Frames.axisAngle({0, 0, 1}, tilt), w_start = {5, 0, 2});
+  Omni.RollerBody roller(m = m, R = R, nRollers = nRollers,
+    r_start = {0, R - R1*cos(tilt) + drop, 0}, q_start = {cos(tilt/2), 0, 0, sin(tilt/2)}, w_start = {5, 0, 2});
   Contacts.PointContact contact(
     redeclare model Geometry = Contacts.Geometries.RollerOnPlane(R = R, nRollers = nRollers),
     redeclare model NormalElastic = Contacts.Elastic.Hertz(k = 1e7),

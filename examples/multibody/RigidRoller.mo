@@ -11,9 +11,8 @@ model RigidRoller "A spindle roller rocking on the plane with the paper's rigid 
   replaceable model FrictionLaw = Contacts.Friction.None
     constrainedby Contacts.Interfaces.PartialTangentialForce;
   Parts.Ground ground;
-  Parts.RigidBodyWithEnergy roller(m = m,
-    I = diagonal({Omni.spindleInertia(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers)}),
-    r_start = {0, R - R1*cos(tilt), 0}, q_start = Frames.axisAngle({0, 0, 1}, tilt), w_start = {0, 3, 0});
+  Omni.RollerBody roller(m = m, R = R, nRollers = nRollers,
+    r_start = {0, R - R1*cos(tilt), 0}, q_start = {cos(tilt/2), 0, 0, sin(tilt/2)}, w_start = {0, 3, 0});
   Contacts.RollerPlaneContact contact(R = R, nRollers = nRollers, redeclare model TangentialForce = FrictionLaw);
 equation
   connect(ground.frame, contact.frame_a);

@@ -15,7 +15,11 @@ pub struct FlattenArgs {
 }
 
 pub fn run(args: FlattenArgs) -> i32 {
-    let opts = LoadOptions { files: args.model.files.clone(), libs: args.model.libs.clone(), model: args.model.model.clone() };
+    let opts = LoadOptions {
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
+    };
     let mut sources = SourceMap::new();
     match load_and_flatten(&opts, &mut sources) {
         Ok(model) => {

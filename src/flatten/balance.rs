@@ -122,8 +122,12 @@ pub fn check(model: &FlatModel, f: &mut Flattener, root: usize) -> Result<(), Di
     // Top-level inputs (also inside the model's own connectors) are given by the environment
     // (MLS 4.7), not unknowns of the model.
     let top_inputs = f.top_level_inputs(root);
-    let is_unknown: Vec<bool> =
-        model.variables.iter().enumerate().map(|(k, v)| v.is_unknown() && !top_inputs.contains(&k)).collect();
+    let is_unknown: Vec<bool> = model
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(k, v)| v.is_unknown() && !top_inputs.contains(&k))
+        .collect();
     let n_unknowns = is_unknown.iter().filter(|x| **x).count();
     let n_eqs: usize = model.equations.iter().map(count_equations).sum();
     if n_unknowns == n_eqs {
@@ -211,7 +215,9 @@ impl Flattener<'_> {
         use crate::syntax::ast::Causality;
         let mut out = std::collections::HashSet::new();
         let kids = match &self.insts[root].kind {
-            InstKind::Struct { children: Some(c), .. } => c.clone(),
+            InstKind::Struct {
+                children: Some(c), ..
+            } => c.clone(),
             _ => return out,
         };
         for c in kids {
@@ -225,14 +231,20 @@ impl Flattener<'_> {
                 let input = input || self.insts[i].prefix.causality == Causality::Input;
                 match &self.insts[i].kind {
                     // An input with a binding is computed by the model itself.
-                    InstKind::Prim { dims, .. } if input && self.insts[i].mods.binding.is_none() => {
+                    InstKind::Prim { dims, .. }
+                        if input && self.insts[i].mods.binding.is_none() =>
+                    {
                         let n: usize = dims.iter().product();
                         out.extend(self.insts[i].var0..self.insts[i].var0 + n);
                     }
-                    InstKind::Struct { children: Some(ch), .. } if self.insts[i].is_connector() || i == c && input => {
+                    InstKind::Struct {
+                        children: Some(ch), ..
+                    } if self.insts[i].is_connector() || i == c && input => {
                         stack.extend(ch.iter().map(|x| (*x, input)));
                     }
-                    InstKind::Array { elems, .. } => stack.extend(elems.iter().map(|x| (*x, input))),
+                    InstKind::Array { elems, .. } => {
+                        stack.extend(elems.iter().map(|x| (*x, input)))
+                    }
                     _ => {}
                 }
             }

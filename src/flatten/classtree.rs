@@ -60,7 +60,6 @@ pub struct ClassNode {
     pub children: HashMap<String, ClassId>,
     pub child_order: Vec<ClassId>,
     pub span: Span,
-    pub description: Option<String>,
 }
 
 impl ClassNode {
@@ -118,17 +117,12 @@ impl ClassTree {
             children: HashMap::new(),
             child_order: Vec::new(),
             span: Span::DUMMY,
-            description: None,
         });
         self.nodes.len() - 1
     }
 
     pub fn get(&self, id: ClassId) -> &ClassNode {
         &self.nodes[id]
-    }
-
-    pub fn is_builtin(&self, id: ClassId) -> bool {
-        self.nodes[id].span.is_dummy() && self.nodes[id].parent.is_none()
     }
 
     /// Adds a class definition under `parent` (or at the top level); returns its id. With
@@ -140,10 +134,6 @@ impl ClassTree {
             None => def.name.name.clone(),
         };
         let id = self.nodes.len();
-        let description = match &def.body {
-            ClassBody::Long(l) => l.description.as_ref().map(|d| d.value.clone()),
-            _ => def.comment.description.as_ref().map(|d| d.value.clone()),
-        };
         self.nodes.push(ClassNode {
             name: def.name.name.clone(),
             full,
@@ -155,7 +145,6 @@ impl ClassTree {
             children: HashMap::new(),
             child_order: Vec::new(),
             span: def.name.span,
-            description,
         });
         if attach {
             match parent {
@@ -254,15 +243,5 @@ impl ClassTree {
             .into_iter()
             .map(|c| self.add(c, within_parent, true))
             .collect()
-    }
-
-    /// Finds a class by its fully qualified name (`A.B.C`), following nested classes only.
-    pub fn find_qualified(&self, name: &str) -> Option<ClassId> {
-        let mut parts = name.split('.');
-        let mut cur = *self.roots.get(parts.next()?)?;
-        for p in parts {
-            cur = *self.nodes[cur].children.get(p)?;
-        }
-        Some(cur)
     }
 }

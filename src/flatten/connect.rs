@@ -274,12 +274,12 @@ impl Flattener<'_> {
             let only_a: Vec<String> = na
                 .iter()
                 .filter(|x| !nb.contains(x))
-                .map(|x| fmt_leaf(x))
+                .map(fmt_leaf)
                 .collect();
             let only_b: Vec<String> = nb
                 .iter()
                 .filter(|x| !na.contains(x))
-                .map(|x| fmt_leaf(x))
+                .map(fmt_leaf)
                 .collect();
             let mut d = Diagnostic::error(
                 c.span,

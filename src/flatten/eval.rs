@@ -247,7 +247,9 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
 }
 
 fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
-    let v = eval_structural(ctx, e)?.into_scalar().map_err(|m| err(e.span, m))?;
+    let v = eval_structural(ctx, e)?
+        .into_scalar()
+        .map_err(|m| err(e.span, m))?;
     v.to_val().ok_or_else(|| {
         err(
             e.span,
@@ -493,7 +495,11 @@ fn call_builtin<C: Ctx>(
     } else {
         let mut v = Vec::with_capacity(args.positional.len());
         for (k, a) in args.positional.iter().enumerate() {
-            v.push(if structural(k) { eval_structural(ctx, a)? } else { eval(ctx, a)? });
+            v.push(if structural(k) {
+                eval_structural(ctx, a)?
+            } else {
+                eval(ctx, a)?
+            });
         }
         v
     };

@@ -147,11 +147,6 @@ impl Flattener<'_> {
         match &node.body {
             NodeBody::Builtin(t) => {
                 out.prim = Some(Prim::Scalar(*t));
-                if let NodeBody::Builtin(_) = node.body {
-                    if let Some(enum_lits) = builtin_enum(&node.name) {
-                        out.prim = Some(Prim::Enum(Rc::new(enum_lits)));
-                    }
-                }
                 Ok(out)
             }
             NodeBody::Enumeration(lits) => {
@@ -209,7 +204,13 @@ impl Flattener<'_> {
         }
     }
 
-    fn short_from(&mut self, out: &mut Expanded, s: &ast::ShortClass, base_lex: ClassId, b: &Expanded) -> Result<(), Diagnostic> {
+    fn short_from(
+        &mut self,
+        out: &mut Expanded,
+        s: &ast::ShortClass,
+        base_lex: ClassId,
+        b: &Expanded,
+    ) -> Result<(), Diagnostic> {
         let kind = out.kind;
         let base = b.id;
         let mut m = match &s.modification {
@@ -245,12 +246,18 @@ impl Flattener<'_> {
 
     /// The expansion of short class `id` with its base replaced by `b` (the base name names
     /// a class that an enclosing instance redeclared).
-    pub fn expanded_short_with(&mut self, id: ClassId, b: Rc<Expanded>) -> Result<Rc<Expanded>, Diagnostic> {
+    pub fn expanded_short_with(
+        &mut self,
+        id: ClassId,
+        b: Rc<Expanded>,
+    ) -> Result<Rc<Expanded>, Diagnostic> {
         let key = (id, Rc::as_ptr(&b) as usize);
         if let Some(e) = self.short_cache.get(&key) {
             return Ok(e.0.clone());
         }
-        let NodeBody::Short(s) = &self.tree.get(id).body else { return self.expanded(id) };
+        let NodeBody::Short(s) = &self.tree.get(id).body else {
+            return self.expanded(id);
+        };
         let s = s.clone();
         let base_lex = self.tree.get(id).parent.unwrap_or(id);
         let mut out = self.blank(id);
@@ -300,12 +307,6 @@ impl Flattener<'_> {
         for ext in &extends {
             let base = self.lookup_class_name(&ext.base, id, None)?;
             let b = self.expanded(base)?;
-            if b.is_function() != out_is_function(out)
-                && !(b.prim.is_some())
-                && matches!(out.kind, ClassKind::Function)
-            {
-                // Functions may only extend functions; reported by the function builder.
-            }
             let m = match &ext.modification {
                 Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
                 None => Mod::default(),
@@ -621,23 +622,6 @@ impl Flattener<'_> {
             );
         }
         Ok(out)
-    }
-}
-
-fn out_is_function(e: &Expanded) -> bool {
-    e.is_function()
-}
-
-fn builtin_enum(name: &str) -> Option<Vec<String>> {
-    match name {
-        "StateSelect" => Some(
-            ["never", "avoid", "default", "prefer", "always"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        ),
-        "AssertionLevel" => Some(["error", "warning"].iter().map(|s| s.to_string()).collect()),
-        _ => None,
     }
 }
 

@@ -18,11 +18,7 @@ pub type InstId = usize;
 #[derive(Debug)]
 pub enum InstKind {
     /// A variable of a built-in type (`Real x[3]`): `dims` may be empty.
-    Prim {
-        ty: ScalarType,
-        dims: Vec<usize>,
-        lits: Option<Rc<Vec<String>>>,
-    },
+    Prim { ty: ScalarType, dims: Vec<usize> },
     /// An array of structured components: one instance per element, row-major.
     Array {
         dims: Vec<usize>,
@@ -68,8 +64,6 @@ pub struct Inst {
     pub overrides: HashMap<String, ClassElem>,
     /// First variable id (primitive instances, after numbering).
     pub var0: usize,
-    /// For array elements: the array instance.
-    pub array_of: Option<InstId>,
     /// The declaration's modifier and the class's own modifier, kept apart so that an array of
     /// components can split the first among its elements (the second applies to each whole).
     pub split: Option<Box<(Mod, Mod)>>,
@@ -79,11 +73,7 @@ impl Inst {
     pub fn is_connector(&self) -> bool {
         self.exp.is_connector()
     }
-    pub fn lex(&self) -> ClassId {
-        self.elem.as_ref().map(|e| e.lex).unwrap_or(self.class)
-    }
 }
-
 
 /// Attribute names of the built-in types (MLS 4.9).
 pub const ATTRIBUTES: &[&str] = &[
@@ -135,7 +125,6 @@ impl Flattener<'_> {
             package: false,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
             split: None,
         });
         Ok(id)
@@ -168,7 +157,6 @@ impl Flattener<'_> {
             package: true,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
             split: None,
         });
         self.pkg_insts.insert(class, id);
@@ -193,9 +181,17 @@ impl Flattener<'_> {
         m
     }
 
-    fn enclosing_inst(&mut self, lex: ClassId, first: Option<(InstId, ClassId)>, p: InstId) -> Option<InstId> {
+    fn enclosing_inst(
+        &mut self,
+        lex: ClassId,
+        first: Option<(InstId, ClassId)>,
+        p: InstId,
+    ) -> Option<InstId> {
         let matches = |f: &mut Self, class: ClassId| -> bool {
-            class == lex || f.expanded(class).map(|e| e.bases.contains(&lex)).unwrap_or(false)
+            class == lex
+                || f.expanded(class)
+                    .map(|e| e.bases.contains(&lex))
+                    .unwrap_or(false)
         };
         if let Some((id, class)) = first
             && matches(self, class)
@@ -334,7 +330,11 @@ impl Flattener<'_> {
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
         // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
         if let [only] = elem.clause.type_name.parts.as_slice() {
-            let ce = self.insts[p].overrides.get(&only.name).or_else(|| self.insts[p].exp.classes.get(&only.name)).cloned();
+            let ce = self.insts[p]
+                .overrides
+                .get(&only.name)
+                .or_else(|| self.insts[p].exp.classes.get(&only.name))
+                .cloned();
             if let Some(ce) = ce
                 && !ce.constraint_mod.is_empty()
             {
@@ -346,7 +346,11 @@ impl Flattener<'_> {
         let id = self.insts.len();
         let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
-        let split = if e.decl().dims.is_empty() && elem.clause.type_dims.is_empty() { None } else { Some(Box::new((m, class_mod))) };
+        let split = if e.decl().dims.is_empty() && elem.clause.type_dims.is_empty() {
+            None
+        } else {
+            Some(Box::new((m, class_mod)))
+        };
         let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
         let path = if self.insts[p].path.is_empty() {
             e.name.clone()
@@ -369,7 +373,6 @@ impl Flattener<'_> {
             package: false,
             overrides: HashMap::new(),
             var0: 0,
-            array_of: None,
             split,
         });
         Ok(id)
@@ -547,14 +550,9 @@ impl Flattener<'_> {
                     return Err(d);
                 }
             }
-            let lits = match prim {
-                Prim::Enum(l) => Some(l.clone()),
-                _ => None,
-            };
             self.insts[i].kind = InstKind::Prim {
                 ty: prim.scalar_type(),
                 dims,
-                lits,
             };
             return Ok(());
         }
@@ -585,7 +583,11 @@ impl Flattener<'_> {
             class.rebind(i, id);
             d.rebind(i, id);
             let m = modifier::merge(&d, &class, &self.insts[i].name)?;
-            let sub = idx.iter().map(|k| (k + 1).to_string()).collect::<Vec<_>>().join(",");
+            let sub = idx
+                .iter()
+                .map(|k| (k + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(",");
             let src = &self.insts[i];
             let inst = Inst {
                 name: format!("{name}[{sub}]"),
@@ -605,7 +607,6 @@ impl Flattener<'_> {
                 package: false,
                 overrides: HashMap::new(),
                 var0: 0,
-                array_of: Some(i),
                 split: None,
             };
             self.insts.push(inst);

@@ -318,12 +318,12 @@ impl Flattener<'_> {
                 {
                     errors.extend(e);
                 }
-            } else if entry.ends_with(".mo") && entry != "package.mo" {
-                if let Some((f, t)) = dir.read(&entry)
-                    && let Err(e) = self.load_text(f, t, Some(pkg))
-                {
-                    errors.extend(e);
-                }
+            } else if entry.ends_with(".mo")
+                && entry != "package.mo"
+                && let Some((f, t)) = dir.read(&entry)
+                && let Err(e) = self.load_text(f, t, Some(pkg))
+            {
+                errors.extend(e);
             }
         }
         if errors.is_empty() {

@@ -4,7 +4,7 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::Diagnostic;
 use crate::syntax::ast::{self, ImportKind};
 
 impl Flattener<'_> {
@@ -210,10 +210,5 @@ impl Flattener<'_> {
         out.sort();
         out.dedup();
         out
-    }
-
-    /// Span of a class for diagnostics.
-    pub fn class_span(&self, id: ClassId) -> Span {
-        self.tree.get(id).span
     }
 }

@@ -13,6 +13,8 @@
 //! - `functions`, `func_eval`: user functions and their interpreter;
 //! - `variables`: flat variables and attributes; `balance`: the equation/unknown check.
 
+#![allow(clippy::result_large_err)] // `Diagnostic` is the shared error type; errors are the cold path.
+
 mod balance;
 mod classtree;
 mod connect;
@@ -419,7 +421,10 @@ pub fn flatten_source_with(
 
 /// The closest candidate for a "did you mean" hint: `diag::closest_name`, plus swapped
 /// adjacent letters (`Lwa` for `Law`), the most common typing slip in short names.
-pub(crate) fn suggest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let cands: Vec<&'a str> = candidates.into_iter().collect();
     if let Some(c) = diag::closest_name(wanted, cands.iter().copied()) {
         return Some(c);
@@ -432,7 +437,10 @@ pub(crate) fn suggest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a
             continue;
         }
         let diff: Vec<usize> = (0..w.len()).filter(|i| w[*i] != cc[*i]).collect();
-        let swapped = diff.len() == 2 && diff[1] == diff[0] + 1 && w[diff[0]] == cc[diff[1]] && w[diff[1]] == cc[diff[0]];
+        let swapped = diff.len() == 2
+            && diff[1] == diff[0] + 1
+            && w[diff[0]] == cc[diff[1]]
+            && w[diff[1]] == cc[diff[0]];
         if swapped && best.is_none_or(|b| c < b) {
             best = Some(c);
         }

@@ -92,7 +92,12 @@ impl Mod {
         {
             b.scope.inst = Some(f(b.scope.lex));
         }
-        if let Some(Redecl::Component { inst: i @ None, lex, .. }) = &mut self.redeclare {
+        if let Some(Redecl::Component {
+            inst: i @ None,
+            lex,
+            ..
+        }) = &mut self.redeclare
+        {
             *i = Some(f(*lex));
         }
         for (_, m) in &mut self.subs {

@@ -41,6 +41,20 @@ pub struct FCtx<'a, 'b> {
     ends: Vec<usize>,
     /// The last non-parameter variable met in structural mode (for error messages).
     pub last_var: Option<String>,
+    /// Parameters whose value was used; they become structural when the context is dropped
+    /// with `commit` set (a kept if-condition does not make its parameters structural).
+    pub marked: Vec<InstId>,
+    pub commit: bool,
+}
+
+impl Drop for FCtx<'_, '_> {
+    fn drop(&mut self) {
+        if self.commit {
+            for m in self.marked.drain(..) {
+                self.f.structural.insert(m);
+            }
+        }
+    }
 }
 
 impl<'a, 'b> FCtx<'a, 'b> {
@@ -52,6 +66,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             mode,
             ends: Vec::new(),
             last_var: None,
+            marked: Vec::new(),
+            commit: true,
         }
     }
 
@@ -155,9 +171,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
                             ),
                         )
                         .with_label("unknown name");
-                        if let Some(best) =
-                            crate::flatten::suggest(&part.ident.name, names.iter().map(|s| s.as_str()))
-                        {
+                        if let Some(best) = crate::flatten::suggest(
+                            &part.ident.name,
+                            names.iter().map(|s| s.as_str()),
+                        ) {
                             d = d.with_help(format!("did you mean `{best}`?"));
                         }
                         return Err(d);
@@ -189,7 +206,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
             InstKind::Removed => {
                 return Err(Diagnostic::error(
                     span,
-                    format!("`{}` is a conditional component whose condition is false", self.f.insts[c].path),
+                    format!(
+                        "`{}` is a conditional component whose condition is false",
+                        self.f.insts[c].path
+                    ),
                 ));
             }
             InstKind::Stub => return Err(Diagnostic::error(span, "internal: instance not ready")),
@@ -204,10 +224,15 @@ impl<'a, 'b> FCtx<'a, 'b> {
         };
         let data = match &self.f.insts[c].kind {
             InstKind::Prim { .. } => flat.into_iter().map(|k| Node::Var(c, k)).collect(),
-            InstKind::Array { elems, .. } => flat.into_iter().map(|k| Node::Inst(elems[k])).collect(),
+            InstKind::Array { elems, .. } => {
+                flat.into_iter().map(|k| Node::Inst(elems[k])).collect()
+            }
             _ => vec![Node::Inst(c)],
         };
-        Ok(Tensor { dims: out_dims, data })
+        Ok(Tensor {
+            dims: out_dims,
+            data,
+        })
     }
 
     /// The expression for a node reached in an expression.
@@ -229,7 +254,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                     }
                     ast::Variability::Parameter if self.mode == Mode::Structural => {
                         let v = self.f.param_value(i)?;
-                        self.f.structural.insert(i);
+                        self.marked.push(i);
                         Ok(Expr::from_val(v.data[k].clone()))
                     }
                     _ => {
@@ -349,9 +374,19 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 continue;
             }
             let Some(d) = f.inputs[k].default.clone() else {
-                return Err(Diagnostic::error(span, format!("`{fname}`: input `{}` has no value", f.inputs[k].name)));
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{fname}`: input `{}` has no value", f.inputs[k].name),
+                ));
             };
-            let mut fc = FCtx::new(self.f, Scope { inst: None, lex: class }, self.mode);
+            let mut fc = FCtx::new(
+                self.f,
+                Scope {
+                    inst: None,
+                    lex: class,
+                },
+                self.mode,
+            );
             for (j, v) in vals.iter().enumerate().take(k) {
                 if let Some(t) = v {
                     fc.locals.push((f.inputs[j].name.clone(), t.clone()));
@@ -647,6 +682,7 @@ impl Flattener<'_> {
         ctx.locals = locals.to_vec();
         let t = eval::eval(&mut ctx, e)?;
         let last = ctx.last_var.take();
+        drop(ctx);
         let dims = t.dims.clone();
         let mut data = Vec::with_capacity(t.data.len());
         for x in t.data {
@@ -850,9 +886,16 @@ fn first_var(e: &Expr) -> Option<usize> {
 
 /// The flat (row-major) indices selected by subscripts of an array of size `dims`, and the
 /// dimensions of the selection.
-pub fn select_flat(dims: &[usize], subs: &[(Vec<usize>, bool)]) -> Result<(Vec<usize>, Vec<usize>), String> {
+pub fn select_flat(
+    dims: &[usize],
+    subs: &[(Vec<usize>, bool)],
+) -> Result<(Vec<usize>, Vec<usize>), String> {
     if subs.len() > dims.len() {
-        return Err(format!("{} subscripts on an array with {} dimensions", subs.len(), dims.len()));
+        return Err(format!(
+            "{} subscripts on an array with {} dimensions",
+            subs.len(),
+            dims.len()
+        ));
     }
     for ((idx, _), d) in subs.iter().zip(dims) {
         if let Some(bad) = idx.iter().find(|i| **i >= *d) {
@@ -861,7 +904,11 @@ pub fn select_flat(dims: &[usize], subs: &[(Vec<usize>, bool)]) -> Result<(Vec<u
     }
     let rest = &dims[subs.len()..];
     let inner: usize = rest.iter().product();
-    let mut out_dims: Vec<usize> = subs.iter().filter(|(_, keep)| *keep).map(|(i, _)| i.len()).collect();
+    let mut out_dims: Vec<usize> = subs
+        .iter()
+        .filter(|(_, keep)| *keep)
+        .map(|(i, _)| i.len())
+        .collect();
     out_dims.extend_from_slice(rest);
     let count: usize = subs.iter().map(|(i, _)| i.len()).product();
     let mut flat = Vec::with_capacity(count * inner);

@@ -8,7 +8,7 @@ use super::instance::{InstId, InstKind, unflatten};
 use super::scalarize::Mode;
 use super::tensor::{Elem, Val};
 use crate::dae::{
-    self, Causality, Equation, EquationKind, Expr, FlatModel, ScalarType, StateSelect, Variability,
+    Causality, Equation, EquationKind, Expr, FlatModel, ScalarType, StateSelect, Variability,
     Variable,
 };
 use crate::diag::Diagnostic;
@@ -130,6 +130,10 @@ impl Flattener<'_> {
                     let t = self.mod_value(&b, Mode::Symbolic, &dims)?;
                     for (k, x) in t.data.into_iter().enumerate() {
                         let v = &mut model.variables[v0 + k];
+                        let x = match (v.ty, x) {
+                            (ScalarType::Real, Expr::Integer(n)) => Expr::Real(n as f64),
+                            (_, x) => x,
+                        };
                         match attr.as_str() {
                             "start" => v.start = Some(x),
                             "nominal" => v.nominal = Some(x),
@@ -301,9 +305,4 @@ impl Flattener<'_> {
         }
         Ok(())
     }
-}
-
-/// Whether a variable is an unknown of the equation system.
-pub fn is_unknown(v: &dae::Variable) -> bool {
-    v.is_unknown()
 }

@@ -284,10 +284,10 @@ impl Compiler<'_> {
             _ => {}
         }
         // `x*y + z` and `z + x*y` fuse when the product was just computed for this purpose.
-        if matches!(op, Op::Add | Op::Sub) {
-            if let Some(fused) = self.try_fuse(op, a, b) {
-                return fused;
-            }
+        if matches!(op, Op::Add | Op::Sub)
+            && let Some(fused) = self.try_fuse(op, a, b)
+        {
+            return fused;
         }
         let (a, b) =
             if matches!(op, Op::Add | Op::Mul | Op::Min | Op::Max | Op::And | Op::Or) && a > b {
@@ -608,19 +608,15 @@ pub fn compile(
                 }
                 let code = start_pc..c.code.len();
                 // Registers read but not written by the block code, other than its unknowns.
-                let mut written: Vec<bool> = vec![false; c.regs.len()];
-                for i in &c.code[code.clone()] {
-                    written[i.dst as usize] = true;
-                }
-                for &v in &block.vars {
-                    written[v] = true;
-                }
+                // A set local to the block: the register file can be large, blocks are small.
+                let mut written: std::collections::HashSet<Reg> =
+                    c.code[code.clone()].iter().map(|i| i.dst).collect();
+                written.extend(block.vars.iter().map(|&v| v as Reg));
                 let mut inputs = Vec::new();
                 for i in &c.code[code.clone()] {
                     let ops = [i.a, i.b, i.c];
                     for &o in &ops[..i.op.arity()] {
-                        if !written[o as usize] && c.konst[o as usize].is_none() {
-                            written[o as usize] = true;
+                        if c.konst[o as usize].is_none() && written.insert(o) {
                             inputs.push(o);
                         }
                     }

@@ -90,10 +90,11 @@ impl Engine {
 
     /// Sets time and states and runs the main pass, unless that point was just evaluated.
     pub fn eval_at(&mut self, t: f64, x: &[f64]) -> Result<(), BlockError> {
-        if let Some((ct, cx)) = &self.cached {
-            if *ct == t && cx.as_slice() == x {
-                return Ok(());
-            }
+        if let Some((ct, cx)) = &self.cached
+            && *ct == t
+            && cx.as_slice() == x
+        {
+            return Ok(());
         }
         self.regs[self.prog.time as usize] = t;
         for (i, &(s, _)) in self.prog.states.iter().enumerate() {

@@ -28,7 +28,7 @@ pub struct EventState {
 /// Why an event could not be handled.
 pub enum EventError {
     Block(BlockError),
-    Diagnostic(Diagnostic),
+    Diagnostic(Box<Diagnostic>),
 }
 
 impl From<BlockError> for EventError {
@@ -142,10 +142,10 @@ pub fn event_iteration(
         }
     }
     if !converged {
-        return Err(EventError::Diagnostic(Diagnostic::error(
+        return Err(EventError::Diagnostic(Box::new(Diagnostic::error(
             Span::DUMMY,
             format!("the event iteration at time {t} did not converge after 100 iterations"),
-        ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results")));
+        ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results"))));
     }
     // Back to continuous time: samples off, initial() false, and remember the conditions as
     // they are between events so that the next edge is detected.
@@ -240,10 +240,10 @@ fn apply_action(
                         es.warnings.push(w);
                     }
                 } else {
-                    return Err(EventError::Diagnostic(
+                    return Err(EventError::Diagnostic(Box::new(
                         Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
                             .with_label("this assert"),
-                    ));
+                    )));
                 }
             }
             Ok(false)
@@ -261,7 +261,7 @@ pub fn check_asserts(
     es: &mut EventState,
     model: &FlatModel,
     t: f64,
-) -> Result<(), Diagnostic> {
+) -> Result<(), Box<Diagnostic>> {
     for a in &engine.prog.always {
         if let Action::Assert {
             condition,
@@ -269,8 +269,9 @@ pub fn check_asserts(
             warning,
             span,
         } = a
+            && engine.regs[*condition as usize] == 0.0
         {
-            if engine.regs[*condition as usize] == 0.0 {
+            {
                 let text = message_text(message, model, &engine.regs);
                 if *warning {
                     let w = format!("warning at time {t}: assertion failed: {text}");
@@ -278,11 +279,10 @@ pub fn check_asserts(
                         es.warnings.push(w);
                     }
                 } else {
-                    return Err(Diagnostic::error(
-                        *span,
-                        format!("assertion failed at time {t}: {text}"),
-                    )
-                    .with_label("this assert"));
+                    return Err(Box::new(
+                        Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
+                            .with_label("this assert"),
+                    ));
                 }
             }
         }

@@ -223,6 +223,15 @@ fn start_values(sys: &SortedSystem, params: &ParamValues) -> crate::diag::Result
     }
 }
 
+/// Compiles a system with `--set` overrides into an engine at its start values (for benchmarks
+/// and tools that evaluate the right-hand side directly).
+pub fn prepare_engine(sys: &SortedSystem, set: &[String]) -> crate::diag::Result<Engine> {
+    let overrides = parse_overrides(&sys.model, set)?;
+    let params = evaluate(&sys.model, &overrides)?;
+    let start = start_values(sys, &params)?;
+    Ok(Engine::new(compile(sys, &params, &start)?))
+}
+
 /// A diagnostic for a failed block solve, naming block, variables, residual and time.
 pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagnostic {
     let model = &sys.model;
@@ -315,10 +324,8 @@ fn non_finite_error(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<D
         ),
     )
     .with_label(format!("this equation computes `{name}`"));
-    if let Some(e) = eq {
-        if !e.component.is_empty() {
-            d = d.with_note(format!("in component `{}`", e.component));
-        }
+    if let Some(e) = eq.filter(|e| !e.component.is_empty()) {
+        d = d.with_note(format!("in component `{}`", e.component));
     }
     Some(d.with_help("look for a division by zero, the square root or logarithm of a negative number, or a value that grows without bound"))
 }
@@ -408,7 +415,7 @@ impl Run<'_> {
             e.run_outputs();
             let alt = self.alt.clone();
             let sys = alt.as_deref().unwrap_or(self.base);
-            check_asserts(&e, &mut self.es, &sys.model, to).map_err(|d| vec![d])?;
+            check_asserts(&e, &mut self.es, &sys.model, to).map_err(|d| vec![*d])?;
             self.rec.record(to, &e);
             drop(e);
             if let Some(pb) = &self.progress {
@@ -486,12 +493,13 @@ impl Run<'_> {
                 Err(err) => {
                     // Explain with the model's words when we can.
                     let mut e = eqn.engine.borrow_mut();
-                    if let Some(be) = e.last_error.clone() {
-                        if (be.time - t_before).abs()
-                            <= 1e-6 * (1.0 + t_before.abs()) + (solver.state().h).abs() * 2.0
-                        {
-                            return Err(vec![block_error(self.sys(), &e.prog, &be)]);
-                        }
+                    let near = 1e-6 * (1.0 + t_before.abs()) + (solver.state().h).abs() * 2.0;
+                    if let Some(be) = e
+                        .last_error
+                        .clone()
+                        .filter(|be| (be.time - t_before).abs() <= near)
+                    {
+                        return Err(vec![block_error(self.sys(), &e.prog, &be)]);
                     }
                     if let Some((t, y)) = e.nan_at.clone() {
                         let time = e.prog.time as usize;
@@ -553,13 +561,13 @@ pub fn simulate_with(
         .interval
         .or(exp.interval)
         .unwrap_or((t_end - t0) / 500.0);
-    if !(t_end > t0) {
+    if t_end.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
         return Err(vec![Diagnostic::error(
             Span::DUMMY,
             format!("the stop time {t_end} must be after the start time {t0}"),
         )]);
     }
-    if !(interval > 0.0) || !(tol > 0.0) {
+    if interval.is_nan() || tol.is_nan() || interval <= 0.0 || tol <= 0.0 {
         return Err(vec![Diagnostic::error(
             Span::DUMMY,
             "the output interval and the tolerance must be positive",
@@ -581,10 +589,8 @@ pub fn simulate_with(
         if v.ty == ScalarType::String {
             continue;
         }
-        if let Some(re) = &opts.vars {
-            if !re.is_match(&v.name) {
-                continue;
-            }
+        if opts.vars.as_ref().is_some_and(|re| !re.is_match(&v.name)) {
+            continue;
         }
         let kind = match v.variability {
             Variability::Parameter | Variability::Constant => VarKind::Parameter,
@@ -629,7 +635,7 @@ pub fn simulate_with(
     if let Err(e) = event_iteration(&mut engine, &mut es, model, t0, None, true) {
         return Err(match e {
             EventError::Block(b) => fail_block(&engine, b),
-            EventError::Diagnostic(d) => vec![d],
+            EventError::Diagnostic(d) => vec![*d],
         });
     }
     if let Some(d) = non_finite_at(sys, &mut engine, t0) {
@@ -813,7 +819,7 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
             .run_main()
             .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
         engine.run_outputs();
-        check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![d])?;
+        check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);
         run.k += 1;
         if t >= run.t_end {
@@ -844,7 +850,7 @@ fn handle_event(
     match event_iteration(engine, &mut run.es, model, t, triggered, false) {
         Ok(()) => {}
         Err(EventError::Block(b)) => return Err(vec![block_error(run.sys(), &engine.prog, &b)]),
-        Err(EventError::Diagnostic(d)) => return Err(vec![d]),
+        Err(EventError::Diagnostic(d)) => return Err(vec![*d]),
     }
     run.rec.record(t, engine);
     Ok(())

@@ -48,14 +48,12 @@ pub fn check(engine: &mut Engine) -> Option<Vec<VarId>> {
         let Some((best_det, best_cols)) = best else {
             continue;
         };
-        if !(current >= HYSTERESIS * best_det) {
+        // NaN determinants count as singular.
+        let regular = current >= HYSTERESIS * best_det;
+        if !regular {
             switch = true;
         }
-        let keep = if current >= HYSTERESIS * best_det {
-            &set.dummy_cols
-        } else {
-            &best_cols
-        };
+        let keep = if regular { &set.dummy_cols } else { &best_cols };
         for c in 0..set.cols {
             if !keep.contains(&c) {
                 prefer.push(set.candidate_states[c]);

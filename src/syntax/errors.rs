@@ -28,12 +28,21 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
             a.expected_tokens()
                 .into_iter()
                 .map(|t| t.to_string())
-                .filter(|t| !matches!(t.as_str(), " " | "\t" | "\r" | "\n" | "//" | "/*"))
+                // Whitespace and comment starters are possible everywhere: not worth listing.
+                .filter(|t| {
+                    !t.starts_with(char::is_whitespace) && !matches!(t.as_str(), "/" | "//" | "/*")
+                })
                 .collect(),
         ),
         None => (rule_pos, BTreeSet::new()),
     };
-    let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && tokens.contains(";"));
+    // Tokens made only of name characters can be fragments of the keyword check inside names;
+    // punctuation (`;`, `,`, `)`...) is a reliable sign of real progress.
+    let structural = tokens
+        .iter()
+        .filter(|t| *t != "*/")
+        .any(|t| t.chars().any(|c| ";,()[]{}=:<>+-*/^".contains(c)));
+    let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && structural);
     let pos = if use_tokens { max_pos } else { rule_pos }.min(text.len());
     let expected = if use_tokens { tokens } else { BTreeSet::new() };
     let positives: BTreeSet<Rule> = match &e.variant {
@@ -98,6 +107,11 @@ fn explain(
         .with_help(format!("add the closing `{closer}`"));
     }
 
+    if found.kind == TokKind::Number && found.text.matches('.').count() > 1 {
+        return Diagnostic::error(at, format!("malformed number `{f}`"))
+            .with_label("a number has at most one `.`")
+            .with_help("write e.g. `1.25` or `1.2e3`");
+    }
     // `=` in an algorithm.
     if f == "=" && (has(Rule::assign_rhs) || ctx.section == Sec::Algorithm && exp(":=")) {
         return Diagnostic::error(at, "`=` is not allowed in an algorithm: use `:=`")
@@ -180,6 +194,38 @@ fn explain(
         )
         .with_label("a name is expected here")
         .with_help(format!("rename it, e.g. `{f}_`"));
+    }
+    // Inside a modification `( ... )`, an argument is missing or malformed.
+    if exp("each") && exp("redeclare") && ctx.open_brackets > 0 {
+        let what = if matches!(f, ")" | ",") {
+            format!("unexpected `{f}`")
+        } else {
+            format!("unexpected {}", found.describe())
+        };
+        return Diagnostic::error(
+            at,
+            format!("{what}: expected a modifier such as `start = 0`"),
+        )
+        .with_label("a modifier is expected here")
+        .pipe_if(f == ")", |d| {
+            d.with_help("remove the trailing `,` or `each`/`final`")
+        });
+    }
+    // A new class starts while the previous one is still open.
+    if matches!(ctx.section, Sec::Equation | Sec::Algorithm)
+        && CLASS_KINDS.contains(&f)
+        && let Some(c) = ctx.classes.last()
+    {
+        return Diagnostic::error(at, format!("expected `end {};` before this `{f}`", c.name))
+            .with_label(format!("the class `{}` is not closed", c.name))
+            .with_secondary(
+                Span::new(file, c.start, c.start + c.name.len()),
+                "the class starts here",
+            )
+            .with_help(format!(
+                "add `end {};` to finish the class `{}`",
+                c.name, c.name
+            ));
     }
     // `end` of a block statement/equation or of the class.
     if ctx.prev.as_ref().is_some_and(|p| p.text == "end") {
@@ -351,7 +397,10 @@ fn list(expected: &BTreeSet<String>, positives: &BTreeSet<Rule>) -> String {
     }
     if expected.is_empty() {
         for r in positives {
-            items.push(rule_phrase(*r).to_string());
+            let phrase = rule_phrase(*r);
+            if !phrase.is_empty() && !items.iter().any(|i| i == phrase) {
+                items.push(phrase.to_string());
+            }
         }
     }
     if name {
@@ -386,7 +435,7 @@ fn rule_phrase(r: Rule) -> &'static str {
         Rule::element => "a declaration",
         Rule::class_definition | Rule::top_class => "a class definition",
         Rule::kw_annotation => "`annotation`",
-        _ => "more text",
+        _ => "",
     }
 }
 
@@ -417,7 +466,7 @@ impl Tok {
         match self.kind {
             TokKind::Eof => "end of file".into(),
             TokKind::Str => "a string".into(),
-            TokKind::Number => format!("the number `{}`", self.text),
+            TokKind::Number => format!("number `{}`", self.text),
             TokKind::Keyword => format!("keyword `{}`", self.text),
             TokKind::Ident => format!("`{}`", self.text),
             _ => format!("`{}`", self.text),

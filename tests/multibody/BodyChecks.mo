@@ -1,7 +1,7 @@
 package BodyChecks "Small models with analytic answers, used by tests/multibody_bodies.rs"
   model FreeBody "Asymmetric body thrown in gravity: parabola, energy, world angular momentum, |q| = 1"
     Minimo.Multibody.Parts.RigidBodyWithEnergy body(m = 2, I = {{0.1, 0.01, 0}, {0.01, 0.2, 0}, {0, 0, 0.3}},
-      r_start = {0, 1, 0}, v_start = {1, 2, -0.5}, q_start = Minimo.Multibody.Frames.axisAngle({1, 1, 0}, 0.4),
+      r_start = {0, 1, 0}, v_start = {1, 2, -0.5}, q_start = {cos(0.2), sin(0.2)/sqrt(2), sin(0.2)/sqrt(2), 0},
       w_start = {0.2, 3, 0.5});
     Real L[3] "angular momentum about the centre of mass, world axes";
     Real qnorm "quaternion norm";

@@ -38,6 +38,8 @@ pub struct Sim<'a> {
     pub stop_time: f64,
     pub interval: f64,
     pub tolerance: Option<f64>,
+    /// Integrator (`--solver`); minimo's default when `None`.
+    pub solver: Option<&'a str>,
     pub sets: Vec<(String, f64)>,
     /// Regular expression of the variables to keep (all when `None`).
     pub vars: Option<&'a str>,
@@ -51,6 +53,7 @@ impl<'a> Sim<'a> {
             stop_time,
             interval,
             tolerance: None,
+            solver: None,
             sets: Vec::new(),
             vars: None,
         }
@@ -61,6 +64,10 @@ impl<'a> Sim<'a> {
     }
     pub fn tolerance(mut self, tol: f64) -> Self {
         self.tolerance = Some(tol);
+        self
+    }
+    pub fn solver(mut self, solver: &'a str) -> Self {
+        self.solver = Some(solver);
         self
     }
     pub fn set(mut self, name: &str, value: f64) -> Self {
@@ -87,6 +94,9 @@ impl<'a> Sim<'a> {
         cmd.args(["--interval", &self.interval.to_string()]);
         if let Some(t) = self.tolerance {
             cmd.args(["--tolerance", &t.to_string()]);
+        }
+        if let Some(s) = self.solver {
+            cmd.args(["--solver", s]);
         }
         for (k, v) in &self.sets {
             cmd.args(["--set", &format!("{k}={v}")]);
@@ -135,10 +145,7 @@ impl Trajectories {
     pub fn parse(csv: &str) -> Result<Trajectories, String> {
         let mut lines = csv.lines().filter(|l| !l.trim().is_empty());
         let header = lines.next().ok_or("empty result file")?;
-        let names: Vec<String> = header
-            .split(',')
-            .map(|s| s.trim().trim_matches('"').to_string())
-            .collect();
+        let names = split_header(header);
         let mut rows = Vec::new();
         for (i, line) in lines.enumerate() {
             let row: Result<Vec<f64>, _> =
@@ -206,6 +213,27 @@ impl Trajectories {
     pub fn all_finite(&self) -> bool {
         self.rows.iter().all(|r| r.iter().all(|x| x.is_finite()))
     }
+}
+
+/// Splits a CSV header; names holding commas (`T[1,2]`) come quoted.
+fn split_header(line: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => names.push(std::mem::take(&mut cur).trim().to_string()),
+            _ => cur.push(c),
+        }
+    }
+    names.push(cur.trim().to_string());
+    names
 }
 
 /// Linear interpolation of (xs, ys) at x (xs increasing).

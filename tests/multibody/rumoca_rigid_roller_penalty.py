@@ -25,9 +25,8 @@ model RigidRollerPenalty
   parameter Real tilt = 0.2;
   final parameter Real R1 = R*cos(3.141592653589793/nRollers);
   Parts.Ground ground;
-  Parts.RigidBodyWithEnergy roller(m = m,
-    I = diagonal({Omni.spindleInertia(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers), Omni.spindleInertia2(m, R, nRollers)}),
-    r_start = {0, R - R1*cos(tilt), 0}, q_start = Frames.axisAngle({0, 0, 1}, tilt), w_start = {0, 3, 0});
+  Omni.RollerBody roller(m = m, R = R, nRollers = nRollers,
+    r_start = {0, R - R1*cos(tilt), 0}, q_start = {cos(tilt/2), 0, 0, sin(tilt/2)}, w_start = {0, 3, 0});
   Contacts.PointContact contact(redeclare model Geometry = Contacts.Geometries.RollerOnPlane(R = R, nRollers = nRollers),
     redeclare model NormalElastic = Contacts.Elastic.LinearPenalty, redeclare model NormalDamping = Contacts.Damping.None,
     redeclare model TangentialForce = Contacts.Friction.None);

@@ -218,9 +218,12 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       parameter Real dv(unit = "s/m") = 0 "viscous friction coefficient: mu grows to mu + dv*|vt|";
       parameter Real vmu(unit = "m/s") = 1e-2 "dryFrictionProportionalZone";
       parameter Boolean useLinearProportionalZone = false "phi = v/vmu instead of (2 - v/vmu)*v/vmu";
+    protected
+      Real v "slip speed |vt|, with a derivative at zero slip";
     equation
-      Ft = -(mu + dv*sqrt(vt*vt))*Fn*(if noEvent(vt*vt > vmu^2) then vt/sqrt(vt*vt)
-        elseif useLinearProportionalZone then vt/vmu else (2 - sqrt(vt*vt)/vmu)*vt/vmu);
+      v = if noEvent(vt*vt > 0) then sqrt(vt*vt) else 0;
+      Ft = -(mu + dv*v)*Fn*(if noEvent(v > vmu) then vt/v
+        elseif useLinearProportionalZone then vt/vmu else (2 - v/vmu)*vt/vmu);
     end ExudynRegularized;
   end Friction;
 
@@ -238,7 +241,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     Real n[3] "contact normal, world";
     Real h(unit = "m") "signed gap";
     Real vr[3](each unit = "m/s") "velocity of B's contact point relative to A";
-    Real relvn(unit = "m/s") "normal relative velocity";
+    Real relvn(unit = "m/s", stateSelect = StateSelect.never) "normal relative velocity (a function of the bodies' states: never a state itself)";
     Real vt[3](each unit = "m/s") "tangential slip velocity";
     Real Fn(unit = "N") "normal force on B";
     Real Ft[3](each unit = "N") "tangential force on B";

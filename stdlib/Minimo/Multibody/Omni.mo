@@ -1,7 +1,7 @@
 within Minimo.Multibody;
 package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasimov 2018)"
 
-  function spindleInertia "Axial and transverse moments of inertia of a homogeneous spindle roller"
+  function spindleInertia "Axial and transverse inertia of a homogeneous spindle roller, by Simpson's rule (a check of RollerBody)"
     input Real m(unit = "kg") "roller mass";
     input Real R(unit = "m") "radius of the generating arc (wheel radius)";
     input Integer nRollers "rollers per wheel (the roller spans 2*pi/nRollers)";
@@ -34,8 +34,27 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     Itrans := m*Jt/V;
   end spindleInertia;
 
+  model RollerBody "Homogeneous spindle roller as a rigid body (x = roller axis); inertia in closed form"
+    extends Parts.RigidBodyWithEnergy(final I = diagonal({Iaxial, Itrans, Itrans}));
+    parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the wheel radius)";
+    parameter Integer nRollers = 4 "rollers per wheel: the roller spans the angle 2*pi/nRollers";
+    // Profile rho(x) = sqrt(R^2 - x^2) - c on |x| <= a; the integrals of rho^2, rho^4 and
+    // rho^2*x^2 in closed form (same values as the function spindleInertia).
+    final parameter Real alpha = 3.141592653589793/nRollers;
+    final parameter Real a(unit = "m") = R*sin(alpha) "half length";
+    final parameter Real c(unit = "m") = R*cos(alpha) "distance from the axis to the arc centre";
+    final parameter Real J1 = a*c + R^2*alpha "integral of sqrt(R^2 - x^2)";
+    final parameter Real J3 = a*(5*R^2 - 2*a^2)*c/4 + 3*R^4*alpha/4 "integral of (R^2 - x^2)^(3/2)";
+    final parameter Real K1 = a*(2*a^2 - R^2)*c/4 + R^4*alpha/4 "integral of x^2*sqrt(R^2 - x^2)";
+    final parameter Real P2 = (R^2 + c^2)*2*a - 2*a^3/3 - 2*c*J1 "integral of rho^2";
+    final parameter Real P4 = (R^4*2*a - 2*R^2*2*a^3/3 + 2*a^5/5) - 4*c*J3 + 6*c^2*(R^2*2*a - 2*a^3/3)
+      - 4*c^3*J1 + c^4*2*a "integral of rho^4";
+    final parameter Real X2 = (R^2 + c^2)*2*a^3/3 - 2*a^5/5 - 2*c*K1 "integral of rho^2*x^2";
+    final parameter Real Iaxial(unit = "kg.m2") = m*P4/(2*P2) "moment of inertia about the roller axis";
+    final parameter Real Itrans(unit = "kg.m2") = m*(P4/4 + X2)/P2 "about a transverse axis through the centre";
+  end RollerBody;
+
   model Roller "A roller on its wheel: rigid body, revolute joint to the wheel, contact with the ground plane"
-    import Minimo.Multibody.Frames;
     parameter Integer j = 1 "roller index on the wheel (1: at the bottom when the wheel is upright)";
     parameter Integer nRollers = 4 "rollers per wheel";
     parameter Real R(unit = "m") = 0.05 "wheel radius (radius of the roller's generating arc)";
@@ -58,22 +77,40 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     final parameter Real alpha = 3.141592653589793/nRollers;
     final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the wheel centre to the roller axis";
     final parameter Real kappa(unit = "rad") = 2*3.141592653589793*(j - 1)/nRollers "angular position on the wheel";
-    // Mounting: roller x axis along the rim tangent, then turned by beta about the radius.
-    final parameter Real q_mount[4] = Frames.quatMul(Frames.axisAngle({1, 0, 0}, kappa), Frames.axisAngle({0, 1, 0}, beta - 3.141592653589793/2));
+    // Mounting: roller x axis along the rim tangent, then turned by beta about the radius:
+    // q_mount = rotation(x, kappa) * rotation(y, beta - pi/2). Written out (no function calls), so
+    // the start values stay plain parameter expressions.
+    final parameter Real c1 = cos(kappa/2);
+    final parameter Real s1 = sin(kappa/2);
+    final parameter Real c2 = cos((beta - 3.141592653589793/2)/2);
+    final parameter Real s2 = sin((beta - 3.141592653589793/2)/2);
+    final parameter Real q_mount[4] = {c1*c2, s1*c2, c1*s2, s1*s2} "roller orientation relative to the wheel";
     final parameter Real p_mount[3](each unit = "m") = {0, -R1*cos(kappa), -R1*sin(kappa)} "roller centre, wheel axes";
-    final parameter Real axis_mount[3] = Frames.rotate(q_mount, {1, 0, 0}) "roller axis, wheel axes";
-    final parameter Real Tw[3, 3] = Frames.toMatrix(wheel_q_start);
+    final parameter Real axis_mount[3] = {q_mount[1]^2 + q_mount[2]^2 - q_mount[3]^2 - q_mount[4]^2,
+      2*(q_mount[2]*q_mount[3] + q_mount[1]*q_mount[4]), 2*(q_mount[2]*q_mount[4] - q_mount[1]*q_mount[3])}
+      "roller axis, wheel axes";
+    final parameter Real qw[4] = wheel_q_start;
+    final parameter Real Tw[3, 3] = {{qw[1]^2 + qw[2]^2 - qw[3]^2 - qw[4]^2, 2*(qw[2]*qw[3] - qw[1]*qw[4]), 2*(qw[2]*qw[4] + qw[1]*qw[3])},
+      {2*(qw[2]*qw[3] + qw[1]*qw[4]), qw[1]^2 - qw[2]^2 + qw[3]^2 - qw[4]^2, 2*(qw[3]*qw[4] - qw[1]*qw[2])},
+      {2*(qw[2]*qw[4] - qw[1]*qw[3]), 2*(qw[3]*qw[4] + qw[1]*qw[2]), qw[1]^2 - qw[2]^2 - qw[3]^2 + qw[4]^2}}
+      "wheel rotation matrix at the start";
     final parameter Real ww[3](each unit = "rad/s") = Tw*wheel_w_start "wheel angular velocity, world";
-    final parameter Real q_roller[4] = Frames.quatMul(wheel_q_start, q_mount) "initial roller orientation";
-    final parameter Real Iaxial(unit = "kg.m2") = spindleInertia(m, R, nRollers);
-    final parameter Real Itrans(unit = "kg.m2") = Omni.spindleInertia2(m, R, nRollers);
+    final parameter Real q_roller[4] = {qw[1]*q_mount[1] - qw[2]*q_mount[2] - qw[3]*q_mount[3] - qw[4]*q_mount[4],
+      qw[1]*q_mount[2] + qw[2]*q_mount[1] + qw[3]*q_mount[4] - qw[4]*q_mount[3],
+      qw[1]*q_mount[3] - qw[2]*q_mount[4] + qw[3]*q_mount[1] + qw[4]*q_mount[2],
+      qw[1]*q_mount[4] + qw[2]*q_mount[3] - qw[3]*q_mount[2] + qw[4]*q_mount[1]} "initial roller orientation";
+    final parameter Real qr[4] = q_roller;
+    final parameter Real Tr[3, 3] = {{qr[1]^2 + qr[2]^2 - qr[3]^2 - qr[4]^2, 2*(qr[2]*qr[3] - qr[1]*qr[4]), 2*(qr[2]*qr[4] + qr[1]*qr[3])},
+      {2*(qr[2]*qr[3] + qr[1]*qr[4]), qr[1]^2 - qr[2]^2 + qr[3]^2 - qr[4]^2, 2*(qr[3]*qr[4] - qr[1]*qr[2])},
+      {2*(qr[2]*qr[4] - qr[1]*qr[3]), 2*(qr[3]*qr[4] + qr[1]*qr[2]), qr[1]^2 - qr[2]^2 - qr[3]^2 + qr[4]^2}}
+      "roller rotation matrix at the start";
     Interfaces.ConstraintFrame wheelFrame "the wheel disc";
     Interfaces.ConstraintFrame groundFrame "the ground";
-    Parts.RigidBody body(m = m, I = diagonal({Iaxial, Itrans, Itrans}),
+    RollerBody body(m = m, R = R, nRollers = nRollers,
       r_start = wheel_r_start + Tw*p_mount,
       v_start = wheel_v_start + cross(ww, Tw*p_mount),
       q_start = q_roller,
-      w_start = transpose(Frames.toMatrix(q_roller))*ww + {spin_start, 0, 0});
+      w_start = transpose(Tr)*ww + {spin_start, 0, 0});
     Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3));
     Contacts.PointContact contact(rRef = wheelFrame.r,
       redeclare model Geometry = Contacts.Geometries.InclinedRollerOnPlane(R = R, nRollers = nRollers, beta = beta),
@@ -87,19 +124,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     connect(contact.frame_b, body.frame);
   end Roller;
 
-  function spindleInertia2 "Transverse moment of inertia of a spindle roller (second output of spindleInertia)"
-    input Real m(unit = "kg");
-    input Real R(unit = "m");
-    input Integer nRollers;
-    output Real Itrans(unit = "kg.m2");
-  protected
-    Real Iaxial;
-  algorithm
-    (Iaxial, Itrans) := spindleInertia(m, R, nRollers);
-  end spindleInertia2;
 
   model OmniWheel "Wheel disc with n rollers on revolute joints; roller 1 at the bottom when upright"
-    import Minimo.Multibody.Frames;
     parameter Integer nRollers = 4 "rollers per wheel";
     parameter Real R(unit = "m") = 0.05 "wheel radius (outer profile of the rollers)";
     parameter Real beta(unit = "rad") = 0 "inclination of the roller axes to the wheel plane";
@@ -121,7 +147,10 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real w_start[3](each unit = "rad/s") = zeros(3) "initial angular velocity, wheel axes";
     parameter Boolean rollingStart = true "give roller 1 the spin of rolling without slip at t = 0 (beta = 0)";
     final parameter Real R1(unit = "m") = R*cos(3.141592653589793/nRollers);
-    final parameter Real spin1(unit = "rad/s") = if rollingStart then -(v_start*Frames.rotate(q_start, {1, 0, 0}))/(R - R1) else 0
+    final parameter Real axis_start[3] = {q_start[1]^2 + q_start[2]^2 - q_start[3]^2 - q_start[4]^2,
+      2*(q_start[2]*q_start[3] + q_start[1]*q_start[4]), 2*(q_start[2]*q_start[4] - q_start[1]*q_start[3])}
+      "wheel axis at the start, world";
+    final parameter Real spin1(unit = "rad/s") = if rollingStart then -(v_start*axis_start)/(R - R1) else 0
       "spin of roller 1 so that its contact point does not slip";
     Interfaces.BodyFrame frame "the wheel disc (hub)";
     Interfaces.ConstraintFrame ground "the ground plane";

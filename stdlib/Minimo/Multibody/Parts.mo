@@ -11,14 +11,15 @@ package Parts "Rigid bodies and the fixed ground"
     parameter Real w_start[3](each unit = "rad/s") = zeros(3) "initial angular velocity, body axes";
     parameter Real k_q(unit = "1/s") = 10 "gain pulling the quaternion back to unit norm (0: none)";
     Interfaces.BodyFrame frame "centre of mass frame";
-    Real r[3](start = r_start, each fixed = true, each unit = "m") "position of the centre of mass";
-    Real v[3](start = v_start, each fixed = true, each unit = "m/s") "velocity of the centre of mass";
-    Real q[4](start = q_start, each fixed = true) "orientation quaternion, body to world";
-    Real wb[3](start = w_start, each fixed = true, each unit = "rad/s") "angular velocity, body axes";
+    Real r[3](start = r_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "m") "position of the centre of mass";
+    Real v[3](start = v_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "m/s") "velocity of the centre of mass";
+    Real q[4](start = q_start, each fixed = true, each stateSelect = StateSelect.always) "orientation quaternion, body to world";
+    Real wb[3](start = w_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "rad/s") "angular velocity, body axes";
     Real dwb[3](each unit = "rad/s2") "angular acceleration, body axes";
     Real tb[3](each unit = "N.m") "torque about the centre of mass, body axes";
     Real qerr "quaternion norm error q*q - 1";
   equation
+    // r, v, q, wb are always states: constraints act on accelerations only (see Joints).
     // Translation (Newton).
     der(r) = v;
     der(v) = frame.a;
