@@ -160,7 +160,7 @@ fn planar_four_bar_from_spatial_revolutes_is_redundant() {
     }
     // Generalized forces collected per coordinate: (link, coord) -> sum of lambda * dg/dq.
     let mut force: Vec<Vec<E>> = vec![vec![c(0.0); 6]; 3];
-    let mut add = |force: &mut Vec<Vec<E>>, link: usize, k: usize, term: E| {
+    let add = |force: &mut Vec<Vec<E>>, link: usize, k: usize, term: E| {
         force[link][k] = force[link][k].clone() + term;
     };
     for j in 0..4 {
