@@ -402,10 +402,7 @@ fn parameter_without_value_used_structurally() {
 }
 
 #[test]
-fn within_unknown_package() {
-    assert_err(
-        "within Nowhere.Pkg;\nmodel M Real x = 1; end M;\n",
-        None,
-        &["`within Nowhere.Pkg`: package not found"],
-    );
+fn within_unknown_package_keeps_classes_at_top_level() {
+    let m = flatten_common::flat_model("within Nowhere.Pkg;\nmodel M Real x = 1; end M;\n", None);
+    assert_eq!(m.name, "M");
 }

@@ -748,3 +748,23 @@ equation
 end M;
 "#
 );
+
+// A parameter in a condition that stays symbolic (it also depends on time) keeps its binding
+// expression; one in a condition known before simulation is evaluated (its binding becomes the
+// value).
+snap!(parameters_in_kept_and_selected_conditions, Some("M"), r#"
+model M
+  parameter Real T = 1;
+  parameter Real t0 = 2*T;
+  parameter Real lim = 3*T;
+  Real y;
+equation
+  if time > t0 then
+    y = 1;
+  elseif lim > 2 then
+    y = 2;
+  else
+    y = 3;
+  end if;
+end M;
+"#);

@@ -71,7 +71,7 @@ fn rigid_roller_matches_the_stiff_penalty_limit() {
 }
 
 #[test]
-#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
+#[ignore = "minimo sim: BDF, ESDIRK34 and TR-BDF2 all stop with Newton failures between t = 0.18 and 0.76 s on the dropped roller (rumoca runs it)"]
 fn free_roller_without_friction_and_damping_conserves_energy() {
     let file = temp_model(
         "FreeRollerConservative.mo",
@@ -168,7 +168,7 @@ fn three_forms_of_the_rigid_contact() {
 
 /// A user-written friction law (examples/multibody/CustomFriction.mo) plugged in by one redeclare.
 #[test]
-#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
+#[ignore = "minimo sim: BDF, ESDIRK34 and TR-BDF2 all stop with Newton failures between t = 0.18 and 0.76 s on the dropped roller (rumoca runs it)"]
 fn custom_friction_law_plugs_into_the_template() {
     let coulomb = Sim::new(example("FreeRoller.mo"), "FreeRoller", 1.0, 0.01)
         .tolerance(1e-9)

@@ -165,7 +165,7 @@ fn translation_and_spin_follow_the_inertialess_circle() {
 
 /// The compliant variant of the same vehicle against rumoca's run of the same library model.
 #[test]
-#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
+#[ignore = "minimo sim too slow here: 0.05 s of the compliant vehicle took 37 s (203 steps, 61 rejected, 1055 right-hand sides)"]
 fn compliant_vehicle_matches_rumoca() {
     let file = temp_model(
         "VehicleCompliant.mo",
@@ -200,7 +200,7 @@ fn compliant_vehicle_matches_rumoca() {
 
 /// One redeclare swaps the friction law of all 12 rollers.
 #[test]
-#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
+#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn viscous_vehicle_differs_from_coulomb_vehicle() {
     let coulomb = Sim::new(example("OmniVehicle.mo"), "OmniVehicle", 1.0, 0.01)
         .vars(r"time|vehicle\.platform\.(r|v)\[\d\]")
@@ -244,7 +244,6 @@ fn vehicle_simulates_faster_than_real_time() {
 
 /// The class parameters given at the vehicle reach every roller's contact (flattening only).
 #[test]
-#[ignore = "minimo flattening bug: a redeclared class parameter passed down one level (Mid(redeclare model M = B) -> Inner(redeclare model L = M)) resolves to the original class"]
 fn friction_redeclare_reaches_every_roller() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
         .arg("flatten")

@@ -65,7 +65,7 @@ fn circuit_without_ground_gets_a_hint() {
         .find(|d| d.message.starts_with("no equation determines"))
         .expect("under-determined part");
     let help = under.help.clone().unwrap_or_default();
-    assert!(help.starts_with("no ground: the potentials"), "{all:?}");
+    assert!(help.starts_with("no ground: the potential "), "{all:?}");
     assert!(help.contains(".v`"), "{help}");
     let over = errs
         .iter()
@@ -160,7 +160,7 @@ fn planar_four_bar_from_spatial_revolutes_is_redundant() {
     }
     // Generalized forces collected per coordinate: (link, coord) -> sum of lambda * dg/dq.
     let mut force: Vec<Vec<E>> = vec![vec![c(0.0); 6]; 3];
-    let mut add = |force: &mut Vec<Vec<E>>, link: usize, k: usize, term: E| {
+    let add = |force: &mut Vec<Vec<E>>, link: usize, k: usize, term: E| {
         force[link][k] = force[link][k].clone() + term;
     };
     for j in 0..4 {

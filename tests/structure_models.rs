@@ -150,6 +150,7 @@ fn cli_structure_view_and_exit_codes() {
         "{out}"
     );
     assert!(out.contains("States (2): x, vx"), "{out}");
+    assert!(out.contains("structural index 3"), "{out}");
     assert!(out.contains("linear system of 5 equations"), "{out}");
     assert!(out.contains("index reduction"), "{out}");
 

@@ -16,6 +16,9 @@ pub struct CheckArgs {
     /// Extra library folder or file (repeatable); MODELICAPATH is searched too.
     #[arg(long = "lib")]
     pub libs: Vec<PathBuf>,
+    /// Only parse the files (do not flatten their models).
+    #[arg(long)]
+    pub syntax_only: bool,
 }
 
 /// Checks each file independently (one broken file does not hide problems in the others);
@@ -32,7 +35,7 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
     }
-    if !failed {
+    if !failed && !args.syntax_only {
         failed = !flatten_models(&args);
     }
     if failed {

@@ -128,6 +128,7 @@ impl Flattener<'_> {
                 fc.locals = locals.clone();
                 let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
                 let nb = fc.resolve(b)?.ok_or_else(|| unknown_connector(b))?;
+                drop(fc);
                 if na.dims != nb.dims && na.len() != nb.len() {
                     return Err(Diagnostic::error(
                         eq.span,
@@ -162,7 +163,10 @@ impl Flattener<'_> {
                     let cv = {
                         let mut fc = FCtx::new(self, scope, Mode::Structural);
                         fc.locals = locals.clone();
-                        eval::eval(&mut fc, c)?
+                        let v = eval::eval(&mut fc, c)?;
+                        // Only a condition known before simulation makes its parameters structural.
+                        fc.commit = v.data.iter().all(|x| x.to_val().is_some());
+                        v
                     };
                     let cv = cv.into_scalar().map_err(|m| Diagnostic::error(c.span, m))?;
                     match cv.to_val() {

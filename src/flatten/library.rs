@@ -218,26 +218,11 @@ impl Flattener<'_> {
         let def = super::parse(&text, file)?;
         let parent = match (parent, &def.within) {
             (Some(p), _) => Some(p),
-            (
-                None,
-                Some(ast::Within {
-                    name: Some(w),
-                    span,
-                }),
-            ) => {
+            // A `within` package that is not loaded: the classes stay at the top level (the
+            // file can still be checked and flattened on its own).
+            (None, Some(ast::Within { name: Some(w), .. })) => {
                 let path: Vec<&str> = w.parts.iter().map(|p| p.name.as_str()).collect();
-                match self.resolve_global(&path) {
-                    Some(p) => Some(p),
-                    None => {
-                        return Err(vec![
-                            Diagnostic::error(
-                                *span,
-                                format!("`within {}`: package not found", path.join(".")),
-                            )
-                            .with_help("load the library with --lib DIR or MODELICAPATH"),
-                        ]);
-                    }
-                }
+                self.resolve_global(&path)
             }
             _ => None,
         };

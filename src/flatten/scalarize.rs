@@ -41,6 +41,20 @@ pub struct FCtx<'a, 'b> {
     ends: Vec<usize>,
     /// The last non-parameter variable met in structural mode (for error messages).
     pub last_var: Option<String>,
+    /// Parameters whose value was used; they become structural when the context is dropped
+    /// with `commit` set (a kept if-condition does not make its parameters structural).
+    pub marked: Vec<InstId>,
+    pub commit: bool,
+}
+
+impl Drop for FCtx<'_, '_> {
+    fn drop(&mut self) {
+        if self.commit {
+            for m in self.marked.drain(..) {
+                self.f.structural.insert(m);
+            }
+        }
+    }
 }
 
 impl<'a, 'b> FCtx<'a, 'b> {
@@ -52,6 +66,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             mode,
             ends: Vec::new(),
             last_var: None,
+            marked: Vec::new(),
+            commit: true,
         }
     }
 
@@ -238,7 +254,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                     }
                     ast::Variability::Parameter if self.mode == Mode::Structural => {
                         let v = self.f.param_value(i)?;
-                        self.f.structural.insert(i);
+                        self.marked.push(i);
                         Ok(Expr::from_val(v.data[k].clone()))
                     }
                     _ => {
@@ -666,6 +682,7 @@ impl Flattener<'_> {
         ctx.locals = locals.to_vec();
         let t = eval::eval(&mut ctx, e)?;
         let last = ctx.last_var.take();
+        drop(ctx);
         let dims = t.dims.clone();
         let mut data = Vec::with_capacity(t.data.len());
         for x in t.data {

@@ -130,6 +130,10 @@ impl Flattener<'_> {
                     let t = self.mod_value(&b, Mode::Symbolic, &dims)?;
                     for (k, x) in t.data.into_iter().enumerate() {
                         let v = &mut model.variables[v0 + k];
+                        let x = match (v.ty, x) {
+                            (ScalarType::Real, Expr::Integer(n)) => Expr::Real(n as f64),
+                            (_, x) => x,
+                        };
                         match attr.as_str() {
                             "start" => v.start = Some(x),
                             "nominal" => v.nominal = Some(x),

@@ -109,10 +109,12 @@ fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind
     let linear = comp
         .iter()
         .all(|&e| is_linear_in(&eqs[e].residual, &in_block));
-    if comp.len() == 1 && vars.len() == 1 && linear {
-        if let Some(expr) = solve_linear(&eqs[comp[0]].residual, vars[0]) {
-            return BlockKind::Explicit { expr };
-        }
+    if comp.len() == 1
+        && vars.len() == 1
+        && linear
+        && let Some(expr) = solve_linear(&eqs[comp[0]].residual, vars[0])
+    {
+        return BlockKind::Explicit { expr };
     }
     if linear {
         BlockKind::Linear

@@ -264,11 +264,15 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
     })
 }
 
+/// Supplies the partial derivative of a user-function call: `(function, args, output, element, k)`.
+pub type UserPartial<'a> =
+    dyn FnMut(&str, &[Expr], usize, usize, usize) -> Result<Expr, String> + 'a;
+
 /// Tangent for the partial derivative with respect to one variable.
 pub struct Partial<'a> {
     pub var: VarId,
     /// Generates partial derivatives of user functions (see [`super::userfn`]).
-    pub user: &'a mut dyn FnMut(&str, &[Expr], usize, usize, usize) -> Result<Expr, String>,
+    pub user: &'a mut UserPartial<'a>,
 }
 
 impl Tangent for Partial<'_> {

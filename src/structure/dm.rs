@@ -208,7 +208,7 @@ pub fn report(
         d = if no_ground {
             let pot: Vec<String> = free_potentials.iter().map(|&v| name(v)).collect();
             d.with_help(format!(
-                "no ground: the potentials {} are determined only up to a constant; connect a ground (reference) component to the circuit",
+                "no ground: the potential {} (and every potential equal to it) is determined only up to a constant; connect a ground (reference) component to the circuit",
                 list(&pot)
             ))
         } else if !p.unmatched_eqs.is_empty() {

@@ -30,8 +30,8 @@ pub fn lit(v: f64) -> Expr {
 pub fn add(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => lit(x + y),
-        (Some(x), _) if x == 0.0 => b,
-        (_, Some(y)) if y == 0.0 => a,
+        (Some(0.0), _) => b,
+        (_, Some(0.0)) => a,
         _ => match b {
             Expr::Unary(UnOp::Neg, nb) => Expr::binary(BinOp::Sub, a, *nb),
             b => Expr::binary(BinOp::Add, a, b),
@@ -42,8 +42,8 @@ pub fn add(a: Expr, b: Expr) -> Expr {
 pub fn sub(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => lit(x - y),
-        (Some(x), _) if x == 0.0 => neg(b),
-        (_, Some(y)) if y == 0.0 => a,
+        (Some(0.0), _) => neg(b),
+        (_, Some(0.0)) => a,
         _ => match b {
             Expr::Unary(UnOp::Neg, nb) => Expr::binary(BinOp::Add, a, *nb),
             b => Expr::binary(BinOp::Sub, a, b),
@@ -64,12 +64,12 @@ pub fn neg(a: Expr) -> Expr {
 pub fn mul(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => lit(x * y),
-        (Some(x), _) if x == 0.0 => lit(0.0),
-        (_, Some(y)) if y == 0.0 => lit(0.0),
-        (Some(x), _) if x == 1.0 => b,
-        (_, Some(y)) if y == 1.0 => a,
-        (Some(x), _) if x == -1.0 => neg(b),
-        (_, Some(y)) if y == -1.0 => neg(a),
+        (Some(0.0), _) => lit(0.0),
+        (_, Some(0.0)) => lit(0.0),
+        (Some(1.0), _) => b,
+        (_, Some(1.0)) => a,
+        (Some(-1.0), _) => neg(b),
+        (_, Some(-1.0)) => neg(a),
         _ => Expr::binary(BinOp::Mul, a, b),
     }
 }
@@ -85,17 +85,17 @@ pub fn div(a: Expr, b: Expr) -> Expr {
     }
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) if y != 0.0 && (x / y).fract() == 0.0 => lit(x / y),
-        (Some(x), _) if x == 0.0 => lit(0.0),
-        (_, Some(y)) if y == 1.0 => a,
-        (_, Some(y)) if y == -1.0 => neg(a),
+        (Some(0.0), _) => lit(0.0),
+        (_, Some(1.0)) => a,
+        (_, Some(-1.0)) => neg(a),
         _ => Expr::binary(BinOp::Div, a, b),
     }
 }
 
 pub fn pow(a: Expr, b: Expr) -> Expr {
     match num(&b) {
-        Some(y) if y == 1.0 => a,
-        Some(y) if y == 0.0 => lit(1.0),
+        Some(1.0) => a,
+        Some(0.0) => lit(1.0),
         _ => Expr::binary(BinOp::Pow, a, b),
     }
 }

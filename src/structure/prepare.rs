@@ -99,6 +99,7 @@ fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
 
 /// The residuals of a simple or if-equation, in order. Asserts inside if-branches are moved
 /// out, guarded by their branch condition.
+#[allow(clippy::result_large_err)] // one diagnostic, built once per bad equation
 fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Diagnostic> {
     match &eq.kind {
         // Kept as written (no simplification) so the views print `lhs = rhs`.

@@ -93,7 +93,9 @@ impl Builder {
     }
     pub fn flow(&mut self, name: &str) -> E {
         let e = self.var(name);
-        self.m.variables.last_mut().map(|v| v.flow = true);
+        if let Some(v) = self.m.variables.last_mut() {
+            v.flow = true;
+        }
         e
     }
     pub fn param(&mut self, name: &str, value: f64) -> E {

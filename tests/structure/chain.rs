@@ -15,7 +15,7 @@ pub fn flat_chain(n: usize) -> FlatModel {
         name: "Chain".into(),
         ..Default::default()
     };
-    let mut var = |m: &mut FlatModel, name: String, param: Option<f64>| {
+    let var = |m: &mut FlatModel, name: String, param: Option<f64>| {
         let mut v = Variable::real(name, Span::DUMMY);
         if let Some(p) = param {
             v.variability = Variability::Parameter;
@@ -38,7 +38,7 @@ pub fn flat_chain(n: usize) -> FlatModel {
         pb.push(var(&mut m, format!("spring[{}].phi_b", i + 1), None));
         tau.push(var(&mut m, format!("spring[{}].tau", i + 1), None));
     }
-    let mut eq = |m: &mut FlatModel, lhs: Expr, rhs: Expr| {
+    let eq = |m: &mut FlatModel, lhs: Expr, rhs: Expr| {
         m.equations.push(Equation {
             kind: EquationKind::Simple { lhs, rhs },
             component: String::new(),
