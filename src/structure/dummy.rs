@@ -135,22 +135,38 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
                 .collect();
             return Err(lacking_state(work, &unmatched));
         }
-        let selected: Vec<VarId> = (0..cols.len())
+        let mut selected: Vec<VarId> = (0..cols.len())
             .filter(|&ci| m.var_of_eq[ci].is_some())
             .map(|ci| cols[ci])
             .collect();
-        // A real choice with state-dependent coefficients: record it for dynamic selection.
         let involved: BTreeSet<usize> = rows_of
             .iter()
             .flat_map(|r| r.iter().map(|(ci, _)| *ci))
             .collect();
         if involved.len() > rows.len() {
-            let mut cands: Vec<VarId> = involved.iter().map(|&ci| cols[ci]).collect();
-            cands.sort_unstable();
-            if let Some(set) = state_set(work, &rows, &cands, &selected)
-                && set.jacobian.iter().any(|(_, _, e)| num(e).is_none())
-            {
-                state_sets.push(set);
+            // A choice exists. Partials of the rows with respect to the columns they contain.
+            let jac: Option<Vec<Vec<(usize, Expr)>>> = rows
+                .iter()
+                .zip(&rows_of)
+                .map(|(&e, r)| {
+                    r.iter()
+                        .map(|&(ci, v)| partial(work, e, v).map(|d| (ci, d)))
+                        .filter(|d| d.as_ref().is_none_or(|(_, d)| !is_zero(d)))
+                        .collect()
+                })
+                .collect();
+            if let Some(jac) = jac {
+                match constant_choice(work, &prefer, &cols, &selected, &jac) {
+                    // Regular whatever the state: a static choice.
+                    Some(stat) => selected = stat,
+                    // A real choice with state-dependent coefficients: record, for dynamic
+                    // selection, the smallest block that needs one.
+                    None => {
+                        if let Some(set) = reduced_set(work, &rows, &cols, &selected, &jac) {
+                            state_sets.push(set);
+                        }
+                    }
+                }
             }
         }
         for &v in &selected {
@@ -208,14 +224,8 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
     })
 }
 
-fn state_set(
-    work: &Work,
-    rows: &[usize],
-    candidates: &[VarId],
-    selected: &[VarId],
-) -> Option<StateSet> {
-    let mut jacobian = Vec::new();
-    // Partials of user functions exist already: index reduction generated them.
+/// `d residual(e) / d v`, through the partials of user functions that index reduction generated.
+fn partial(work: &Work, e: usize, v: VarId) -> Option<Expr> {
     let mut existing =
         |f: &str, args: &[Expr], output: usize, _: usize, k: usize| -> Result<Expr, String> {
             let name = super::userfn::partial_name(f, output, k);
@@ -230,25 +240,228 @@ fn state_set(
                 Err(format!("no derivative of {f}"))
             }
         };
-    for (ri, &e) in rows.iter().enumerate() {
-        for (ci, &v) in candidates.iter().enumerate() {
-            let d = diff(
-                &work.eqs[e].residual,
-                &mut Partial {
-                    var: v,
-                    user: &mut existing,
-                },
-            )
-            .ok()?;
-            let d = simplify(&d);
-            if !is_zero(&d) {
-                jacobian.push((ri, ci, d));
+    let d = diff(
+        &work.eqs[e].residual,
+        &mut Partial {
+            var: v,
+            user: &mut existing,
+        },
+    )
+    .ok()?;
+    Some(simplify(&d))
+}
+
+/// A nonzero numeric coefficient.
+fn constant(d: &Expr) -> Option<f64> {
+    num(d).filter(|c| *c != 0.0 && c.is_finite())
+}
+
+/// Preference for the static choice: like [`state_rank`], but among equal `stateSelect` the
+/// variables the model writes under `der()` (positions, velocities, quaternions of bodies) stay
+/// states before intermediate variables whose derivative only index reduction introduced
+/// (rotation matrices, contact points, relative velocities).
+fn constant_rank(
+    work: &Work,
+    prefer: &BTreeSet<VarId>,
+    v: VarId,
+) -> (
+    u8,
+    bool,
+    bool,
+    std::cmp::Reverse<u32>,
+    std::cmp::Reverse<VarId>,
+) {
+    let (select, fixed, in_der, order, root) = state_rank(work, prefer, v);
+    (select, in_der, fixed, order, root)
+}
+
+/// The static choice of dummy derivatives among `cols` (indices into `jac`'s columns), when one
+/// is regular for every value of the states: each row matched to a column it contains with a
+/// nonzero constant coefficient, such that the square submatrix of the chosen columns is block
+/// triangular with constant diagonal blocks of nonzero determinant. This is the case of an
+/// explicit definition `w = f(x)` differentiated (`der(w)` has coefficient 1 in its own row):
+/// `der(w)` is the dummy derivative and `x` stays a state. `None` when no such choice exists or
+/// it would keep fewer variables of high `stateSelect` as states than the structural choice
+/// `selected` (which is optimal for the ranking).
+fn constant_choice(
+    work: &Work,
+    prefer: &BTreeSet<VarId>,
+    cols: &[VarId],
+    selected: &[VarId],
+    jac: &[Vec<(usize, Expr)>],
+) -> Option<Vec<VarId>> {
+    let n_rows = jac.len();
+    let mut order: Vec<usize> = (0..cols.len()).collect();
+    order.sort_by_key(|&ci| constant_rank(work, prefer, cols[ci]));
+    let mut adj_t: Vec<Vec<usize>> = vec![Vec::new(); cols.len()];
+    for (ri, r) in jac.iter().enumerate() {
+        for (ci, d) in r {
+            if constant(d).is_some() {
+                adj_t[*ci].push(ri);
             }
         }
     }
+    let mut m = Matching::new(cols.len(), n_rows);
+    let mut aug = Augmenter::default();
+    let mut chosen = 0;
+    for &ci in &order {
+        if chosen == n_rows {
+            break;
+        }
+        if !adj_t[ci].is_empty() && aug.augment(&adj_t, &|_| true, &mut m, ci) {
+            chosen += 1;
+        }
+    }
+    if chosen < n_rows {
+        return None;
+    }
+    // Row r depends on row r' when r contains the column matched to r'. Acyclic parts are
+    // triangular with constant nonzero diagonal; cycles must be constant and nonsingular.
+    let succ: Vec<Vec<usize>> = jac
+        .iter()
+        .enumerate()
+        .map(|(ri, r)| {
+            r.iter()
+                .filter_map(|(ci, _)| m.var_of_eq[*ci])
+                .filter(|&r2| r2 != ri)
+                .collect()
+        })
+        .collect();
+    for scc in super::blt::tarjan(&succ) {
+        if scc.len() < 2 {
+            continue;
+        }
+        let n = scc.len();
+        let mut a = vec![0.0; n * n];
+        for (i, &ri) in scc.iter().enumerate() {
+            for (ci, d) in &jac[ri] {
+                if let Some(j) = m.var_of_eq[*ci].and_then(|r2| scc.iter().position(|&x| x == r2))
+                {
+                    a[i * n + j] = num(d)?;
+                }
+            }
+        }
+        if !regular(&mut a, n) {
+            return None;
+        }
+    }
+    let mut stat: Vec<VarId> = (0..cols.len())
+        .filter(|&ci| m.var_of_eq[ci].is_some())
+        .map(|ci| cols[ci])
+        .collect();
+    // Honour stateSelect (and the simulator's preference) exactly as the structural choice does.
+    let selects = |vs: &[VarId]| {
+        let mut k: Vec<u8> = vs.iter().map(|&v| state_rank(work, prefer, v).0).collect();
+        k.sort_unstable();
+        k
+    };
+    if selects(&stat) != selects(selected) {
+        return None;
+    }
+    stat.sort_unstable_by_key(|&v| cols.iter().position(|&c| c == v));
+    Some(stat)
+}
+
+/// Whether the `n x n` row-major matrix is numerically nonsingular (partial pivoting).
+fn regular(a: &mut [f64], n: usize) -> bool {
+    let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+    if !(scale > 0.0) {
+        return false;
+    }
+    for k in 0..n {
+        let Some(p) = (k..n).max_by(|&i, &j| a[i * n + k].abs().total_cmp(&a[j * n + k].abs()))
+        else {
+            return false;
+        };
+        if !(a[p * n + k].abs() > 1e-12 * scale) {
+            return false;
+        }
+        for j in 0..n {
+            a.swap(k * n + j, p * n + j);
+        }
+        for i in k + 1..n {
+            let f = a[i * n + k] / a[k * n + k];
+            for j in k..n {
+                a[i * n + j] -= f * a[k * n + j];
+            }
+        }
+    }
+    true
+}
+
+/// The state set of a level whose choice depends on the state, reduced to the block that needs
+/// a choice at run time. Pairs (row, dummy) are peeled off while a row has a single candidate
+/// left (the choice is forced) or a chosen dummy appears in a single remaining row with a
+/// constant coefficient (always a regular pivot): each peel multiplies the determinant of the
+/// choice by a factor that no other choice could improve, so the remaining block decides alone.
+/// `None` when nothing state-dependent is left to choose.
+fn reduced_set(
+    work: &Work,
+    rows: &[usize],
+    cols: &[VarId],
+    selected: &[VarId],
+    jac: &[Vec<(usize, Expr)>],
+) -> Option<StateSet> {
+    let is_sel: Vec<bool> = cols.iter().map(|v| selected.contains(v)).collect();
+    let mut row_alive = vec![true; jac.len()];
+    let mut col_alive = vec![true; cols.len()];
+    let mut col_rows: Vec<Vec<usize>> = vec![Vec::new(); cols.len()];
+    for (ri, r) in jac.iter().enumerate() {
+        for (ci, _) in r {
+            col_rows[*ci].push(ri);
+        }
+    }
+    loop {
+        let mut peeled = None;
+        for (ri, r) in jac.iter().enumerate().filter(|(ri, _)| row_alive[*ri]) {
+            let mut live = r.iter().filter(|(ci, _)| col_alive[*ci]);
+            if let (Some((ci, _)), None) = (live.next(), live.next())
+                && is_sel[*ci]
+            {
+                peeled = Some((ri, *ci));
+                break;
+            }
+        }
+        if peeled.is_none() {
+            for ci in (0..cols.len()).filter(|&c| col_alive[c] && is_sel[c]) {
+                let mut live = col_rows[ci].iter().filter(|&&r| row_alive[r]);
+                if let (Some(&ri), None) = (live.next(), live.next())
+                    && jac[ri]
+                        .iter()
+                        .any(|(c, d)| *c == ci && constant(d).is_some())
+                {
+                    peeled = Some((ri, ci));
+                    break;
+                }
+            }
+        }
+        let Some((ri, ci)) = peeled else { break };
+        row_alive[ri] = false;
+        col_alive[ci] = false;
+    }
+    let set_rows: Vec<usize> = (0..jac.len()).filter(|&r| row_alive[r]).collect();
+    let mut set_cols: Vec<usize> = (0..cols.len())
+        .filter(|&c| col_alive[c] && col_rows[c].iter().any(|&r| row_alive[r]))
+        .collect();
+    set_cols.sort_unstable_by_key(|&c| cols[c]);
+    if set_cols.len() <= set_rows.len() {
+        return None;
+    }
+    let mut jacobian = Vec::new();
+    for (i, &ri) in set_rows.iter().enumerate() {
+        for (ci, d) in &jac[ri] {
+            if let Some(j) = set_cols.iter().position(|c| c == ci) {
+                jacobian.push((i, j, d.clone()));
+            }
+        }
+    }
+    jacobian.sort_by_key(|(i, j, _)| (*i, *j));
+    if jacobian.iter().all(|(_, _, e)| num(e).is_some()) {
+        return None;
+    }
+    let candidates: Vec<VarId> = set_cols.iter().map(|&c| cols[c]).collect();
     Some(StateSet {
-        equations: rows.to_vec(),
-        candidates: candidates.to_vec(),
+        equations: set_rows.iter().map(|&r| rows[r]).collect(),
         candidate_states: candidates
             .iter()
             .map(|&v| work.model.variables[v].derivative_of.unwrap_or(v))
@@ -258,6 +471,7 @@ fn state_set(
             .copied()
             .filter(|v| candidates.contains(v))
             .collect(),
+        candidates,
         jacobian,
     })
 }
