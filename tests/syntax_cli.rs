@@ -19,15 +19,32 @@ fn corpus(name: &str) -> String {
 }
 
 fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name).display().to_string()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 /// `check` parses and, since flattening landed, flattens: the examples are complete models.
 #[test]
 fn check_accepts_valid_files() {
-    let out = minimo(&["check", &example("rlc.mo"), &example("gear.mo"), &example("pendulum.mo")]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok: 3 file(s) checked\n");
+    let out = minimo(&[
+        "check",
+        &example("rlc.mo"),
+        &example("gear.mo"),
+        &example("pendulum.mo"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok: 3 file(s) checked\n"
+    );
 }
 
 #[test]

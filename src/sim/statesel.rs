@@ -160,7 +160,13 @@ mod tests {
         // A large set stays fast: 30 rows, 40 columns (C(40, 30) combinations).
         let (r, c) = (30, 40);
         let big: Vec<f64> = (0..r * c)
-            .map(|k| if k % c == k / c { 1.0 } else { 0.01 * ((k * 7919) % 13) as f64 })
+            .map(|k| {
+                if k % c == k / c {
+                    1.0
+                } else {
+                    0.01 * ((k * 7919) % 13) as f64
+                }
+            })
             .collect();
         let (det, cols) = pivot_columns(&big, r, c).expect("regular");
         assert_eq!(cols.len(), r);

@@ -335,8 +335,7 @@ fn constant_choice(
         let mut a = vec![0.0; n * n];
         for (i, &ri) in scc.iter().enumerate() {
             for (ci, d) in &jac[ri] {
-                if let Some(j) = m.var_of_eq[*ci].and_then(|r2| scc.iter().position(|&x| x == r2))
-                {
+                if let Some(j) = m.var_of_eq[*ci].and_then(|r2| scc.iter().position(|&x| x == r2)) {
                     a[i * n + j] = num(d)?;
                 }
             }
