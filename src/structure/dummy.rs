@@ -156,13 +156,14 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
                 })
                 .collect();
             if let Some(jac) = jac {
-                match constant_choice(work, &prefer, &cols, &selected, &jac) {
+                let point = point.as_ref().map(|p| (work, p));
+                match constant_choice(work, point, &prefer, &cols, &selected, &jac) {
                     // Regular whatever the state: a static choice.
                     Some(stat) => selected = stat,
                     // A real choice with state-dependent coefficients: record, for dynamic
                     // selection, the smallest block that needs one.
                     None => {
-                        if let Some(set) = reduced_set(work, &rows, &cols, &selected, &jac) {
+                        if let Some(set) = reduced_set(work, point, &rows, &cols, &selected, &jac) {
                             state_sets.push(set);
                         }
                     }
@@ -251,28 +252,23 @@ fn partial(work: &Work, e: usize, v: VarId) -> Option<Expr> {
     Some(simplify(&d))
 }
 
-/// A nonzero numeric coefficient.
-fn constant(d: &Expr) -> Option<f64> {
-    num(d).filter(|c| *c != 0.0 && c.is_finite())
-}
+/// Where coefficients made of parameters are evaluated.
+type At<'a> = Option<(&'a Work, &'a super::redundancy::Point)>;
 
-/// Preference for the static choice: like [`state_rank`], but among equal `stateSelect` the
-/// variables the model writes under `der()` (positions, velocities, quaternions of bodies) stay
-/// states before intermediate variables whose derivative only index reduction introduced
-/// (rotation matrices, contact points, relative velocities).
-fn constant_rank(
-    work: &Work,
-    prefer: &BTreeSet<VarId>,
-    v: VarId,
-) -> (
-    u8,
-    bool,
-    bool,
-    std::cmp::Reverse<u32>,
-    std::cmp::Reverse<VarId>,
-) {
-    let (select, fixed, in_der, order, root) = state_rank(work, prefer, v);
-    (select, in_der, fixed, order, root)
+/// The value of a coefficient that is constant during simulation (numbers and parameters, such
+/// as a gear ratio), when it is nonzero.
+fn constant(at: At, d: &Expr) -> Option<f64> {
+    let c = match num(d) {
+        Some(c) => c,
+        None => {
+            let (work, point) = at?;
+            if super::expr::any_var(d, &|v| work.role[v] != super::work::Role::Known) {
+                return None;
+            }
+            point.eval(d)?
+        }
+    };
+    (c != 0.0 && c.is_finite()).then_some(c)
 }
 
 /// The static choice of dummy derivatives among `cols` (indices into `jac`'s columns), when one
@@ -281,10 +277,13 @@ fn constant_rank(
 /// triangular with constant diagonal blocks of nonzero determinant. This is the case of an
 /// explicit definition `w = f(x)` differentiated (`der(w)` has coefficient 1 in its own row):
 /// `der(w)` is the dummy derivative and `x` stays a state. `None` when no such choice exists or
-/// it would keep fewer variables of high `stateSelect` as states than the structural choice
-/// `selected` (which is optimal for the ranking).
+/// it would keep fewer variables of high `stateSelect` (or with a `fixed` start) as states than
+/// the structural choice `selected` (which is optimal for the ranking). Columns are tried in the
+/// same order as for the structural choice, so intermediate variables (not written under
+/// `der()`) become dummy derivatives before the body states.
 fn constant_choice(
     work: &Work,
+    at: At,
     prefer: &BTreeSet<VarId>,
     cols: &[VarId],
     selected: &[VarId],
@@ -292,11 +291,11 @@ fn constant_choice(
 ) -> Option<Vec<VarId>> {
     let n_rows = jac.len();
     let mut order: Vec<usize> = (0..cols.len()).collect();
-    order.sort_by_key(|&ci| constant_rank(work, prefer, cols[ci]));
+    order.sort_by_key(|&ci| state_rank(work, prefer, cols[ci]));
     let mut adj_t: Vec<Vec<usize>> = vec![Vec::new(); cols.len()];
     for (ri, r) in jac.iter().enumerate() {
         for (ci, d) in r {
-            if constant(d).is_some() {
+            if constant(at, d).is_some() {
                 adj_t[*ci].push(ri);
             }
         }
@@ -336,7 +335,7 @@ fn constant_choice(
         for (i, &ri) in scc.iter().enumerate() {
             for (ci, d) in &jac[ri] {
                 if let Some(j) = m.var_of_eq[*ci].and_then(|r2| scc.iter().position(|&x| x == r2)) {
-                    a[i * n + j] = num(d)?;
+                    a[i * n + j] = constant(at, d)?;
                 }
             }
         }
@@ -350,7 +349,13 @@ fn constant_choice(
         .collect();
     // Honour stateSelect (and the simulator's preference) exactly as the structural choice does.
     let selects = |vs: &[VarId]| {
-        let mut k: Vec<u8> = vs.iter().map(|&v| state_rank(work, prefer, v).0).collect();
+        let mut k: Vec<(u8, bool)> = vs
+            .iter()
+            .map(|&v| {
+                let r = state_rank(work, prefer, v);
+                (r.0, r.1)
+            })
+            .collect();
         k.sort_unstable();
         k
     };
@@ -396,6 +401,7 @@ fn regular(a: &mut [f64], n: usize) -> bool {
 /// `None` when nothing state-dependent is left to choose.
 fn reduced_set(
     work: &Work,
+    at: At,
     rows: &[usize],
     cols: &[VarId],
     selected: &[VarId],
@@ -427,7 +433,7 @@ fn reduced_set(
                 if let (Some(&ri), None) = (live.next(), live.next())
                     && jac[ri]
                         .iter()
-                        .any(|(c, d)| *c == ci && constant(d).is_some())
+                        .any(|(c, d)| *c == ci && constant(at, d).is_some())
                 {
                     peeled = Some((ri, ci));
                     break;
@@ -455,7 +461,7 @@ fn reduced_set(
         }
     }
     jacobian.sort_by_key(|(i, j, _)| (*i, *j));
-    if jacobian.iter().all(|(_, _, e)| num(e).is_some()) {
+    if jacobian.iter().all(|(_, _, e)| constant(at, e).is_some()) {
         return None;
     }
     let candidates: Vec<VarId> = set_cols.iter().map(|&c| cols[c]).collect();
