@@ -752,10 +752,7 @@ end M;
 // A parameter in a condition that stays symbolic (it also depends on time) keeps its binding
 // expression; one in a condition known before simulation is evaluated (its binding becomes the
 // value).
-snap!(
-    parameters_in_kept_and_selected_conditions,
-    Some("M"),
-    r#"
+snap!(parameters_in_kept_and_selected_conditions, Some("M"), r#"
 model M
   parameter Real T = 1;
   parameter Real t0 = 2*T;
@@ -770,5 +767,4 @@ equation
     y = 3;
   end if;
 end M;
-"#
-);
+"#);

@@ -156,13 +156,8 @@ fn when_assigned_variables_are_known_and_reinit_targets_kept() {
         .collect();
     assert_eq!(elim, vec!["vel", "height"]);
     // The when condition now refers to the kept variable h.
-    let EquationKind::When { branches } = &a.system.discrete_equations[0].kind else {
-        panic!("when")
-    };
-    assert_eq!(
-        branches[0].0,
-        Expr::binary(BinOp::Lt, Expr::Var(b_h), Expr::Real(0.0))
-    );
+    let EquationKind::When { branches } = &a.system.discrete_equations[0].kind else { panic!("when") };
+    assert_eq!(branches[0].0, Expr::binary(BinOp::Lt, Expr::Var(b_h), Expr::Real(0.0)));
 }
 
 #[test]

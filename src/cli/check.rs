@@ -64,11 +64,7 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> diag::Result<ast::Sto
 /// Returns whether all flattened cleanly.
 fn flatten_models(args: &CheckArgs) -> bool {
     use crate::flatten::{LoadOptions, load_and_flatten, models_in_files};
-    let base = LoadOptions {
-        files: args.files.clone(),
-        libs: args.libs.clone(),
-        model: args.model.clone(),
-    };
+    let base = LoadOptions { files: args.files.clone(), libs: args.libs.clone(), model: args.model.clone() };
     let models = match &args.model {
         Some(m) => vec![m.clone()],
         None => {
@@ -85,10 +81,7 @@ fn flatten_models(args: &CheckArgs) -> bool {
     let mut ok = true;
     for m in models {
         let mut sources = SourceMap::new();
-        let opts = LoadOptions {
-            model: Some(m.clone()),
-            ..base.clone()
-        };
+        let opts = LoadOptions { model: Some(m.clone()), ..base.clone() };
         if let Err(ds) = load_and_flatten(&opts, &mut sources) {
             ok = false;
             eprintln!("in model `{m}`:");

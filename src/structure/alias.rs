@@ -258,12 +258,7 @@ pub fn eliminate(work: &mut Work, protected: &[VarId], discrete: &mut [crate::da
     for eq in kept {
         work.push_eq(eq);
     }
-    for eq in work
-        .model
-        .initial_equations
-        .iter_mut()
-        .chain(discrete.iter_mut())
-    {
+    for eq in work.model.initial_equations.iter_mut().chain(discrete.iter_mut()) {
         subst_equation(&mut eq.kind, &lookup);
     }
     for &v in &order {

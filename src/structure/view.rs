@@ -35,17 +35,8 @@ pub fn text(a: &Analysis, sources: &SourceMap, timings: bool) -> String {
     if r.differentiations.is_empty() {
         let _ = writeln!(o, "  no equation needed differentiation (index 1 or 0)");
     } else {
-        let k = r
-            .differentiations
-            .iter()
-            .map(|d| d.times)
-            .max()
-            .unwrap_or(0);
-        let _ = writeln!(
-            o,
-            "  structural index {}: some equation is differentiated {k} time(s)",
-            k + 1
-        );
+        let k = r.differentiations.iter().map(|d| d.times).max().unwrap_or(0);
+        let _ = writeln!(o, "  structural index {}: some equation is differentiated {k} time(s)", k + 1);
     }
     for d in &r.differentiations {
         let loc = if d.span.is_dummy() {
