@@ -170,8 +170,22 @@ pub fn run(args: SimulateArgs) -> i32 {
     0
 }
 
+/// Prints the diagnostics of a failed stage and returns the exit code. A stage only returns
+/// `Err` when it failed, so an empty or blank list still exits 1, with a fallback message:
+/// the user must never see a bare exit status without a word of explanation.
 fn report(sources: &SourceMap, d: &[Diagnostic]) -> i32 {
-    eprintln!("{}", render_all(sources, d));
+    let text = render_all(sources, d);
+    if text.trim().is_empty() || d.iter().all(|d| d.message.trim().is_empty()) {
+        eprintln!(
+            "error: the simulation failed but the failing stage gave no explanation \
+             (an internal error of minimo; please report it with the model)"
+        );
+        if !text.trim().is_empty() {
+            eprintln!("{text}");
+        }
+        return 1;
+    }
+    eprintln!("{text}");
     if d.iter().any(|d| d.severity == crate::diag::Severity::Error) {
         1
     } else {
