@@ -1,7 +1,7 @@
 //! Modelica-like text of flat expressions and equations, with flat variable names, for the
 //! teaching view and for diagnostics.
 
-use crate::dae::{BinOp, Builtin, Expr, UnOp, Variable};
+use crate::dae::{BinOp, Expr, UnOp, Variable};
 
 /// Text of an expression; variables print by their flat name.
 pub fn expr_text(e: &Expr, vars: &[Variable]) -> String {
@@ -49,35 +49,8 @@ fn op_text(op: BinOp) -> &'static str {
     }
 }
 
-pub fn builtin_name(f: Builtin) -> &'static str {
-    match f {
-        Builtin::Sin => "sin",
-        Builtin::Cos => "cos",
-        Builtin::Tan => "tan",
-        Builtin::Asin => "asin",
-        Builtin::Acos => "acos",
-        Builtin::Atan => "atan",
-        Builtin::Atan2 => "atan2",
-        Builtin::Sinh => "sinh",
-        Builtin::Cosh => "cosh",
-        Builtin::Tanh => "tanh",
-        Builtin::Exp => "exp",
-        Builtin::Log => "log",
-        Builtin::Log10 => "log10",
-        Builtin::Sqrt => "sqrt",
-        Builtin::Abs => "abs",
-        Builtin::Sign => "sign",
-        Builtin::Min => "min",
-        Builtin::Max => "max",
-        Builtin::Floor => "floor",
-        Builtin::Ceil => "ceil",
-        Builtin::Integer => "integer",
-        Builtin::Div => "div",
-        Builtin::Mod => "mod",
-        Builtin::Rem => "rem",
-        Builtin::SemiLinear => "semiLinear",
-    }
-}
+/// Built-in names are the flat printer's: one table for both.
+pub use crate::dae::builtin_name;
 
 fn list(args: &[Expr], vars: &[Variable], s: &mut String) {
     for (i, a) in args.iter().enumerate() {
