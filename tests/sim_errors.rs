@@ -2,8 +2,9 @@
 
 use std::process::Command;
 
-fn simulate(model: &str, extra: &[&str]) -> (i32, String) {
-    let dir = std::env::temp_dir().join(format!("minimo-sim-errors-{}", std::process::id()));
+/// `case` names the test's own directory: the tests run in parallel threads of one process.
+fn simulate(case: &str, model: &str, extra: &[&str]) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("minimo-sim-errors-{}-{case}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("Failing.mo");
     std::fs::write(&file, model).unwrap();
@@ -23,7 +24,7 @@ fn simulate(model: &str, extra: &[&str]) -> (i32, String) {
 fn a_state_that_blows_up_in_finite_time_is_reported_with_a_message() {
     // x' = x^2, x(0) = 1 has the solution 1/(1 - t): it is infinite at t = 1.
     let model = "model Failing\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = x * x;\nend Failing;\n";
-    let (code, err) = simulate(model, &["--stop-time", "2"]);
+    let (code, err) = simulate("blowup", model, &["--stop-time", "2"]);
     assert_eq!(code, 1, "the blow-up must fail the run: {err}");
     assert!(err.contains("error:"), "no diagnostic on exit 1: {err:?}");
     assert!(err.trim().len() > 20, "diagnostic too short: {err:?}");
@@ -32,7 +33,7 @@ fn a_state_that_blows_up_in_finite_time_is_reported_with_a_message() {
 #[test]
 fn a_sqrt_of_a_negative_number_is_reported_with_a_message() {
     let model = "model Failing\n  Real x(start = 1, fixed = true);\n  Real y;\nequation\n  der(x) = -1;\n  y = sqrt(x);\nend Failing;\n";
-    let (code, err) = simulate(model, &["--stop-time", "3"]);
+    let (code, err) = simulate("sqrt", model, &["--stop-time", "3"]);
     if code != 0 {
         assert_eq!(code, 1, "{err}");
         assert!(err.contains("error:"), "no diagnostic on exit 1: {err:?}");
