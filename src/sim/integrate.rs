@@ -909,6 +909,11 @@ macro_rules! integrate_with {
                 .h0((span * 1e-6).min(run.interval))
                 .build_from_eqn(eqn)
                 .map_err(|e| solver_error(e, run.t_restart))?;
+            // diffsol counts Newton failures over the solver's whole life (50 by default), not
+            // per step: a bouncing contact costs a few at every touchdown and the run stopped
+            // after the fifth bounce with the step still healthy. A step that really cannot
+            // converge still ends, by the step size falling below the minimum.
+            problem.ode_options.max_nonlinear_solver_failures = usize::MAX;
             loop {
                 let end = {
                     let p = &problem;
