@@ -45,36 +45,41 @@ fn contact_error(r: &Trajectories) -> f64 {
     worst
 }
 
+/// A lone omni wheel is not stable upright: its rollers let it slide along its axis, so nothing
+/// stops it from tipping over, and the round-off lean grows about 40-fold every 0.1 s (1e-10 rad
+/// at 0.04 s, 1.5e-4 rad at 0.36 s, falling over by 0.6 s). The contact point of eq. (7) of the
+/// paper also assumes an upright wheel. So the run stops at 0.3 s, after two roller changes
+/// (1 -> 4 at 0.079 s, 4 -> 3 at 0.236 s), while the lean is below 1e-5 rad.
 #[test]
-#[ignore = "minimo bug: the rigid contact der(relvn) makes structure record a large state set and sim/statesel.rs enumerates its combinations without stopping (hang, or add-overflow panic)"]
 fn omni_wheel_rolls_on_its_rollers() {
     let r = Sim::new(
         example("OmniWheelRolling.mo"),
         "OmniWheelRolling",
-        1.0,
+        0.3,
         0.001,
     )
     .tolerance(1e-8)
     .run()
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(r.all_finite());
-    // Rolling on 4 rollers: the centre stays at the wheel radius (every roller's outer profile is the
-    // circle of radius R) and moves forward about 0.5 m in 1 s.
+    // Rolling on its rollers: the centre stays at the wheel radius (every roller's outer profile is
+    // the circle of radius R) and moves forward at 0.5 m/s.
     let y = r.col("wheel.wheel.r[2]");
     assert!(
-        y.iter().all(|y| (y - 0.05).abs() < 1e-5),
+        y.iter().all(|y| (y - 0.05).abs() < 1e-6),
         "the wheel centre left height R"
     );
     let z = r.last("wheel.wheel.r[3]");
-    assert!((0.4..0.55).contains(&z), "travelled {z} m");
-    // Five roller changes happen in 1 s (10 rad at 4 rollers per turn): every roller touches.
-    for j in 1..=4 {
+    assert!((z - 0.15).abs() < 1e-3, "travelled {z} m, not 0.15 m");
+    // Rollers 1, 4 and 3 carry the wheel in turn; roller 2 is still in the air.
+    for j in [1, 4, 3] {
         let fname = format!("wheel.rollers[{j}].contact.Fn");
         assert!(
             r.col(&fname).iter().any(|f| *f > 1.0),
             "roller {j} never carried the wheel"
         );
     }
+    assert!(r.max_abs("wheel.rollers[2].contact.Fn") == 0.0);
 }
 
 /// Roller changes for beta = 0: no velocity jumps, and the contact error stays small over 10 s.

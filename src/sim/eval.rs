@@ -12,6 +12,9 @@ use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
 use super::tape::{run, run_deps, run_tangent};
 
+/// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
+const MAX_REFINEMENTS: usize = 6;
+
 /// Blocks with at least this many unknowns are factored by the sparse LU.
 const SPARSE_BLOCK: usize = 40;
 
@@ -30,6 +33,8 @@ struct BlockJac {
     sparse: Option<SparseLu>,
     /// The sparse factorization is the current one (else the dense `Lu`).
     use_sparse: bool,
+    /// A factorization exists (possibly from an earlier point: see [`Engine::linear_solve`]).
+    factored: bool,
 }
 
 impl BlockJac {
@@ -98,6 +103,7 @@ impl BlockJac {
             slots,
             sparse,
             use_sparse: false,
+            factored: false,
         }
     }
 }
@@ -397,6 +403,7 @@ impl Engine {
                 self.tmp.iter().all(|x| x.is_finite())
             };
             if b.use_sparse {
+                b.factored = true;
                 return Ok(());
             }
             self.jac.clear();
@@ -407,7 +414,9 @@ impl Engine {
                 }
             }
         }
-        self.lus[si].factor(k, &self.jac)
+        let r = self.lus[si].factor(k, &self.jac);
+        self.blocks[si].factored = r.is_ok();
+        r
     }
 
     /// Solves with the block's current factorization, in place in `rhs_buf`.
@@ -471,6 +480,75 @@ impl Engine {
         Ok(())
     }
 
+    /// A linear block `A z = b`. The factorization of `A` from the previous evaluation is tried
+    /// first, as the matrix of an iterative refinement: between the integrator's evaluations the
+    /// positions change little, so `A` does too, and each refinement step (one pass of the block
+    /// code and one triangular solve) gains several digits; building and factoring `A` costs one
+    /// pass per Jacobian colour plus the LU. When the refinement converges slowly (a contact
+    /// switched, the step was large) the matrix is rebuilt and the solve is then one exact step.
+    fn linear_solve(
+        &mut self,
+        si: usize,
+        code: std::ops::Range<usize>,
+        vars: &[usize],
+        residuals: &[u32],
+    ) -> Result<(), NewtonFailure> {
+        let not_finite = |regs: &[f64]| {
+            residuals
+                .iter()
+                .position(|&r| !regs[r as usize].is_finite())
+        };
+        self.z0.clear();
+        self.z0.extend(vars.iter().map(|&v| self.regs[v]));
+        run(&self.prog.code[code.clone()], &mut self.regs);
+        let mut fresh = false;
+        let mut prev_step = f64::INFINITY;
+        for _ in 0..MAX_REFINEMENTS + 1 {
+            if let Some(e) = not_finite(&self.regs) {
+                return Err(NewtonFailure::NotFinite { equation: e });
+            }
+            if !self.blocks[si].factored {
+                self.factor_block(si)
+                    .map_err(|column| NewtonFailure::Singular { column })?;
+                fresh = true;
+            }
+            self.stats.newton_iterations += 1;
+            self.rhs_buf.clear();
+            self.rhs_buf
+                .extend(residuals.iter().map(|&r| self.regs[r as usize]));
+            self.block_solve(si);
+            let mut step = 0.0f64;
+            for (i, &z) in vars.iter().enumerate() {
+                let d = self.rhs_buf[i];
+                step = step.max(d.abs() / (1.0 + self.regs[z].abs()));
+                self.regs[z] -= d;
+            }
+            run(&self.prog.code[code.clone()], &mut self.regs);
+            if fresh {
+                // Exact up to rounding.
+                return match not_finite(&self.regs) {
+                    Some(e) => Err(NewtonFailure::NotFinite { equation: e }),
+                    None => Ok(()),
+                };
+            }
+            if step <= self.newton_tol {
+                return Ok(());
+            }
+            if !step.is_finite() || step > 0.1 * prev_step {
+                self.blocks[si].factored = false;
+                if !step.is_finite() {
+                    for (i, &z) in vars.iter().enumerate() {
+                        self.regs[z] = self.z0[i];
+                    }
+                    run(&self.prog.code[code.clone()], &mut self.regs);
+                }
+            }
+            prev_step = step;
+        }
+        self.blocks[si].factored = false;
+        self.linear_solve(si, code, vars, residuals)
+    }
+
     /// Damped Newton on one block (one LU step for a linear block).
     fn newton(
         &mut self,
@@ -481,6 +559,9 @@ impl Engine {
         linear: bool,
         max_iter: usize,
     ) -> Result<(), NewtonFailure> {
+        if linear {
+            return self.linear_solve(si, code, vars, residuals);
+        }
         run(&self.prog.code[code.clone()], &mut self.regs);
         let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
         for _ in 0..max_iter {
@@ -508,7 +589,7 @@ impl Engine {
                 }
                 run(&self.prog.code[code.clone()], &mut self.regs);
                 new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                if linear || new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
+                if new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
                     break;
                 }
                 lambda *= 0.5;
@@ -521,18 +602,6 @@ impl Engine {
                     .map(|(d, z)| d / (1.0 + z.abs())),
             );
             norm = new_norm;
-            if linear {
-                return if norm.is_finite() {
-                    Ok(())
-                } else {
-                    Err(NewtonFailure::NotFinite {
-                        equation: residuals
-                            .iter()
-                            .position(|&r| !self.regs[r as usize].is_finite())
-                            .unwrap_or(0),
-                    })
-                };
-            }
             if step <= self.newton_tol || norm == 0.0 {
                 return Ok(());
             }
