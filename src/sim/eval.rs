@@ -35,6 +35,9 @@ struct BlockJac {
     use_sparse: bool,
     /// A factorization exists (possibly from an earlier point: see [`Engine::linear_solve`]).
     factored: bool,
+    /// Later steps or the derivatives read temporaries of the block code: the Jacobian-vector
+    /// product must then run the block's tangents a second time, with the unknowns' tangents.
+    temporaries_read_later: bool,
 }
 
 impl BlockJac {
@@ -104,6 +107,7 @@ impl BlockJac {
             sparse,
             use_sparse: false,
             factored: false,
+            temporaries_read_later: temporaries_read_later(prog, code.clone(), vars),
         }
     }
 }
@@ -340,7 +344,9 @@ impl Engine {
                         self.tan[z] = self.rhs_buf[k];
                     }
                     // Again, so that temporaries inside the block carry the right tangents.
-                    run_tangent(c, &self.regs, &mut self.tan);
+                    if self.blocks[si].temporaries_read_later {
+                        run_tangent(c, &self.regs, &mut self.tan);
+                    }
                 }
             }
         }
@@ -501,16 +507,15 @@ impl Engine {
         self.z0.clear();
         self.z0.extend(vars.iter().map(|&v| self.regs[v]));
         run(&self.prog.code[code.clone()], &mut self.regs);
-        let mut fresh = false;
+        if let Some(e) = not_finite(&self.regs) {
+            return Err(NewtonFailure::NotFinite { equation: e });
+        }
         let mut prev_step = f64::INFINITY;
-        for _ in 0..MAX_REFINEMENTS + 1 {
-            if let Some(e) = not_finite(&self.regs) {
-                return Err(NewtonFailure::NotFinite { equation: e });
-            }
-            if !self.blocks[si].factored {
+        for attempt in 0..=MAX_REFINEMENTS {
+            let fresh = !self.blocks[si].factored || attempt == MAX_REFINEMENTS;
+            if fresh {
                 self.factor_block(si)
                     .map_err(|column| NewtonFailure::Singular { column })?;
-                fresh = true;
             }
             self.stats.newton_iterations += 1;
             self.rhs_buf.clear();
@@ -524,29 +529,34 @@ impl Engine {
                 self.regs[z] -= d;
             }
             run(&self.prog.code[code.clone()], &mut self.regs);
+            let bad = not_finite(&self.regs);
             if fresh {
                 // Exact up to rounding.
-                return match not_finite(&self.regs) {
+                return match bad {
                     Some(e) => Err(NewtonFailure::NotFinite { equation: e }),
                     None => Ok(()),
                 };
             }
-            if step <= self.newton_tol {
+            if bad.is_none() && step <= self.newton_tol {
                 return Ok(());
             }
-            if !step.is_finite() || step > 0.1 * prev_step {
-                self.blocks[si].factored = false;
-                if !step.is_finite() {
-                    for (i, &z) in vars.iter().enumerate() {
-                        self.regs[z] = self.z0[i];
-                    }
-                    run(&self.prog.code[code.clone()], &mut self.regs);
+            if bad.is_some() || !step.is_finite() {
+                // The old matrix is too far off: start again from the warm start with a new one.
+                for (i, &z) in vars.iter().enumerate() {
+                    self.regs[z] = self.z0[i];
                 }
+                run(&self.prog.code[code.clone()], &mut self.regs);
+                self.blocks[si].factored = false;
+            } else if step > 0.1 * prev_step {
+                self.blocks[si].factored = false;
             }
             prev_step = step;
         }
-        self.blocks[si].factored = false;
-        self.linear_solve(si, code, vars, residuals)
+        // Not reached: the last attempt uses a fresh factorization and returns.
+        Err(NewtonFailure::NoConvergence {
+            residual: prev_step,
+            iterations: MAX_REFINEMENTS + 1,
+        })
     }
 
     /// Damped Newton on one block (one LU step for a linear block).
@@ -611,6 +621,31 @@ impl Engine {
             iterations: max_iter,
         })
     }
+}
+
+/// Whether a register the block code writes, other than its unknowns, is read by the main-pass
+/// code after it or is a state derivative.
+fn temporaries_read_later(prog: &Program, code: std::ops::Range<usize>, vars: &[usize]) -> bool {
+    let mut written: std::collections::HashSet<u32> =
+        prog.code[code.clone()].iter().map(|i| i.dst).collect();
+    for &v in vars {
+        written.remove(&(v as u32));
+    }
+    let main_end = prog
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Explicit { code, .. } | Step::Implicit { code, .. } => code.end,
+        })
+        .max()
+        .unwrap_or(code.end);
+    prog.states
+        .iter()
+        .any(|&(_, d)| written.contains(&(d as u32)))
+        || prog.code[code.end..main_end.max(code.end)].iter().any(|i| {
+            let ops = [i.a, i.b, i.c];
+            ops[..i.op.arity()].iter().any(|o| written.contains(o))
+        })
 }
 
 fn max_abs(it: impl Iterator<Item = f64>) -> f64 {

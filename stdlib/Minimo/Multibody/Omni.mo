@@ -64,8 +64,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at the roller-ground contact";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
-      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0)";
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
+      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0, with drift stabilization)";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping (for compliant normal laws)";
     // Start state of the wheel this roller sits on (the roller's start is placed consistently).
@@ -137,7 +137,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
@@ -202,7 +202,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller: swap it with one redeclare";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
