@@ -131,9 +131,9 @@ mod tests {
             .collect();
         let mut lu = SparseLu::new(3, &rows).unwrap();
         for (i, r) in a.iter().enumerate() {
-            for j in 0..3 {
+            for (j, &x) in r.iter().enumerate() {
                 if let Some(s) = lu.slot(i, j) {
-                    lu.values[s] = r[j];
+                    lu.values[s] = x;
                 }
             }
         }
