@@ -4,8 +4,8 @@
 //! one tape segment, algebraic loops are solved in place (linear blocks by refinement with the
 //! previous LU, or one new LU; nonlinear ones by damped Newton from the previous solution). A
 //! block's Jacobian is built column colour by colour from its structural pattern, and blocks of
-//! `SPARSE_BLOCK` unknowns or more are factored by the sparse LU of [`super::sparse_lu`]. The integrator sees only the states
-//! (ODE mode). The Jacobian-vector product is forward-mode differentiation of the same pass:
+//! `SPARSE_BLOCK` unknowns or more are factored by the sparse LU of [`super::sparse_lu`]. The
+//! integrator sees only the states (ODE mode). The Jacobian-vector product is forward-mode differentiation of the same pass:
 //! through explicit segments by the tangent rules of each instruction, through a loop by the
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
