@@ -111,7 +111,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       v_start = wheel_v_start + cross(ww, Tw*p_mount),
       q_start = q_roller,
       w_start = transpose(Tr)*ww + {spin_start, 0, 0});
-    Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3));
+    Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
     Contacts.PointContact contact(rRef = wheelFrame.r,
       redeclare model Geometry = Contacts.Geometries.InclinedRollerOnPlane(R = R, nRollers = nRollers, beta = beta),
       redeclare model NormalElastic = NormalLaw,
@@ -181,7 +181,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       "initial wheel centre velocity";
     final parameter Real chi(unit = "rad/s") = vw*cross(dir, {0.0, 1.0, 0.0})/R "wheel spin rate of rolling without slip";
     Interfaces.ConstraintFrame platform "the platform body";
-    Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3));
+    Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
   equation
     connect(platform, axle.frame_a);
     connect(axle.frame_b, wheel.frame);
