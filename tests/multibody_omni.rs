@@ -108,7 +108,7 @@ fn roller_changes_are_smooth_and_contact_error_stays_small() {
 /// here; what the rollers' inertia changes is the speed, so the errors compared are those of
 /// x(T) (motion 1) and of the heading (motion 2).
 #[test]
-#[ignore = "slow: the vehicle runs since session 2, but 0.5 s of model time takes 9-15 s (release build); these runs (1-2 s each, several per test) exceed the test-file budget and were not run to the end in session 2"]
+#[ignore = "slow: passes with --ignored, but its six 0.5 s vehicle runs take 57 s in the test profile (session 2), too long for the default suite"]
 fn small_roller_mass_approaches_the_inertialess_model() {
     // 0.5 s: the error of motion 1 is already 4e-2 m at mass ratio 1e-1 (session 2: 4.1e-2,
     // 2.0e-2, 9.2e-3 m for 1e-1, 1e-2, 1e-3; the test passed with --ignored in 57 s).
