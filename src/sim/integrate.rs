@@ -631,6 +631,10 @@ pub fn simulate_with(
         Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
         Err(InitError::Diagnostics(d)) => return Err(d),
     }
+    // Parameters with fixed = false got their values from the initial system.
+    for (rv, x) in &mut parameters {
+        *x = engine.regs[rv.id];
+    }
     let mut es = EventState::new(&engine, t0);
     if let Err(e) = event_iteration(&mut engine, &mut es, model, t0, None, true) {
         return Err(match e {
