@@ -119,7 +119,11 @@ pub fn element_around(text: &str, pos: usize) -> Option<(usize, usize)> {
                 while j > 0 && mask[j - 1] && ident(b[j - 1]) {
                     j -= 1;
                 }
-                if depth <= 0 && OPENING_WORDS.contains(&&text[j..=i]) {
+                if depth <= 0
+                    && (OPENING_WORDS.contains(&&text[j..=i]) || class_word_before(text, &mask, j))
+                {
+                    // After a section word, or after the name of the class being defined (its
+                    // first element).
                     start = Some(i + 1);
                     break;
                 }
@@ -163,6 +167,23 @@ pub fn element_around(text: &str, pos: usize) -> Option<(usize, usize)> {
         word.clear();
     }
     Some((start, end))
+}
+
+/// Whether the word before byte `j` (skipping whitespace and comments) is a class kind.
+fn class_word_before(text: &str, mask: &[bool], j: usize) -> bool {
+    let b = text.as_bytes();
+    let mut k = j;
+    while k > 0 && (!mask[k - 1] || b[k - 1].is_ascii_whitespace()) {
+        k -= 1;
+    }
+    let mut m = k;
+    while m > 0 && mask[m - 1] && (b[m - 1].is_ascii_alphanumeric() || b[m - 1] == b'_') {
+        m -= 1;
+    }
+    matches!(
+        &text[m..k],
+        "model" | "block" | "connector" | "record" | "package" | "function" | "type" | "class"
+    )
 }
 
 /// `text` with `range` replaced by spaces (newlines kept, so lines stay where they were).
