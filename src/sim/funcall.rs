@@ -32,9 +32,13 @@ struct Callee {
     name: String,
     /// Dimensions and type of each input, as passed.
     inputs: Vec<(Vec<usize>, ScalarType)>,
-    last: Mutex<Option<(Vec<f64>, Option<Vec<Vec<f64>>>)>>,
+    last: Mutex<Option<LastCall>>,
 }
 
+/// Arguments and outputs (flattened; `None` when the function failed) of the last evaluation.
+type LastCall = (Vec<f64>, Option<Vec<Vec<f64>>>);
+
+/// One output element of one call in the tape.
 pub struct CallSite {
     callee: Arc<Callee>,
     output: usize,

@@ -154,17 +154,15 @@ pub fn element_around(text: &str, pos: usize) -> Option<(usize, usize)> {
         return None;
     }
     // No structure word in the code of the element.
-    let mut word = String::new();
-    for i in start..=end {
-        let c = b.get(i).copied().unwrap_or(b' ');
-        if i < end && mask[i] && (c.is_ascii_alphanumeric() || c == b'_') {
-            word.push(c as char);
-            continue;
-        }
-        if STRUCTURE_WORDS.contains(&word.as_str()) {
-            return None;
-        }
-        word.clear();
+    let words = text[start..end]
+        .char_indices()
+        .map(|(k, c)| if mask[start + k] { c } else { ' ' })
+        .collect::<String>();
+    if words
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| STRUCTURE_WORDS.contains(&w))
+    {
+        return None;
     }
     Some((start, end))
 }
