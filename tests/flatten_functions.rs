@@ -289,3 +289,36 @@ fn stiff_system_through_a_function_uses_its_jacobian() {
         "{sa} steps through the function, {sb} inline"
     );
 }
+
+#[test]
+fn failing_function_at_run_time_is_explained() {
+    let text = r#"
+function g "fails above 0.5"
+  input Real x;
+  output Real y;
+algorithm
+  assert(x < 0.5, "x must stay below 0.5");
+  y := 2*x;
+end g;
+model M
+  Real y;
+  Real z(start = 0, fixed = true);
+equation
+  y = g(time);
+  der(z) = y;
+end M;
+"#;
+    use minimo::structure::{AnalyzeOptions, analyze};
+    let flat = minimo::flatten::flatten_source("failing_function.mo", text, Some("M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = minimo::sim::SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.1),
+        ..Default::default()
+    };
+    let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("fails at t = 0.5");
+    let text = format!("{e:?}");
+    assert!(text.contains("`y` became NaN"), "{text}");
+    assert!(text.contains("x must stay below 0.5"), "{text}");
+}

@@ -21,6 +21,7 @@
 use crate::dae::{Expr, Function, ScalarType};
 use crate::flatten::tensor::Tensor;
 use crate::flatten::{Val, call_function};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -45,6 +46,17 @@ pub struct CallSite {
     element: usize,
 }
 
+thread_local! {
+    /// The message of the last failed call on this thread (a simulation runs on one thread):
+    /// the call itself can only return NaN, so the NaN report adds this message.
+    static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The message of the last function call that failed since the program was compiled.
+pub fn take_failure() -> Option<String> {
+    FAILURE.with(|f| f.borrow_mut().take())
+}
+
 fn table() -> &'static RwLock<Vec<Arc<CallSite>>> {
     static TABLE: OnceLock<RwLock<Vec<Arc<CallSite>>>> = OnceLock::new();
     TABLE.get_or_init(|| RwLock::new(Vec::new()))
@@ -65,7 +77,13 @@ impl Callee {
         {
             return out.clone();
         }
-        let out = self.run(args);
+        let out = match self.try_run(args) {
+            Ok(o) => Some(o),
+            Err(m) => {
+                FAILURE.with(|f| *f.borrow_mut() = Some(format!("`{}`: {m}", self.name)));
+                None
+            }
+        };
         if let Ok(mut guard) = self.last.lock() {
             *guard = Some((args.to_vec(), out.clone()));
         }
@@ -150,10 +168,20 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
 /// What compilation needs to lower `Expr::UserCall`: the program's functions, shared by its
 /// call sites, and one [`Callee`] per function and argument registers (so the output elements
 /// of one call share its evaluation).
-#[derive(Default)]
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
     callees: HashMap<(String, Vec<u32>), Arc<Callee>>,
+}
+
+impl Default for Calls {
+    /// A new program starts without a reported failure.
+    fn default() -> Calls {
+        FAILURE.with(|f| f.borrow_mut().take());
+        Calls {
+            functions: None,
+            callees: HashMap::new(),
+        }
+    }
 }
 
 /// How the compiler lowers one call.

@@ -327,6 +327,9 @@ fn non_finite_error(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<D
     if let Some(e) = eq.filter(|e| !e.component.is_empty()) {
         d = d.with_note(format!("in component `{}`", e.component));
     }
+    if let Some(m) = super::funcall::take_failure() {
+        d = d.with_note(format!("a function call failed: {m}"));
+    }
     Some(d.with_help("look for a division by zero, the square root or logarithm of a negative number, or a value that grows without bound"))
 }
 
