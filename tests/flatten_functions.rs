@@ -321,4 +321,30 @@ end M;
     let text = format!("{e:?}");
     assert!(text.contains("`y` became NaN"), "{text}");
     assert!(text.contains("x must stay below 0.5"), "{text}");
+    // Without a state (no integrator): the same report, not NaN in the results.
+    let text = text_without_state();
+    assert!(text.contains("`y` became NaN at time 0.5"), "{text}");
+    assert!(text.contains("x must stay below 0.5"), "{text}");
+}
+
+fn text_without_state() -> String {
+    let text = r#"
+function g input Real x; output Real y;
+algorithm
+  assert(x < 0.5, "x must stay below 0.5");
+  y := 2*x;
+end g;
+model M Real y; equation y = g(time); end M;
+"#;
+    use minimo::structure::{AnalyzeOptions, analyze};
+    let flat = minimo::flatten::flatten_source("failing_function2.mo", text, Some("M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = minimo::sim::SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.1),
+        ..Default::default()
+    };
+    let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("fails at t = 0.5");
+    format!("{e:?}")
 }

@@ -825,6 +825,13 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         engine
             .run_main()
             .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        // Without states no integrator sees the values: a NaN must be caught here, not written.
+        let computed = &engine.prog.computed_by;
+        if (0..computed.len()).any(|v| computed[v].is_some() && !engine.regs[v].is_finite())
+            && let Some(d) = non_finite_error(run.sys(), engine, t)
+        {
+            return Err(vec![d]);
+        }
         engine.run_outputs();
         check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);
