@@ -119,3 +119,20 @@ end Decay;
     assert!(e.contains("`n` fixes array sizes"), "{e}");
     assert!(e.contains("n = 5"), "{e}");
 }
+
+#[test]
+fn parameter_passed_down_to_a_size_is_structural_too() {
+    let m = flat_model(
+        &format!("{ARRAY_OF_N}\nmodel B parameter Integer m = 4; A a(n = m); end B;"),
+        Some("B"),
+    );
+    let var = |name: &str| {
+        m.variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    assert!(var("a.x[4]").name == "a.x[4]");
+    assert!(var("m").structural, "m fixes the size of a.x through a.n");
+    assert!(var("a.n").structural);
+}
