@@ -56,6 +56,8 @@ pub fn solve_initial_equations(
     let states = engine.prog.states.clone();
     let state_vars: BTreeSet<VarId> = states.iter().map(|s| s.0).collect();
     let eliminated: BTreeSet<VarId> = sys.eliminated.iter().map(|(v, _)| *v).collect();
+    // Variables assigned in `when` start from their start value (their `pre`), by definition.
+    let discrete: BTreeSet<VarId> = sys.discrete_vars.iter().copied().collect();
     // Alias elimination moved an eliminated variable's `fixed` start onto the kept one.
     let fixed_starts: Vec<FixedStart> = model
         .variables
@@ -66,6 +68,7 @@ pub fn solve_initial_equations(
                 && v.fixed == Some(true)
                 && !state_vars.contains(i)
                 && !eliminated.contains(i)
+                && !discrete.contains(i)
         })
         .map(|(i, _)| FixedStart {
             var: i,
