@@ -528,3 +528,13 @@ fn whitespace_inside_names_and_before_subscripts() {
         "{printed}"
     );
 }
+
+#[test]
+fn equations_among_declarations_are_reported_once() {
+    // `equation` misspelled: every later equation is in the wrong section, which one message
+    // says; the rest would repeat it.
+    let text =
+        "model A\n  Real x;\n  Real y;\nequaton\n  der(x) = 1;\n  y = 2;\n  x = 3;\nend A;\n";
+    let errs = all_errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+}

@@ -53,6 +53,15 @@ fn further_errors(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) {
         if last.span == Span::DUMMY || pos < done {
             return;
         }
+        // A wrong section (an equation among declarations) or a misspelled keyword affects
+        // everything after it: what follows would only repeat the same mistake.
+        if last
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("keyword") || h.contains("did you mean"))
+        {
+            return;
+        }
         let Some(range) = recover::element_around(&current, pos) else {
             return;
         };
