@@ -102,6 +102,10 @@ pub struct Variable {
     /// Set by structural analysis for the variables it introduces for `der(x)`.
     #[serde(default)]
     pub derivative_of: Option<VarId>,
+    /// A parameter whose value flattening used (array size, `for` range, subscript, condition):
+    /// its binding is the evaluated value and changing it needs flattening again.
+    #[serde(default)]
+    pub structural: bool,
 }
 
 impl Variable {
@@ -126,6 +130,7 @@ impl Variable {
             component: String::new(),
             span,
             derivative_of: None,
+            structural: false,
         }
     }
     pub fn is_unknown(&self) -> bool {

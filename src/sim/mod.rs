@@ -15,6 +15,7 @@
 pub mod compile;
 pub mod eval;
 pub mod events;
+pub mod funcall;
 pub mod init;
 pub mod integrate;
 pub mod jacobian;

@@ -64,6 +64,9 @@ pub enum Op {
     MulAdd,
     /// `a * b - c`.
     MulSub,
+    /// A user function (`sim/funcall.rs`): arguments in registers `a..=b`, the call site's
+    /// index in register `c`. `arity` is 0: the operands are a range, handled where read.
+    Call,
 }
 
 impl Op {
@@ -73,6 +76,7 @@ impl Op {
             Copy | Neg | Square | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
             | Exp | Log | Log10 | Sqrt | Abs | Sign | Floor | Ceil | Not => 1,
             Select | SemiLinear | MulAdd | MulSub => 3,
+            Call => 0,
             _ => 2,
         }
     }
@@ -160,6 +164,8 @@ pub fn apply(op: Op, a: f64, b: f64, c: f64) -> f64 {
         }
         MulAdd => a * b + c,
         MulSub => a * b - c,
+        // Needs the argument range: evaluated by `run`, never folded.
+        Call => f64::NAN,
     }
 }
 
@@ -188,6 +194,7 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
             Op::MulSub => a * r[i.b as usize] - r[i.c as usize],
             Op::Copy => a,
             Op::Neg => -a,
+            Op::Call => super::funcall::value(r[i.c as usize], &r[i.a as usize..=i.b as usize]),
             op => apply(op, a, r[i.b as usize], r[i.c as usize]),
         };
         r[i.dst as usize] = v;
@@ -284,6 +291,10 @@ pub fn run_tangent(code: &[Instr], r: &[f64], t: &mut [f64]) {
             }
             MulAdd => ta * b + a * tb + tc,
             MulSub => ta * b + a * tb - tc,
+            Call => {
+                let args = i.a as usize..=i.b as usize;
+                super::funcall::tangent(c, &r[args.clone()], &t[args])
+            }
             Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
         };
         t[i.dst as usize] = d;
@@ -300,6 +311,11 @@ pub fn run_deps(code: &[Instr], deps: &mut [Vec<u32>]) {
         let ops = [i.a, i.b, i.c];
         for &o in &ops[..n] {
             out = union(&out, &deps[o as usize]);
+        }
+        if i.op == Op::Call {
+            for o in i.a..=i.b {
+                out = union(&out, &deps[o as usize]);
+            }
         }
         deps[i.dst as usize] = out;
     }
