@@ -12,7 +12,7 @@
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
-use super::tape::{run, run_deps, run_tangent};
+use super::tape::{run, run_deps, run_tangent, union};
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
@@ -66,28 +66,7 @@ impl BlockJac {
             .iter()
             .map(|&r| deps[r as usize].iter().map(|&j| j as usize).collect())
             .collect();
-        // Greedy colouring: a column takes the first colour none of its rows' columns has.
-        let mut cols_of_row = vec![Vec::new(); k];
-        for (i, r) in rows.iter().enumerate() {
-            for &j in r {
-                cols_of_row[j].push(i);
-            }
-        }
-        let mut color_of = vec![usize::MAX; k];
-        let mut colors: Vec<Vec<usize>> = Vec::new();
-        let mut taken: Vec<usize> = Vec::new();
-        for j in 0..k {
-            taken.clear();
-            for &i in &cols_of_row[j] {
-                taken.extend(rows[i].iter().map(|&c| color_of[c]));
-            }
-            let c = (0..).find(|c| !taken.contains(c)).unwrap_or(0);
-            if c == colors.len() {
-                colors.push(Vec::new());
-            }
-            colors[c].push(j);
-            color_of[j] = c;
-        }
+        let (colors, color_of) = color_columns(k, &rows);
         let sparse = if k >= SPARSE_BLOCK {
             SparseLu::new(k, &rows)
         } else {
@@ -153,6 +132,10 @@ pub struct Engine {
     rhs_buf: Vec<f64>,
     tmp: Vec<f64>,
     z0: Vec<f64>,
+    /// How to build the state Jacobian through the largest sparse block (if there is one).
+    state_jac: Option<StateJacPlan>,
+    /// Tangents of the largest block's residuals in a state Jacobian pass.
+    res_tan: Vec<f64>,
     /// The point of the last successful main pass (time, states), to reuse it.
     cached: Option<(f64, Vec<f64>)>,
     pub stats: EvalStats,
@@ -170,11 +153,12 @@ impl Engine {
         let regs = prog.init_regs.clone();
         let lus = vec![Lu::default(); prog.steps.len()];
         let mut deps: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let blocks = prog
+        let blocks: Vec<BlockJac> = prog
             .steps
             .iter()
             .map(|s| BlockJac::new(&prog, s, &mut deps))
             .collect();
+        let state_jac = StateJacPlan::new(&prog, &blocks);
         let mut plan: Vec<Plan> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
             match s {
@@ -196,6 +180,8 @@ impl Engine {
             rhs_buf: Vec::new(),
             tmp: Vec::new(),
             z0: Vec::new(),
+            state_jac,
+            res_tan: Vec::new(),
             cached: None,
             stats: EvalStats::default(),
             last_error: None,
@@ -314,10 +300,20 @@ impl Engine {
     /// `J v` of the derivatives with respect to the states, at the last evaluated point.
     pub fn jvp(&mut self, v: &[f64], out: &mut [f64]) {
         self.stats.jvp += 1;
-        let prog = &self.prog;
-        for (i, &(s, _)) in prog.states.iter().enumerate() {
+        for (i, &(s, _)) in self.prog.states.iter().enumerate() {
             self.tan[s] = v[i];
         }
+        self.tangent_steps(usize::MAX, BigSeed::Zero);
+        for (i, &(_, d)) in self.prog.states.iter().enumerate() {
+            out[i] = self.tan[d];
+        }
+    }
+
+    /// One forward tangent pass of the main pass from the state tangents already in `tan`.
+    /// Every block is differentiated by the implicit function theorem except block `big`, whose
+    /// unknowns get the tangents `seed` says (its residuals' tangents are left in `res_tan`).
+    fn tangent_steps(&mut self, big: usize, seed: BigSeed) {
+        let prog = &self.prog;
         for (si, step) in prog.steps.iter().enumerate() {
             match step {
                 Step::Explicit { code, .. } => {
@@ -332,6 +328,18 @@ impl Engine {
                     let c = &prog.code[code.clone()];
                     for &z in vars {
                         self.tan[z] = 0.0;
+                    }
+                    if si == big {
+                        if let (BigSeed::Unknowns(color), Some(plan)) = (seed, &self.state_jac) {
+                            for &m in &plan.z_colors[color] {
+                                self.tan[vars[m]] = 1.0;
+                            }
+                        }
+                        run_tangent(c, &self.regs, &mut self.tan);
+                        self.res_tan.clear();
+                        self.res_tan
+                            .extend(residuals.iter().map(|&r| self.tan[r as usize]));
+                        continue;
                     }
                     run_tangent(c, &self.regs, &mut self.tan);
                     self.rhs_buf.clear();
@@ -352,9 +360,92 @@ impl Engine {
                 }
             }
         }
-        for (i, &(_, d)) in prog.states.iter().enumerate() {
-            out[i] = self.tan[d];
+    }
+
+    /// Whether [`Self::state_jacobian`] applies (the program has a sparse-LU block).
+    pub fn has_state_jacobian(&self) -> bool {
+        self.state_jac.is_some()
+    }
+
+    /// The dense state Jacobian `d der(x) / d x` (row-major, `out[row * n + col]`) at the last
+    /// evaluated point, through the largest block `B` (unknowns `z`, residuals `r`) by
+    /// `dz/dx = -J_z⁻¹ ∂r/∂x`: the tangents with `z` held fixed (`∂r/∂x`, and the derivatives'
+    /// direct dependence on the states) and those of `z` alone (`∂der/∂z`) are both sparse, so a
+    /// few coloured passes give them; one solve per state with the block's factorization then
+    /// replaces the dense part, which costs one full tangent pass per state through `jvp`.
+    /// Returns false (leaving `out` alone) when the program has no such block.
+    pub fn state_jacobian(&mut self, out: &mut [f64]) -> bool {
+        let Some(plan) = self.state_jac.take() else {
+            return false;
+        };
+        let n = self.nstates();
+        let big = plan.big;
+        out[..n * n].iter_mut().for_each(|v| *v = 0.0);
+        let ders: Vec<usize> = self.prog.states.iter().map(|&(_, d)| d).collect();
+        // ∂r/∂x by state: (residual, value).
+        let mut dr: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        for (c, cols) in plan.x_colors.iter().enumerate() {
+            self.stats.jvp += 1;
+            for &(s, _) in &self.prog.states {
+                self.tan[s] = 0.0;
+            }
+            for &j in cols {
+                self.tan[self.prog.states[j].0] = 1.0;
+            }
+            self.tangent_steps(big, BigSeed::Zero);
+            for (i, deps) in plan.res_x.iter().enumerate() {
+                for &j in deps {
+                    if plan.x_color_of[j] == c {
+                        dr[j].push((i, self.res_tan[i]));
+                    }
+                }
+            }
+            for (row, deps) in plan.der_x.iter().enumerate() {
+                for &j in deps {
+                    if plan.x_color_of[j] == c {
+                        out[row * n + j] = self.tan[ders[row]];
+                    }
+                }
+            }
         }
+        // ∂der/∂z by row: (unknown, value).
+        let mut gz: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        self.state_jac = Some(plan);
+        let nz = self.state_jac.as_ref().map_or(0, |p| p.z_colors.len());
+        for c in 0..nz {
+            self.stats.jvp += 1;
+            for &(s, _) in &self.prog.states {
+                self.tan[s] = 0.0;
+            }
+            self.tangent_steps(big, BigSeed::Unknowns(c));
+            let Some(plan) = &self.state_jac else {
+                return false;
+            };
+            for (row, deps) in plan.der_z.iter().enumerate() {
+                for &m in deps {
+                    if plan.z_color_of[m] == c {
+                        gz[row].push((m, self.tan[ders[row]]));
+                    }
+                }
+            }
+        }
+        let k = self.res_tan.len();
+        for (j, col) in dr.iter().enumerate() {
+            if col.is_empty() {
+                continue;
+            }
+            self.rhs_buf.clear();
+            self.rhs_buf.resize(k, 0.0);
+            for &(i, v) in col {
+                self.rhs_buf[i] = -v;
+            }
+            self.block_solve(big);
+            for (row, g) in gz.iter().enumerate() {
+                let s: f64 = g.iter().map(|&(m, v)| v * self.rhs_buf[m]).sum();
+                out[row * n + j] += s;
+            }
+        }
+        true
     }
 
     /// Fills the block's Jacobian (one pass of the block code per colour) and factors it:
@@ -623,6 +714,196 @@ impl Engine {
             iterations: max_iter,
         })
     }
+}
+
+/// How a block's unknowns are seeded in [`Engine::tangent_steps`].
+#[derive(Clone, Copy, Debug)]
+enum BigSeed {
+    /// Held fixed (tangent zero).
+    Zero,
+    /// The unknowns of this colour of [`StateJacPlan::z_colors`] get tangent one.
+    Unknowns(usize),
+}
+
+/// The structure of the state Jacobian through the largest sparse block (step `big`), found once
+/// by dependency propagation (both branches of every `if`).
+#[derive(Debug)]
+struct StateJacPlan {
+    big: usize,
+    /// States each residual of the block depends on with the block's unknowns held fixed.
+    res_x: Vec<Vec<usize>>,
+    /// States each state derivative depends on with the block's unknowns held fixed.
+    der_x: Vec<Vec<usize>>,
+    /// Block unknowns each state derivative depends on with the states held fixed.
+    der_z: Vec<Vec<usize>>,
+    x_colors: Vec<Vec<usize>>,
+    x_color_of: Vec<usize>,
+    z_colors: Vec<Vec<usize>>,
+    z_color_of: Vec<usize>,
+}
+
+impl StateJacPlan {
+    fn new(prog: &Program, blocks: &[BlockJac]) -> Option<StateJacPlan> {
+        let (big, k) = prog
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(si, _)| blocks[*si].sparse.is_some())
+            .filter_map(|(si, s)| match s {
+                Step::Implicit { vars, .. } => Some((si, vars.len())),
+                Step::Explicit { .. } => None,
+            })
+            .max_by_key(|&(si, k)| (k, std::cmp::Reverse(si)))?;
+        let n = prog.states.len();
+        let as_usize = |d: &[u32]| d.iter().map(|&j| j as usize).collect::<Vec<_>>();
+        // States held fixed -> seeds on the states; unknowns held fixed -> seeds on the unknowns.
+        let mut res_x = Vec::new();
+        let der_x = {
+            let mut deps: Vec<Vec<u32>> = vec![Vec::new(); prog.nregs()];
+            for (i, &(x, _)) in prog.states.iter().enumerate() {
+                deps[x] = vec![i as u32];
+            }
+            propagate_fixing(prog, big, &mut deps, |deps, residuals| {
+                res_x = residuals
+                    .iter()
+                    .map(|&r| as_usize(&deps[r as usize]))
+                    .collect();
+            });
+            prog.states
+                .iter()
+                .map(|&(_, d)| as_usize(&deps[d]))
+                .collect::<Vec<_>>()
+        };
+        let der_z = {
+            let mut deps: Vec<Vec<u32>> = vec![Vec::new(); prog.nregs()];
+            let Step::Implicit { vars, .. } = &prog.steps[big] else {
+                return None;
+            };
+            for (m, &z) in vars.iter().enumerate() {
+                deps[z] = vec![m as u32];
+            }
+            propagate_from(prog, big, &mut deps);
+            prog.states
+                .iter()
+                .map(|&(_, d)| as_usize(&deps[d]))
+                .collect::<Vec<_>>()
+        };
+        let groups: Vec<Vec<usize>> = res_x.iter().chain(&der_x).cloned().collect();
+        let (x_colors, x_color_of) = color_columns(n, &groups);
+        let (z_colors, z_color_of) = color_columns(k, &der_z);
+        Some(StateJacPlan {
+            big,
+            res_x,
+            der_x,
+            der_z,
+            x_colors,
+            x_color_of,
+            z_colors,
+            z_color_of,
+        })
+    }
+}
+
+/// Propagates dependency sets through the main pass (as `jacobian::propagate`), except that the
+/// unknowns of block `big` keep no dependencies; `at_big` sees the sets just after its code.
+fn propagate_fixing(
+    prog: &Program,
+    big: usize,
+    deps: &mut [Vec<u32>],
+    mut at_big: impl FnMut(&[Vec<u32>], &[u32]),
+) {
+    for (si, step) in prog.steps.iter().enumerate() {
+        match step {
+            Step::Explicit { code, .. } => run_deps(&prog.code[code.clone()], deps),
+            Step::Implicit {
+                code,
+                vars,
+                residuals,
+                ..
+            } => {
+                for &z in vars {
+                    deps[z] = Vec::new();
+                }
+                run_deps(&prog.code[code.clone()], deps);
+                if si == big {
+                    at_big(deps, residuals);
+                } else {
+                    block_deps(prog, step, deps);
+                }
+            }
+        }
+    }
+}
+
+/// Propagates dependency sets from block `big` on, its unknowns' sets as given (not derived
+/// from its residuals).
+fn propagate_from(prog: &Program, big: usize, deps: &mut [Vec<u32>]) {
+    for (si, step) in prog.steps.iter().enumerate().skip(big) {
+        match step {
+            Step::Explicit { code, .. } => run_deps(&prog.code[code.clone()], deps),
+            Step::Implicit { code, vars, .. } => {
+                if si != big {
+                    for &z in vars {
+                        deps[z] = Vec::new();
+                    }
+                }
+                run_deps(&prog.code[code.clone()], deps);
+                if si != big {
+                    block_deps(prog, step, deps);
+                }
+            }
+        }
+    }
+}
+
+/// After a first run of a block's code: every unknown depends on the union over the residuals,
+/// and the code runs again so that its temporaries do too.
+fn block_deps(prog: &Program, step: &Step, deps: &mut [Vec<u32>]) {
+    let Step::Implicit {
+        code,
+        vars,
+        residuals,
+        ..
+    } = step
+    else {
+        return;
+    };
+    let mut all = Vec::new();
+    for &r in residuals {
+        all = union(&all, &deps[r as usize]);
+    }
+    for &z in vars {
+        deps[z] = all.clone();
+    }
+    run_deps(&prog.code[code.clone()], deps);
+}
+
+/// Greedy column colouring: columns in one group (a row's columns) get different colours, so
+/// one tangent pass per colour separates every entry. Returns the columns of each colour and the
+/// colour of each column.
+fn color_columns(ncols: usize, groups: &[Vec<usize>]) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let mut groups_of = vec![Vec::new(); ncols];
+    for (g, cols) in groups.iter().enumerate() {
+        for &j in cols {
+            groups_of[j].push(g);
+        }
+    }
+    let mut color_of = vec![usize::MAX; ncols];
+    let mut colors: Vec<Vec<usize>> = Vec::new();
+    let mut taken: Vec<usize> = Vec::new();
+    for j in 0..ncols {
+        taken.clear();
+        for &g in &groups_of[j] {
+            taken.extend(groups[g].iter().map(|&c| color_of[c]));
+        }
+        let c = (0..).find(|c| !taken.contains(c)).unwrap_or(0);
+        if c == colors.len() {
+            colors.push(Vec::new());
+        }
+        colors[c].push(j);
+        color_of[j] = c;
+    }
+    (colors, color_of)
 }
 
 /// Whether a register the block code writes, other than its unknowns, is read by the main-pass

@@ -27,13 +27,15 @@ use diffsol::op::ParameterisedOp;
 use diffsol::{
     ConstantOp, FaerSparseLU, FaerSparseMat, Matrix, NalgebraLU, NalgebraMat, NonLinearOp,
     NonLinearOpJacobian, OdeBuilder, OdeEquations, OdeEquationsRef, OdeSolverMethod,
-    OdeSolverStopReason, Op, UnitCallable, Vector,
+    OdeSolverStopReason, Op, UnitCallable, Vector, VectorIndex,
 };
 use std::cell::RefCell;
 use std::time::Instant;
 
 /// Systems with more states than this use sparse matrices.
 const DENSE_LIMIT: usize = 60;
+
+type Index<M> = <<M as diffsol::MatrixCommon>::V as Vector>::Index;
 
 pub struct SimEqn<M: Matrix<T = f64>> {
     pub engine: RefCell<Engine>,
@@ -43,6 +45,9 @@ pub struct SimEqn<M: Matrix<T = f64>> {
     ctx: M::C,
     sparsity: Option<M::Sparsity>,
     coloring: Option<JacobianColoring<M>>,
+    /// Where the entries of the pattern go in the sparse Jacobian's data, when the engine builds
+    /// the state Jacobian itself ([`Engine::state_jacobian`]): destination, source, pattern.
+    scatter: Option<(Index<M>, Index<M>, Vec<(usize, usize)>)>,
     pub jacobians: RefCell<usize>,
 }
 
@@ -56,6 +61,14 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
         let coloring = sparsity
             .as_ref()
             .map(|s| JacobianColoring::new(s, &pattern, ctx.clone()));
+        let scatter = match &sparsity {
+            Some(s) if engine.has_state_jacobian() => Some((
+                s.get_index(&pattern, ctx.clone()),
+                Index::<M>::from_vec((0..pattern.len()).collect(), ctx.clone()),
+                pattern,
+            )),
+            _ => None,
+        };
         SimEqn {
             engine: RefCell::new(engine),
             y0: RefCell::new(y0),
@@ -64,6 +77,7 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
             ctx,
             sparsity,
             coloring,
+            scatter,
             jacobians: RefCell::new(0),
         }
     }
@@ -120,6 +134,20 @@ impl<M: Matrix<T = f64>> NonLinearOpJacobian for SimRhs<'_, M> {
     }
     fn jacobian_inplace(&self, x: &M::V, t: f64, y: &mut M) {
         *self.0.jacobians.borrow_mut() += 1;
+        if let Some((dst, src, pattern)) = &self.0.scatter {
+            let n = self.0.n;
+            let mut dense = vec![0.0; n * n];
+            let mut ok = false;
+            let mut e = self.0.engine.borrow_mut();
+            x.clone().for_each_batch_host([x], |_, [x], _| {
+                ok = e.eval_at(t, x).is_ok() && e.state_jacobian(&mut dense);
+            });
+            if ok {
+                let vals = pattern.iter().map(|&(i, j)| dense[i * n + j]).collect();
+                y.set_data_with_indices(dst, src, &M::V::from_vec(vals, self.0.ctx.clone()));
+                return;
+            }
+        }
         match &self.0.coloring {
             Some(c) => c.jacobian_inplace(self, x, t, y),
             None => self._default_jacobian_inplace(x, t, y),
