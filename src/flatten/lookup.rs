@@ -189,11 +189,12 @@ impl Flattener<'_> {
     pub fn import_constant(&mut self, class: ClassId, name: &str) -> Option<(ClassId, String)> {
         for imp in &self.imports(class) {
             let path = import_path(imp);
-            if let ImportKind::Named { alias } = &imp.kind {
-                if named_import_local(alias, &path) == Some(name) && path.len() >= 2 {
-                    let pkg = self.resolve_global(&path[..path.len() - 1])?;
-                    return Some((pkg, path[path.len() - 1].to_string()));
-                }
+            if let ImportKind::Named { alias } = &imp.kind
+                && named_import_local(alias, &path) == Some(name)
+                && path.len() >= 2
+            {
+                let pkg = self.resolve_global(&path[..path.len() - 1])?;
+                return Some((pkg, path[path.len() - 1].to_string()));
             }
             if let ImportKind::Unqualified = &imp.kind
                 && let Some(pkg) = self.resolve_global(&path)
