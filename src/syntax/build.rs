@@ -449,16 +449,8 @@ impl<'t> Builder<'t> {
                 }
                 Rule::equation_section => {
                     let span = self.span(&c);
-                    let mut initial = false;
-                    let mut equations = Vec::new();
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::kw_initial => initial = true,
-                            Rule::kw_equation => {}
-                            Rule::equation => equations.push(self.equation(x)?),
-                            _ => return err(self.unexpected(&x)),
-                        }
-                    }
+                    let (initial, equations) =
+                        self.section_items(c, Rule::kw_equation, Rule::equation, Self::equation)?;
                     sections.push(Section::Equations {
                         initial,
                         equations,
@@ -467,16 +459,12 @@ impl<'t> Builder<'t> {
                 }
                 Rule::algorithm_section => {
                     let span = self.span(&c);
-                    let mut initial = false;
-                    let mut statements = Vec::new();
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::kw_initial => initial = true,
-                            Rule::kw_algorithm => {}
-                            Rule::statement => statements.push(self.statement(x)?),
-                            _ => return err(self.unexpected(&x)),
-                        }
-                    }
+                    let (initial, statements) = self.section_items(
+                        c,
+                        Rule::kw_algorithm,
+                        Rule::statement,
+                        Self::statement,
+                    )?;
                     sections.push(Section::Algorithm {
                         initial,
                         statements,
@@ -1001,6 +989,28 @@ impl<'t> Builder<'t> {
     }
 
     // ------------------------------------------------------------------ equations
+
+    /// An equation or algorithm section: whether it is `initial`, and its items (pairs of
+    /// `item_rule` built by `item`) after the section keyword `section_kw`.
+    fn section_items<B>(
+        &self,
+        p: P,
+        section_kw: Rule,
+        item_rule: Rule,
+        item: impl Fn(&Self, P) -> R<B>,
+    ) -> R<(bool, Vec<B>)> {
+        let mut initial = false;
+        let mut items = Vec::new();
+        for x in p.into_inner() {
+            match x.as_rule() {
+                Rule::kw_initial => initial = true,
+                r if r == section_kw => {}
+                r if r == item_rule => items.push(item(self, x)?),
+                _ => return err(self.unexpected(&x)),
+            }
+        }
+        Ok((initial, items))
+    }
 
     /// An equation or a statement: its kind (built by `kind`), then an optional comment.
     fn commented<K>(
