@@ -190,7 +190,7 @@ fn var_name(v: usize, vars: &[Variable]) -> String {
         .unwrap_or_else(|| format!("<var {v}>"))
 }
 
-/// A Real literal that reads back as a Real (`2.0`, `1e-10`).
+/// Binding strength of the outer operator of `e` (higher binds tighter).
 fn prec(e: &Expr) -> u8 {
     match e {
         Expr::Binary(op, _, _) => match op {

@@ -46,8 +46,9 @@ pub fn print_statement(s: &Statement, depth: usize) -> String {
     p.out
 }
 
-/// A real in Rust's shortest round-trip form. Folding constants can produce non-finite values,
-/// which have no literal: they are written as expressions that evaluate to them.
+/// A real literal that reads back as a Real (`2.0`, `1e-10`): Rust's shortest round-trip form.
+/// Folding constants can produce non-finite values, which have no literal: they are written as
+/// expressions that evaluate to them.
 pub(crate) fn real(x: f64) -> String {
     if x.is_finite() {
         format!("{x:?}")
