@@ -7,9 +7,10 @@
 //! through explicit segments by the tangent rules of each instruction, through a loop by the
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
+use super::batched::{Batched, Scheduler};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
-use super::tape::{run, run_tangent};
+use super::tape::{Instr, run, run_tangent};
 
 /// Counters reported by `--stats`.
 #[derive(Clone, Debug, Default)]
@@ -32,16 +33,52 @@ pub struct BlockError {
 }
 
 /// The main pass with consecutive explicit steps merged into one code range (their code is
-/// contiguous), so that a chain of assignments is one tight loop.
+/// contiguous), evaluated in batches (index into `Engine::batched`).
 #[derive(Clone, Copy, Debug)]
 enum Plan {
-    Code(usize, usize),
+    Code(usize),
     Block(usize),
+}
+
+/// A code range in batches, or as a plain tape if batching refused it.
+#[derive(Clone, Debug)]
+enum Segment {
+    Batched(Batched),
+    Plain(std::ops::Range<usize>),
+}
+
+impl Segment {
+    fn new(s: &mut Scheduler, code: &[Instr], range: std::ops::Range<usize>) -> Segment {
+        match s.batch(&code[range.clone()]) {
+            Some(b) => Segment::Batched(b),
+            None => Segment::Plain(range),
+        }
+    }
+
+    fn run(&self, code: &[Instr], r: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run(r),
+            Segment::Plain(range) => run(&code[range.clone()], r),
+        }
+    }
+
+    fn run_tangent(&self, code: &[Instr], r: &[f64], t: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run_tangent(r, t),
+            Segment::Plain(range) => run_tangent(&code[range.clone()], r, t),
+        }
+    }
 }
 
 pub struct Engine {
     pub prog: Program,
     plan: Vec<Plan>,
+    segments: Vec<Segment>,
+    /// Eliminated variables and event code, batched.
+    outputs: [Segment; 2],
+    /// Registers of the states and of their derivatives, as compact index arrays.
+    state_regs: Vec<u32>,
+    der_regs: Vec<u32>,
     pub regs: Vec<f64>,
     tan: Vec<f64>,
     lus: Vec<Lu>,
@@ -65,18 +102,40 @@ impl Engine {
         let regs = prog.init_regs.clone();
         let lus = vec![Lu::default(); prog.steps.len()];
         let mut plan: Vec<Plan> = Vec::new();
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
             match s {
-                Step::Explicit { code, .. } => match plan.last_mut() {
-                    Some(Plan::Code(_, end)) if *end == code.start => *end = code.end,
-                    _ => plan.push(Plan::Code(code.start, code.end)),
+                Step::Explicit { code, .. } => match (plan.last(), ranges.last_mut()) {
+                    (Some(Plan::Code(_)), Some(r)) if r.end == code.start => r.end = code.end,
+                    _ => {
+                        plan.push(Plan::Code(ranges.len()));
+                        ranges.push(code.clone());
+                    }
                 },
                 Step::Implicit { .. } => plan.push(Plan::Block(si)),
             }
         }
+        let mut sched = Scheduler::new(n);
+        let segments = ranges
+            .into_iter()
+            .map(|r| Segment::new(&mut sched, &prog.code, r))
+            .collect();
+        let outputs = [
+            Segment::new(&mut sched, &prog.code, prog.eliminated.clone()),
+            Segment::new(&mut sched, &prog.code, prog.event_code.clone()),
+        ];
+        let (state_regs, der_regs) = prog
+            .states
+            .iter()
+            .map(|&(x, d)| (x as u32, d as u32))
+            .unzip();
         Engine {
             prog,
             plan,
+            segments,
+            outputs,
+            state_regs,
+            der_regs,
             regs,
             tan: vec![0.0; n],
             lus,
@@ -117,8 +176,8 @@ impl Engine {
             return Ok(());
         }
         self.regs[self.prog.time as usize] = t;
-        for (i, &(s, _)) in self.prog.states.iter().enumerate() {
-            self.regs[s] = x[i];
+        for (&s, &xi) in self.state_regs.iter().zip(x) {
+            self.regs[s as usize] = xi;
         }
         self.run_main()?;
         match &mut self.cached {
@@ -138,7 +197,7 @@ impl Engine {
         self.stats.rhs += 1;
         for i in 0..self.plan.len() {
             match self.plan[i] {
-                Plan::Code(start, end) => run(&self.prog.code[start..end], &mut self.regs),
+                Plan::Code(k) => self.segments[k].run(&self.prog.code, &mut self.regs),
                 Plan::Block(si) => self.solve_block(si)?,
             }
         }
@@ -172,12 +231,11 @@ impl Engine {
     }
 
     pub fn derivatives(&mut self, out: &mut [f64]) {
-        let mut finite = true;
-        for (i, &(_, d)) in self.prog.states.iter().enumerate() {
-            out[i] = self.regs[d];
-            finite &= out[i].is_finite();
+        for (o, &d) in out.iter_mut().zip(&self.der_regs) {
+            *o = self.regs[d as usize];
         }
-        if !finite {
+        // A separate pass without early exit: the compiler vectorizes it.
+        if out.iter().fold(false, |bad, x| bad | !x.is_finite()) {
             // Remember where, to name the variable if the integrator gives up.
             let t = self.regs[self.prog.time as usize];
             self.nan_at = Some((t, self.states()));
@@ -186,9 +244,9 @@ impl Engine {
 
     /// Eliminated variables and event code (conditions, assignment values).
     pub fn run_outputs(&mut self) {
-        let p = &self.prog;
-        run(&p.code[p.eliminated.clone()], &mut self.regs);
-        run(&p.code[p.event_code.clone()], &mut self.regs);
+        for s in &self.outputs {
+            s.run(&self.prog.code, &mut self.regs);
+        }
     }
 
     /// Zero-crossing functions of the event relations (after [`Self::run_outputs`]).
@@ -205,11 +263,16 @@ impl Engine {
         for (i, &(s, _)) in prog.states.iter().enumerate() {
             self.tan[s] = v[i];
         }
-        for (si, step) in prog.steps.iter().enumerate() {
-            match step {
-                Step::Explicit { code, .. } => {
-                    run_tangent(&prog.code[code.clone()], &self.regs, &mut self.tan)
+        for &p in &self.plan {
+            let si = match p {
+                Plan::Code(k) => {
+                    self.segments[k].run_tangent(&prog.code, &self.regs, &mut self.tan);
+                    continue;
                 }
+                Plan::Block(si) => si,
+            };
+            match &prog.steps[si] {
+                Step::Explicit { .. } => {}
                 Step::Implicit {
                     code,
                     vars,

@@ -64,6 +64,8 @@ pub enum Op {
     MulAdd,
     /// `a * b - c`.
     MulSub,
+    /// `(a - b) * c`: a spring or a resistor, `k * (x1 - x2)`.
+    SubMul,
 }
 
 impl Op {
@@ -72,7 +74,7 @@ impl Op {
         match self {
             Copy | Neg | Square | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
             | Exp | Log | Log10 | Sqrt | Abs | Sign | Floor | Ceil | Not => 1,
-            Select | SemiLinear | MulAdd | MulSub => 3,
+            Select | SemiLinear | MulAdd | MulSub | SubMul => 3,
             _ => 2,
         }
     }
@@ -160,6 +162,7 @@ pub fn apply(op: Op, a: f64, b: f64, c: f64) -> f64 {
         }
         MulAdd => a * b + c,
         MulSub => a * b - c,
+        SubMul => (a - b) * c,
     }
 }
 
@@ -186,6 +189,7 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
             Op::Div => a / r[i.b as usize],
             Op::MulAdd => a * r[i.b as usize] + r[i.c as usize],
             Op::MulSub => a * r[i.b as usize] - r[i.c as usize],
+            Op::SubMul => (a - r[i.b as usize]) * r[i.c as usize],
             Op::Copy => a,
             Op::Neg => -a,
             op => apply(op, a, r[i.b as usize], r[i.c as usize]),
@@ -197,96 +201,101 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
 /// Forward-mode derivative pass: `r` holds the values of the same pass, `t` the tangents of the
 /// inputs; writes the tangent of every destination.
 pub fn run_tangent(code: &[Instr], r: &[f64], t: &mut [f64]) {
-    use Op::*;
     for i in code {
         let (a, b, c) = (r[i.a as usize], r[i.b as usize], r[i.c as usize]);
         let (ta, tb, tc) = (t[i.a as usize], t[i.b as usize], t[i.c as usize]);
-        let v = r[i.dst as usize];
-        let d = match i.op {
-            Copy => ta,
-            Add => ta + tb,
-            Sub => ta - tb,
-            Mul => ta * b + a * tb,
-            Div => (ta - v * tb) / b,
-            Neg => -ta,
-            Pow => {
-                let mut d = if ta != 0.0 {
-                    if b == 0.0 {
-                        0.0
-                    } else {
-                        b * pow(a, b - 1.0) * ta
-                    }
-                } else {
-                    0.0
-                };
-                if tb != 0.0 && a > 0.0 {
-                    d += v * a.ln() * tb;
-                }
-                d
-            }
-            Square => 2.0 * a * ta,
-            Sin => a.cos() * ta,
-            Cos => -a.sin() * ta,
-            Tan => (1.0 + v * v) * ta,
-            Asin => ta / (1.0 - a * a).sqrt(),
-            Acos => -ta / (1.0 - a * a).sqrt(),
-            Atan => ta / (1.0 + a * a),
-            Atan2 => (b * ta - a * tb) / (a * a + b * b),
-            Sinh => a.cosh() * ta,
-            Cosh => a.sinh() * ta,
-            Tanh => (1.0 - v * v) * ta,
-            Exp => v * ta,
-            Log => ta / a,
-            Log10 => ta / (a * std::f64::consts::LN_10),
-            Sqrt => {
-                if v == 0.0 {
+        t[i.dst as usize] = tangent(i.op, [a, b, c], [ta, tb, tc], r[i.dst as usize]);
+    }
+}
+
+/// The tangent of `op(a, b, c)` (value `v`) given the operands' values and tangents.
+#[inline(always)]
+pub fn tangent(op: Op, [a, b, c]: [f64; 3], [ta, tb, tc]: [f64; 3], v: f64) -> f64 {
+    use Op::*;
+    match op {
+        Copy => ta,
+        Add => ta + tb,
+        Sub => ta - tb,
+        Mul => ta * b + a * tb,
+        Div => (ta - v * tb) / b,
+        Neg => -ta,
+        Pow => {
+            let mut d = if ta != 0.0 {
+                if b == 0.0 {
                     0.0
                 } else {
-                    ta / (2.0 * v)
+                    b * pow(a, b - 1.0) * ta
                 }
+            } else {
+                0.0
+            };
+            if tb != 0.0 && a > 0.0 {
+                d += v * a.ln() * tb;
             }
-            Abs => {
-                if a >= 0.0 {
-                    ta
-                } else {
-                    -ta
-                }
+            d
+        }
+        Square => 2.0 * a * ta,
+        Sin => a.cos() * ta,
+        Cos => -a.sin() * ta,
+        Tan => (1.0 + v * v) * ta,
+        Asin => ta / (1.0 - a * a).sqrt(),
+        Acos => -ta / (1.0 - a * a).sqrt(),
+        Atan => ta / (1.0 + a * a),
+        Atan2 => (b * ta - a * tb) / (a * a + b * b),
+        Sinh => a.cosh() * ta,
+        Cosh => a.sinh() * ta,
+        Tanh => (1.0 - v * v) * ta,
+        Exp => v * ta,
+        Log => ta / a,
+        Log10 => ta / (a * std::f64::consts::LN_10),
+        Sqrt => {
+            if v == 0.0 {
+                0.0
+            } else {
+                ta / (2.0 * v)
             }
-            Min => {
-                if a <= b {
-                    ta
-                } else {
-                    tb
-                }
+        }
+        Abs => {
+            if a >= 0.0 {
+                ta
+            } else {
+                -ta
             }
-            Max => {
-                if a >= b {
-                    ta
-                } else {
-                    tb
-                }
+        }
+        Min => {
+            if a <= b {
+                ta
+            } else {
+                tb
             }
-            Mod => ta - (a / b).floor() * tb,
-            Rem => ta - (a / b).trunc() * tb,
-            SemiLinear => {
-                if a >= 0.0 {
-                    ta * b + a * tb
-                } else {
-                    ta * c + a * tc
-                }
+        }
+        Max => {
+            if a >= b {
+                ta
+            } else {
+                tb
             }
-            Select => {
-                if a != 0.0 {
-                    tb
-                } else {
-                    tc
-                }
+        }
+        Mod => ta - (a / b).floor() * tb,
+        Rem => ta - (a / b).trunc() * tb,
+        SemiLinear => {
+            if a >= 0.0 {
+                ta * b + a * tb
+            } else {
+                ta * c + a * tc
             }
-            MulAdd => ta * b + a * tb + tc,
-            MulSub => ta * b + a * tb - tc,
-            Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
-        };
-        t[i.dst as usize] = d;
+        }
+        Select => {
+            if a != 0.0 {
+                tb
+            } else {
+                tc
+            }
+        }
+        MulAdd => ta * b + a * tb + tc,
+        MulSub => ta * b + a * tb - tc,
+        SubMul => (ta - tb) * c + (a - b) * tc,
+        Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
     }
 }
 
