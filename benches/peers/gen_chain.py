@@ -44,14 +44,12 @@ LIB = """  connector Flange
   equation
     a.f = -F;
   end Force;
-  model Speed "prescribed velocity v = V sin(w t), position integrated from it"
+  model Speed "prescribed velocity of the flange: der(s) = V sin(w t)"
     parameter Real V(unit = "m/s") = 0.3;
     parameter Real w(unit = "rad/s") = 3;
     Flange a;
-    Real s(unit = "m", start = 0, fixed = true);
   equation
-    a.s = s;
-    der(s) = V * sin(w * time);
+    der(a.s) = V * sin(w * time);
   end Speed;
   model Position "prescribed position s = A sin(w t)"
     parameter Real A(unit = "m") = 0.1;
