@@ -10,7 +10,7 @@
 use super::batched::{Batched, Scheduler};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
-use super::tape::{Instr, run, run_tangent};
+use super::tape::{Instr, Op, run, run_tangent};
 
 /// Counters reported by `--stats`.
 #[derive(Clone, Debug, Default)]
@@ -40,32 +40,32 @@ enum Plan {
     Block(usize),
 }
 
-/// A code range in batches, or as a plain tape if batching refused it.
+/// Straight-line code in batches, or as a plain tape if batching refused it.
 #[derive(Clone, Debug)]
 enum Segment {
     Batched(Batched),
-    Plain(std::ops::Range<usize>),
+    Plain(Vec<Instr>),
 }
 
 impl Segment {
-    fn new(s: &mut Scheduler, code: &[Instr], range: std::ops::Range<usize>) -> Segment {
-        match s.batch(&code[range.clone()]) {
+    fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
+        match s.batch(&code) {
             Some(b) => Segment::Batched(b),
-            None => Segment::Plain(range),
+            None => Segment::Plain(code),
         }
     }
 
-    fn run(&self, code: &[Instr], r: &mut [f64]) {
+    fn run(&self, r: &mut [f64]) {
         match self {
             Segment::Batched(b) => b.run(r),
-            Segment::Plain(range) => run(&code[range.clone()], r),
+            Segment::Plain(code) => run(code, r),
         }
     }
 
-    fn run_tangent(&self, code: &[Instr], r: &[f64], t: &mut [f64]) {
+    fn run_tangent(&self, r: &[f64], t: &mut [f64]) {
         match self {
             Segment::Batched(b) => b.run_tangent(r, t),
-            Segment::Plain(range) => run_tangent(&code[range.clone()], r, t),
+            Segment::Plain(code) => run_tangent(code, r, t),
         }
     }
 }
@@ -74,8 +74,8 @@ pub struct Engine {
     pub prog: Program,
     plan: Vec<Plan>,
     segments: Vec<Segment>,
-    /// Eliminated variables and event code, batched.
-    outputs: [Segment; 2],
+    /// Derivative copies taken out of the main pass, eliminated variables and event code.
+    outputs: [Segment; 3],
     /// Registers of the states and of their derivatives, as compact index arrays.
     state_regs: Vec<u32>,
     der_regs: Vec<u32>,
@@ -115,20 +115,52 @@ impl Engine {
                 Step::Implicit { .. } => plan.push(Plan::Block(si)),
             }
         }
+        // A derivative that is a plain copy (`der(x) = v`) which nothing in the main pass reads:
+        // the derivative vector reads the source register, and the copy moves to the outputs
+        // (everything that looks at variables runs `run_outputs` first).
+        let mut read = vec![false; n];
+        for s in &prog.steps {
+            let (Step::Explicit { code, .. } | Step::Implicit { code, .. }) = s;
+            for i in &prog.code[code.clone()] {
+                let ops = [i.a, i.b, i.c];
+                for &o in &ops[..i.op.arity()] {
+                    read[o as usize] = true;
+                }
+            }
+        }
+        let mut deferred = vec![false; prog.code.len()];
+        let mut state_regs = Vec::with_capacity(prog.states.len());
+        let mut der_regs = Vec::with_capacity(prog.states.len());
+        for &(x, d) in &prog.states {
+            let mut src = d as u32;
+            if let Some(Some(si)) = prog.computed_by.get(d)
+                && let Some(Step::Explicit { code, .. }) = prog.steps.get(*si)
+                && code.len() == 1
+                && prog.code[code.start].op == Op::Copy
+                && prog.code[code.start].dst as usize == d
+                && !read[d]
+            {
+                deferred[code.start] = true;
+                src = prog.code[code.start].a;
+            }
+            state_regs.push(x as u32);
+            der_regs.push(src);
+        }
+        let pick = |r: std::ops::Range<usize>, moved: bool| -> Vec<Instr> {
+            r.filter(|&k| deferred[k] == moved)
+                .map(|k| prog.code[k])
+                .collect()
+        };
         let mut sched = Scheduler::new(n);
         let segments = ranges
             .into_iter()
-            .map(|r| Segment::new(&mut sched, &prog.code, r))
+            .map(|r| Segment::new(&mut sched, pick(r, false)))
             .collect();
         let outputs = [
-            Segment::new(&mut sched, &prog.code, prog.eliminated.clone()),
-            Segment::new(&mut sched, &prog.code, prog.event_code.clone()),
+            Segment::new(&mut sched, pick(0..prog.code.len(), true)),
+            Segment::new(&mut sched, prog.code[prog.eliminated.clone()].to_vec()),
+            Segment::new(&mut sched, prog.code[prog.event_code.clone()].to_vec()),
         ];
-        let (state_regs, der_regs) = prog
-            .states
-            .iter()
-            .map(|&(x, d)| (x as u32, d as u32))
-            .unzip();
         Engine {
             prog,
             plan,
@@ -197,7 +229,7 @@ impl Engine {
         self.stats.rhs += 1;
         for i in 0..self.plan.len() {
             match self.plan[i] {
-                Plan::Code(k) => self.segments[k].run(&self.prog.code, &mut self.regs),
+                Plan::Code(k) => self.segments[k].run(&mut self.regs),
                 Plan::Block(si) => self.solve_block(si)?,
             }
         }
@@ -245,7 +277,7 @@ impl Engine {
     /// Eliminated variables and event code (conditions, assignment values).
     pub fn run_outputs(&mut self) {
         for s in &self.outputs {
-            s.run(&self.prog.code, &mut self.regs);
+            s.run(&mut self.regs);
         }
     }
 
@@ -266,7 +298,7 @@ impl Engine {
         for &p in &self.plan {
             let si = match p {
                 Plan::Code(k) => {
-                    self.segments[k].run_tangent(&prog.code, &self.regs, &mut self.tan);
+                    self.segments[k].run_tangent(&self.regs, &mut self.tan);
                     continue;
                 }
                 Plan::Block(si) => si,
@@ -296,8 +328,8 @@ impl Engine {
                 }
             }
         }
-        for (i, &(_, d)) in prog.states.iter().enumerate() {
-            out[i] = self.tan[d];
+        for (o, &d) in out.iter_mut().zip(&self.der_regs) {
+            *o = self.tan[d as usize];
         }
     }
 
