@@ -26,8 +26,8 @@ fn system(text: &str) -> SortedSystem {
 
 fn chain_text(masses: usize) -> String {
     example("chain.mo").replace(
-        "constant Integer n = 10",
-        &format!("constant Integer n = {masses}"),
+        "parameter Integer n = 10",
+        &format!("parameter Integer n = {masses}"),
     )
 }
 

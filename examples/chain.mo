@@ -1,5 +1,5 @@
 model Chain "Masses connected by springs and dampers, written with arrays and for"
-  constant Integer n = 10 "number of masses";
+  parameter Integer n = 10 "number of masses";
   parameter Real m(unit = "kg") = 1;
   parameter Real k(unit = "N/m") = 100;
   parameter Real d(unit = "N.s/m") = 0.5;

@@ -406,3 +406,80 @@ fn within_unknown_package_keeps_classes_at_top_level() {
     let m = flatten_common::flat_model("within Nowhere.Pkg;\nmodel M Real x = 1; end M;\n", None);
     assert_eq!(m.name, "M");
 }
+
+// ---- "did you mean" through nested packages ----
+
+#[test]
+fn unknown_class_suggests_full_name_in_nested_package() {
+    // Written without its package: the library class of that name is suggested in full.
+    assert_err(
+        "model M\n  Resistor r(R = 1);\nend M;\n",
+        None,
+        &[
+            "test.mo:2:3",
+            "unknown class `Resistor`",
+            "did you mean `Minimo.Electrical.Analog.Basic.Resistor`?",
+        ],
+    );
+    // A misspelled name that is nowhere visible: the closest class of any package.
+    assert_err(
+        "model M\n  Resistr r(R = 1);\nend M;\n",
+        None,
+        &["did you mean `Minimo.Electrical.Analog.Basic.Resistor`?"],
+    );
+}
+
+#[test]
+fn unknown_class_with_a_package_level_left_out() {
+    assert_err(
+        "model M\n  Minimo.Electrical.Analog.Resistor r(R = 1);\nend M;\n",
+        None,
+        &[
+            "test.mo:2:28",
+            "`Minimo.Electrical.Analog` has no class `Resistor`",
+            "did you mean `Minimo.Electrical.Analog.Basic.Resistor`?",
+        ],
+    );
+    // A misspelled package on the way: the class is still found inside the known part.
+    assert_err(
+        "model M\n  Minimo.Electrical.Analog.Basik.Resistor r(R = 1);\nend M;\n",
+        None,
+        &["did you mean `Minimo.Electrical.Analog.Basic.Resistor`?"],
+    );
+    // A near-miss among the package's own classes is given with its full name.
+    assert_err(
+        "model M\n  Minimo.Electrical.Analog.Basik r;\nend M;\n",
+        None,
+        &["did you mean `Minimo.Electrical.Analog.Basic`?"],
+    );
+}
+
+#[test]
+fn unknown_class_found_in_several_packages_lists_them() {
+    assert_err(
+        "package P\n  package A model Lever Real x = 1; end Lever; end A;\n  package B model Lever Real x = 2; end Lever; end B;\nend P;\nmodel M\n  Lever s;\nend M;\n",
+        Some("M"),
+        &["did you mean one of `P.A.Lever`, `P.B.Lever`"],
+    );
+}
+
+#[test]
+fn unknown_name_suggests_nested_component() {
+    assert_err(
+        "model J Real phi = time; end J;\nmodel A J joint; end A;\nmodel M\n  A arm;\n  Real y = 2 * phi;\nend M;\n",
+        Some("M"),
+        &[
+            "test.mo:5:16",
+            "unknown name `phi`",
+            "did you mean `arm.joint.phi`?",
+        ],
+    );
+    assert_err(
+        "model J Real phi = time; end J;\nmodel A J joint; end A;\nmodel M\n  A arm;\n  Real y = 2 * arm.phi;\nend M;\n",
+        Some("M"),
+        &[
+            "`arm` has no element `phi`",
+            "did you mean `arm.joint.phi`?",
+        ],
+    );
+}

@@ -52,7 +52,7 @@ fn too_many_equations_are_named() {
 
 #[test]
 fn circuit_without_ground_gets_a_hint() {
-    let b = builder_rlc(false);
+    let b = series_circuit(false, false);
     let errs = analyze(b.model(), &AnalyzeOptions::default())
         .err()
         .expect("must fail");
@@ -109,31 +109,15 @@ fn duplicated_joint_is_reported_as_redundant() {
     );
 }
 
-fn builder_rlc(ground: bool) -> Builder {
-    let mut b = Builder::new("RLC");
-    let (vs, _) = b.two_pin("src");
-    let (vr, ir) = b.two_pin("R");
-    let (vc, ic) = b.two_pin("C");
-    let (rv, cv) = (b.param("R.R", 10.0), b.param("C.C", 1e-3));
-    b.eq(vs, sin(&time()));
-    b.eq(vr, rv * ir);
-    b.eq(cv * der(&vc), ic);
-    b.connect(&["src.p", "R.p"]);
-    b.connect(&["R.n", "C.p"]);
-    if ground {
-        let gv = b.var("g.p.v");
-        b.flow("g.p.i");
-        b.eq(gv, c(0.0));
-        b.connect(&["C.n", "src.n", "g.p"]);
-    } else {
-        b.connect(&["C.n", "src.n"]);
-    }
-    b
-}
-
 #[test]
 fn grounded_rc_is_fine() {
-    assert!(analyze(builder_rlc(true).model(), &AnalyzeOptions::default()).is_ok());
+    assert!(
+        analyze(
+            series_circuit(true, false).model(),
+            &AnalyzeOptions::default()
+        )
+        .is_ok()
+    );
 }
 
 /// A planar four-bar whose joints are spatial revolutes (5 constraints each): the out-of-plane

@@ -2,32 +2,13 @@
 
 #[path = "structure/builder.rs"]
 mod builder;
+#[path = "structure/inspect.rs"]
+mod inspect;
 
 use builder::*;
+use inspect::*;
 use minimo::dae::StateSelect;
 use minimo::structure::{Analysis, AnalyzeOptions, BlockKind, analyze, reselect};
-
-fn names(a: &Analysis, vs: &[usize]) -> Vec<String> {
-    vs.iter()
-        .map(|&v| a.system.model.variables[v].name.clone())
-        .collect()
-}
-
-fn states(a: &Analysis) -> Vec<String> {
-    a.system
-        .states
-        .iter()
-        .map(|s| a.system.model.variables[s.var].name.clone())
-        .collect()
-}
-
-fn diffs(a: &Analysis) -> Vec<(String, u32)> {
-    a.report
-        .differentiations
-        .iter()
-        .map(|d| (d.equation.clone(), d.times))
-        .collect()
-}
 
 /// Every unknown is computed by exactly one block, every equation used once.
 fn check_consistent(a: &Analysis) {
@@ -100,13 +81,7 @@ fn pendulum_is_index_three_and_reduced() {
         .find(|b| b.equations.len() == 5)
         .expect("block of 5");
     assert_eq!(big.kind, BlockKind::Linear);
-    let y = a
-        .system
-        .model
-        .variables
-        .iter()
-        .position(|v| v.name == "y")
-        .expect("y");
+    let y = var_id(&a, "y");
     let yb = a
         .system
         .blocks
@@ -128,20 +103,8 @@ fn pendulum_state_set_and_reselection() {
     assert_eq!(set.equations.len(), 1);
     assert_eq!(set.jacobian.len(), 2);
     // Re-selecting with y preferred gives the other chart.
-    let y = a
-        .system
-        .model
-        .variables
-        .iter()
-        .position(|v| v.name == "y")
-        .expect("y");
-    let vy = a
-        .system
-        .model
-        .variables
-        .iter()
-        .position(|v| v.name == "vy")
-        .expect("vy");
+    let y = var_id(&a, "y");
+    let vy = var_id(&a, "vy");
     let other = reselect(&a, &[y, vy]).expect("reselect");
     let st: Vec<String> = other
         .states
@@ -271,12 +234,7 @@ fn slider_crank_loop() {
     assert_eq!(states(&a), vec!["crank.phi", "crank.w"]);
     // The rod angle from the vertical loop closure (nonlinear), the slider position explicitly,
     // the accelerations and the two multipliers in one linear block of 7.
-    let kinds: Vec<(String, usize)> = a
-        .report
-        .blocks
-        .iter()
-        .map(|b| (b.kind.clone(), b.equations.len()))
-        .collect();
+    let kinds = block_kinds(&a);
     assert!(kinds.contains(&("nonlinear".to_string(), 1)), "{kinds:?}");
     assert!(kinds.contains(&("linear".to_string(), 7)), "{kinds:?}");
     let solved: Vec<String> = a
@@ -329,39 +287,13 @@ fn dc_motor_with_gearbox() {
     assert_eq!(a.system.states.len(), 3);
 }
 
-/// Series RLC with a ground, built like flattening writes connectors.
-pub fn rlc(ground: bool) -> Builder {
-    let mut b = Builder::new("RLC");
-    let (vs, _) = b.two_pin("src");
-    let (vr, ir) = b.two_pin("R");
-    let (vl, il) = b.two_pin("L");
-    let (vc, ic) = b.two_pin("C");
-    let (rv, lv, cv) = (
-        b.param("R.R", 10.0),
-        b.param("L.L", 0.1),
-        b.param("C.C", 1e-3),
-    );
-    b.eq(vs, sin(&time()));
-    b.eq(vr, rv * ir);
-    b.eq(lv * der(&il), vl);
-    b.eq(cv * der(&vc), ic);
-    b.connect(&["src.p", "R.p"]);
-    b.connect(&["R.n", "L.p"]);
-    b.connect(&["L.n", "C.p"]);
-    if ground {
-        let gv = b.var("g.p.v");
-        b.flow("g.p.i");
-        b.eq(gv, c(0.0));
-        b.connect(&["C.n", "src.n", "g.p"]);
-    } else {
-        b.connect(&["C.n", "src.n"]);
-    }
-    b
-}
-
 #[test]
 fn rlc_is_index_one_with_aliases_removed() {
-    let a = analyze(rlc(true).model(), &AnalyzeOptions::default()).expect("rlc");
+    let a = analyze(
+        series_circuit(true, true).model(),
+        &AnalyzeOptions::default(),
+    )
+    .expect("rlc");
     check_consistent(&a);
     assert!(a.report.differentiations.is_empty());
     assert_eq!(states(&a), vec!["L.i", "C.v"]);
@@ -386,7 +318,7 @@ fn rlc_is_index_one_with_aliases_removed() {
         eliminate_aliases: false,
         ..Default::default()
     };
-    let b = analyze(rlc(true).model(), &opts).expect("rlc");
+    let b = analyze(series_circuit(true, true).model(), &opts).expect("rlc");
     check_consistent(&b);
     assert_eq!(states(&b), vec!["L.i", "C.v"]);
 }

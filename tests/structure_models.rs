@@ -1,5 +1,9 @@
 //! Structural analysis of `.mo` models, through flattening and through the command line.
 
+#[path = "structure/inspect.rs"]
+mod inspect;
+
+use inspect::*;
 use minimo::diag::{SourceMap, render_all};
 use minimo::flatten::{LoadOptions, load_and_flatten};
 use minimo::structure::{Analysis, AnalyzeOptions, analyze};
@@ -21,18 +25,6 @@ fn run(file: &str) -> Result<Analysis, String> {
     };
     let flat = load_and_flatten(&opts, &mut sources).map_err(|d| render_all(&sources, &d))?;
     analyze(flat, &AnalyzeOptions::default()).map_err(|d| render_all(&sources, &d))
-}
-
-fn states(a: &Analysis) -> Vec<String> {
-    a.report.states.clone()
-}
-
-fn times(a: &Analysis, eq: &str) -> Option<u32> {
-    a.report
-        .differentiations
-        .iter()
-        .find(|d| d.equation == eq)
-        .map(|d| d.times)
 }
 
 fn cli(args: &[&str]) -> (i32, String, String) {
@@ -66,12 +58,7 @@ fn pendulum_constraint_differentiated_twice() {
 #[test]
 fn gear_constraint_differentiated_twice() {
     let a = run("Gear.mo").unwrap_or_else(|e| panic!("{e}"));
-    let d: Vec<(String, u32)> = a
-        .report
-        .differentiations
-        .iter()
-        .map(|d| (d.equation.clone(), d.times))
-        .collect();
+    let d = diffs(&a);
     assert!(
         d.iter()
             .any(|(e, t)| e.starts_with("J1.phi = gear.ratio*") && *t == 2),
@@ -98,12 +85,7 @@ fn rlc_is_index_one() {
 #[test]
 fn dc_motor_with_gearbox() {
     let a = run("DCMotorGearbox.mo").unwrap_or_else(|e| panic!("{e}"));
-    let d: Vec<(String, u32)> = a
-        .report
-        .differentiations
-        .iter()
-        .map(|d| (d.equation.clone(), d.times))
-        .collect();
+    let d = diffs(&a);
     assert!(
         d.iter()
             .any(|(e, t)| e.contains("gearbox.ratio*") && *t == 2),
@@ -128,12 +110,7 @@ fn slider_crank_loop() {
     );
     assert_eq!(times(&a, "r*cos(phi) + l*cos(psi) = s"), Some(2));
     assert_eq!(states(&a), vec!["phi", "w"]);
-    let kinds: Vec<(String, usize)> = a
-        .report
-        .blocks
-        .iter()
-        .map(|b| (b.kind.clone(), b.equations.len()))
-        .collect();
+    let kinds = block_kinds(&a);
     assert!(kinds.contains(&("linear".to_string(), 7)), "{kinds:?}");
 }
 

@@ -1,35 +1,25 @@
-//! Structural analysis grows near-linearly with the model size.
+//! Structural analysis of large generated chains: states and aliases come out right at 80k
+//! equations. How the time grows with the size is measured by `cargo bench --bench structure`,
+//! not here (timings in tests fail on loaded machines).
 
 #[path = "structure/chain.rs"]
 mod chain;
 
 use minimo::structure::{AnalyzeOptions, analyze};
-use std::time::Instant;
 
-fn time_structure(n: usize) -> f64 {
+fn check_chain(n: usize) {
     let model = chain::flat_chain(n);
-    let t = Instant::now();
     let a = analyze(model, &AnalyzeOptions::default()).expect("chain analyses");
-    let s = t.elapsed().as_secs_f64();
-    for p in &a.report.timings {
-        eprintln!("  n={n} {:<20} {:.4}", p.phase, p.seconds);
-    }
     assert_eq!(a.system.states.len(), 2 * n);
     // Every spring's connector variables are aliases of the masses' positions.
     assert_eq!(a.system.eliminated.len(), 2 * n);
-    s
 }
 
 #[test]
-fn chain_scales_near_linearly() {
+fn large_chains_keep_every_mass_as_a_state() {
     // 8k and 80k equations (5 per element).
-    let small = time_structure(1_600);
-    let large = time_structure(16_000);
-    let ratio = large / small.max(1e-6);
-    eprintln!("structure: 8k equations {small:.4} s, 80k equations {large:.4} s, ratio {ratio:.1}");
-    // Generous bounds for a loaded CI machine; the benchmark reports the real figures.
-    assert!(large < 10.0, "80k equations took {large} s");
-    assert!(ratio < 30.0, "10x the size took {ratio}x the time");
+    check_chain(1_600);
+    check_chain(16_000);
 }
 
 #[test]

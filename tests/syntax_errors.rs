@@ -469,3 +469,72 @@ fn malformed_modifiers_and_calls() {
         "a declaration in a modifier needs `redeclare`",
     );
 }
+
+// ---- several errors in one file ----
+
+fn all_errors(text: &str) -> Vec<(String, usize, usize)> {
+    let mut sources = SourceMap::new();
+    let file = sources.add("bad.mo", text);
+    let ds = parse(text, file).expect_err("syntax errors");
+    let f = sources.get(file).expect("file");
+    ds.iter()
+        .map(|d| {
+            let (l, c) = f.line_col(d.span.start);
+            (d.message.clone(), l, c)
+        })
+        .collect()
+}
+
+#[test]
+fn independent_errors_are_all_reported() {
+    let text = "model A\n  Real x = 1 +;\n  Real y\n  Real z;\n  Real w;\nequation\n  x = 2 * ;\n  y = 3;\n  z = (4;\n  w = 5;\nend A;\n";
+    let errs = all_errors(text);
+    let lines: Vec<usize> = errs.iter().map(|e| e.1).collect();
+    // Line 2 (missing operand), line 3 (missing `;`), line 7 (missing operand); the unclosed
+    // bracket on line 9 is reported, but nothing is invented after it.
+    assert_eq!(&lines[..3], &[2, 3, 7], "{errs:#?}");
+    assert!(errs.len() <= 4, "{errs:#?}");
+    assert!(errs[1].0.contains("expected `;`"), "{errs:#?}");
+}
+
+#[test]
+fn errors_in_block_structure_stop_the_report() {
+    // A broken `for` header: skipping it would unbalance `end for`, so only one error.
+    let text = "model A\n  Real x[2];\nequation\n  for i in 1: loop\n    x[i] = 1;\n  end for;\n  x[1] = 2 * ;\nend A;\n";
+    let errs = all_errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+}
+
+#[test]
+fn whitespace_inside_names_and_before_subscripts() {
+    let text = "model A\n  Minimo . Mechanics.Translational . Mass m(m = 1);\n  Real x [2];\nequation\n  x [1] = m . s;\n  x[2] = m /* c */ . v + x [ 1 ];\nend A;\n";
+    let mut sources = SourceMap::new();
+    let file = sources.add("ok.mo", text);
+    let def = parse(text, file).unwrap_or_else(|e| panic!("{e:#?}"));
+    let printed = minimo::syntax::print(&def);
+    assert!(
+        printed.contains("Minimo.Mechanics.Translational.Mass m"),
+        "{printed}"
+    );
+    assert!(printed.contains("x[1] = m.s"), "{printed}");
+    assert!(printed.contains("x[2] = m.v + x[1]"), "{printed}");
+    // Element-wise operators after a name still parse as operators.
+    let text = "model B Real a[2] = {1, 2}; Real b[2] = a .* a; Real c[2] = a ./ a; end B;";
+    let file = sources.add("ops.mo", text);
+    let def = parse(text, file).unwrap_or_else(|e| panic!("{e:#?}"));
+    let printed = minimo::syntax::print(&def);
+    assert!(
+        printed.contains("a .* a") && printed.contains("a ./ a"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn equations_among_declarations_are_reported_once() {
+    // `equation` misspelled: every later equation is in the wrong section, which one message
+    // says; the rest would repeat it.
+    let text =
+        "model A\n  Real x;\n  Real y;\nequaton\n  der(x) = 1;\n  y = 2;\n  x = 3;\nend A;\n";
+    let errs = all_errors(text);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+}

@@ -102,6 +102,10 @@ pub struct Variable {
     /// Set by structural analysis for the variables it introduces for `der(x)`.
     #[serde(default)]
     pub derivative_of: Option<VarId>,
+    /// A parameter whose value flattening used (array size, `for` range, subscript, condition):
+    /// its binding is the evaluated value and changing it needs flattening again.
+    #[serde(default)]
+    pub structural: bool,
 }
 
 impl Variable {
@@ -126,6 +130,7 @@ impl Variable {
             component: String::new(),
             span,
             derivative_of: None,
+            structural: false,
         }
     }
     pub fn is_unknown(&self) -> bool {
@@ -282,6 +287,8 @@ impl Expr {
     pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::Binary(op, Box::new(a), Box::new(b))
     }
+    // A constructor beside `binary`, not an operator: `-e` on trees would hide the boxing.
+    #[allow(clippy::should_implement_trait)]
     pub fn neg(a: Expr) -> Expr {
         Expr::Unary(UnOp::Neg, Box::new(a))
     }

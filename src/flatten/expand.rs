@@ -275,6 +275,7 @@ impl Flattener<'_> {
         let equations = body.equations.clone();
         let initial_equations = body.initial_equations.clone();
         let algorithms = body.algorithms.clone();
+        let initial_algorithms = body.initial_algorithms.clone();
         let children: Vec<ClassId> = node.child_order.clone();
         let class_extends = match &node.body {
             NodeBody::ExtendsClass {
@@ -383,6 +384,11 @@ impl Flattener<'_> {
         out.equations.extend(equations.into_iter().map(|e| (id, e)));
         out.initial_equations
             .extend(initial_equations.into_iter().map(|e| (id, e)));
+        for statements in initial_algorithms {
+            let eqs = super::initial_algorithm::to_equations(&statements)?;
+            out.initial_equations
+                .extend(eqs.into_iter().map(|e| (id, Rc::new(e))));
+        }
         out.algorithms
             .extend(algorithms.into_iter().map(|a| (id, a)));
         Ok(())

@@ -271,6 +271,46 @@ impl Flattener<'_> {
         Ok(kids)
     }
 
+    /// Relative names of already built components below `root` named `name`, nearest first (for
+    /// "did you mean" hints: `joint.phi` for `phi`). Nothing is instantiated for the hint; of an
+    /// array of components only the first element is searched, and the search is bounded.
+    pub fn nested_components(&self, root: InstId, name: &str) -> Vec<String> {
+        let prefix = match self.insts[root].path.as_str() {
+            "" => String::new(),
+            p => format!("{p}."),
+        };
+        let mut out = Vec::new();
+        let mut queue = std::collections::VecDeque::from([(root, 0usize)]);
+        let mut visited = 0;
+        while let Some((i, depth)) = queue.pop_front() {
+            visited += 1;
+            if visited > 20_000 || out.len() >= 4 {
+                break;
+            }
+            match &self.insts[i].kind {
+                InstKind::Struct {
+                    children: Some(c), ..
+                } if depth < 8 => {
+                    for &ch in c {
+                        let inst = &self.insts[ch];
+                        if inst.name == name {
+                            let rel = inst.path.strip_prefix(&prefix).unwrap_or(&inst.path);
+                            out.push(rel.to_string());
+                        }
+                        queue.push_back((ch, depth + 1));
+                    }
+                }
+                InstKind::Array { elems, .. } => {
+                    if let Some(&first) = elems.first() {
+                        queue.push_back((first, depth));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The child `name` of structured instance `i`.
     pub fn child(&mut self, i: InstId, name: &str) -> Result<Option<InstId>, Diagnostic> {
         self.children(i)?;

@@ -29,8 +29,20 @@ impl Flattener<'_> {
             let mut d = Diagnostic::error(name.parts[0].span, format!("unknown class `{first}`"))
                 .with_label("not found");
             let cands = self.visible_class_names(lex, inst);
-            if let Some(c) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
-                d = d.with_help(format!("did you mean `{c}`?"));
+            let local = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str()));
+            // A class of that exact name inside some package is the likelier intent (`Resistor`
+            // for `Minimo.Electrical.Analog.Basic.Resistor`) than a visible near-miss.
+            let last = parts[parts.len() - 1];
+            let hint = match (self.nested_classes(last, None, true), local) {
+                (exact, _) if !exact.is_empty() => Some(did_you_mean(&exact)),
+                (_, Some(c)) => Some(format!("did you mean `{c}`?")),
+                _ => {
+                    let close = self.nested_classes(last, None, false);
+                    (!close.is_empty()).then(|| did_you_mean(&close))
+                }
+            };
+            if let Some(h) = hint {
+                d = d.with_help(h);
             }
             return Err(d);
         };
@@ -49,8 +61,22 @@ impl Flattener<'_> {
                         format!("`{full}` has no class `{p}`"),
                     )
                     .with_label("not found");
-                    if let Some(c) = crate::flatten::suggest(p, cands.iter().map(|s| s.as_str())) {
-                        d = d.with_help(format!("did you mean `{c}`?"));
+                    // The rest of the name inside a nested package of `cur` (a level left out:
+                    // `Analog.Resistor` for `Analog.Basic.Resistor`), then a near-miss among
+                    // `cur`'s own classes, then anywhere.
+                    let last = parts[parts.len() - 1];
+                    let inside = self.nested_classes(last, Some(cur), true);
+                    let local = crate::flatten::suggest(p, cands.iter().map(|s| s.as_str()));
+                    let hint = if !inside.is_empty() {
+                        Some(did_you_mean(&inside))
+                    } else if let Some(c) = local {
+                        Some(format!("did you mean `{full}.{c}`?"))
+                    } else {
+                        let anywhere = self.nested_classes(last, None, true);
+                        (!anywhere.is_empty()).then(|| did_you_mean(&anywhere))
+                    };
+                    if let Some(h) = hint {
+                        d = d.with_help(h);
                     }
                     return Err(d);
                 }
@@ -210,5 +236,80 @@ impl Flattener<'_> {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Full names of the classes reachable through packages (every enclosing class a package)
+    /// whose own name is `name` (`exact`) or close to it, inside `within` or anywhere (then every
+    /// library is loaded: this only runs to explain an error). Sorted, so hints are stable.
+    pub fn nested_classes(
+        &mut self,
+        name: &str,
+        within: Option<ClassId>,
+        exact: bool,
+    ) -> Vec<String> {
+        if within.is_none() {
+            // Libraries loaded only for the hint must not add their own problems to the report.
+            let n_errors = self.lib.errors.len();
+            let roots: Vec<String> = self.lib.root_names().collect();
+            for r in roots {
+                self.load_root(&r);
+            }
+            self.lib.errors.truncate(n_errors);
+        }
+        let reachable = |t: &super::classtree::ClassTree, id: ClassId| -> bool {
+            let mut cur = id;
+            let mut inside = within.is_none();
+            while let Some(p) = t.get(cur).parent {
+                let pn = t.get(p);
+                let named = pn.children.get(&t.get(cur).name) == Some(&cur);
+                if !named || !matches!(pn.kind, ast::ClassKind::Package) {
+                    return false;
+                }
+                inside |= Some(p) == within;
+                cur = p;
+            }
+            inside && id != cur
+        };
+        let ids: Vec<ClassId> = (0..self.tree.nodes.len())
+            .filter(|&id| reachable(&self.tree, id))
+            .collect();
+        let pick: Vec<ClassId> = if exact {
+            ids.into_iter()
+                .filter(|&id| self.tree.get(id).name == name)
+                .collect()
+        } else {
+            let names: Vec<&str> = ids
+                .iter()
+                .map(|&id| self.tree.get(id).name.as_str())
+                .collect();
+            match crate::flatten::suggest(name, names.iter().copied()) {
+                Some(best) => {
+                    let best = best.to_string();
+                    ids.into_iter()
+                        .filter(|&id| self.tree.get(id).name == best)
+                        .collect()
+                }
+                None => Vec::new(),
+            }
+        };
+        let mut out: Vec<String> = pick
+            .iter()
+            .map(|&id| self.tree.get(id).full.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// "did you mean `A`?" or "did you mean one of `A`, `B`?" (at most four names).
+pub fn did_you_mean(names: &[String]) -> String {
+    match names {
+        [one] => format!("did you mean `{one}`?"),
+        _ => {
+            let shown: Vec<String> = names.iter().take(4).map(|n| format!("`{n}`")).collect();
+            let more = if names.len() > 4 { ", ..." } else { "" };
+            format!("did you mean one of {}{more}?", shown.join(", "))
+        }
     }
 }

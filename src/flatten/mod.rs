@@ -23,6 +23,7 @@ mod eval;
 mod expand;
 pub mod func_eval;
 mod functions;
+mod initial_algorithm;
 mod instance;
 mod library;
 mod lookup;

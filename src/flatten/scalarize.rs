@@ -176,6 +176,14 @@ impl<'a, 'b> FCtx<'a, 'b> {
                             names.iter().map(|s| s.as_str()),
                         ) {
                             d = d.with_help(format!("did you mean `{best}`?"));
+                        } else {
+                            let nested = self.f.nested_components(i, &part.ident.name);
+                            if !nested.is_empty() {
+                                let base = &self.f.insts[i].path;
+                                let full: Vec<String> =
+                                    nested.iter().map(|n| format!("{base}.{n}")).collect();
+                                d = d.with_help(super::lookup::did_you_mean(&full));
+                            }
                         }
                         return Err(d);
                     }
@@ -283,6 +291,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .with_label("not found in this scope");
         if let Some(best) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
             d = d.with_help(format!("did you mean `{best}`?"));
+        } else if let Some(i) = self.scope.inst {
+            let nested = self.f.nested_components(i, first);
+            if !nested.is_empty() {
+                d = d.with_help(super::lookup::did_you_mean(&nested));
+            }
         }
         d
     }

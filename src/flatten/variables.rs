@@ -246,6 +246,7 @@ impl Flattener<'_> {
             for (k, x) in v.data.iter().enumerate() {
                 if let Some(var) = model.variables.get_mut(v0 + k) {
                     var.binding = Some(Expr::from_val(x.clone()));
+                    var.structural = true;
                 }
             }
         }

@@ -63,8 +63,7 @@ impl Scheduler {
         let n = self.written.len();
         let mut levels = Vec::with_capacity(code.len());
         for i in code {
-            let ops = [i.a, i.b, i.c];
-            let ops = &ops[..i.op.arity()];
+            let ops: Vec<u32> = i.reads().collect();
             if i.dst as usize >= n || ops.iter().any(|&o| o as usize >= n) {
                 self.reset();
                 return None;
@@ -73,10 +72,10 @@ impl Scheduler {
             // After the writers of its operands (they hold level + 1), after the previous writer
             // of its destination, and after every earlier reader of the destination.
             let mut level = self.written[d].max(self.read[d]);
-            for &o in ops {
+            for &o in &ops {
                 level = level.max(self.written[o as usize]);
             }
-            for &o in ops {
+            for &o in &ops {
                 let o = o as usize;
                 if self.read[o] == 0 && self.written[o] == 0 {
                     self.touched.push(o as u32);
@@ -96,10 +95,7 @@ impl Scheduler {
         let mut out = Batched {
             min_regs: code
                 .iter()
-                .flat_map(|i| {
-                    let ops = [i.dst, i.a, i.b, i.c];
-                    ops.into_iter().take(1 + i.op.arity())
-                })
+                .flat_map(|i| std::iter::once(i.dst).chain(i.reads()))
                 .map(|r| r as usize + 1)
                 .max()
                 .unwrap_or(0),
@@ -122,10 +118,11 @@ impl Scheduler {
             if let Some(b) = out.batches.last_mut() {
                 b.end = at + 1;
             }
-            let arity = i.op.arity();
-            // Unused operands point at the destination: always a valid index.
+            // Unused operands point at the destination: always a valid index. A call keeps its
+            // argument range `a..=b` and site `c`.
+            let arity = if i.op == Op::Call { 3 } else { i.op.arity() };
             out.dst.push(i.dst);
-            out.a.push(i.a);
+            out.a.push(if arity >= 1 { i.a } else { i.dst });
             out.b.push(if arity >= 2 { i.b } else { i.dst });
             out.c.push(if arity >= 3 { i.c } else { i.dst });
         }
@@ -196,6 +193,16 @@ impl Batched {
                     Op::SubMul => each!(|x, y, z| (x - y) * z),
                     Op::Copy => each!(|x, _y, _z| x),
                     Op::Neg => each!(|x, _y, _z| -x),
+                    Op::Call => {
+                        for (((&d, &a), &b), &c) in it {
+                            let (a, b) = (a as usize, b as usize);
+                            // The argument registers `a..=b` were all checked (`reads`), and
+                            // no instruction of this level writes them.
+                            let args = std::slice::from_raw_parts(r.add(a), b + 1 - a);
+                            let v = super::funcall::value(*r.add(c as usize), args);
+                            *r.add(d as usize) = v;
+                        }
+                    }
                     op => each!(|x, y, z| apply(op, x, y, z)),
                 }
             }
@@ -230,6 +237,15 @@ impl Batched {
                     Op::Copy => {
                         for (((&d, &a), _), _) in it {
                             *t.add(d as usize) = *t.add(a as usize);
+                        }
+                    }
+                    Op::Call => {
+                        for (((&d, &a), &b), &c) in it {
+                            let (a, b) = (a as usize, b as usize);
+                            let args = std::slice::from_raw_parts(r.add(a), b + 1 - a);
+                            let targs = std::slice::from_raw_parts(t.add(a), b + 1 - a);
+                            let v = super::funcall::tangent(*r.add(c as usize), args, targs);
+                            *t.add(d as usize) = v;
                         }
                     }
                     op => {

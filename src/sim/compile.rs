@@ -10,6 +10,7 @@
 //! handed to the integrator's root finder. Inside `noEvent` a relation is an ordinary
 //! comparison, so its branch switches inside the integrator's iterations without an event.
 
+use super::funcall;
 use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
 use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
@@ -170,6 +171,7 @@ struct Compiler<'a> {
     errors: Vec<Diagnostic>,
     /// Span for error messages about the expression being compiled.
     span: Span,
+    calls: funcall::Calls,
 }
 
 /// Maps a built-in function to a tape operation (checking the argument count).
@@ -388,6 +390,8 @@ impl Compiler<'_> {
     fn var(&mut self, v: VarId) -> Reg {
         let var = &self.model.variables[v];
         match var.variability {
+            // Solved by initialization, so not a compile-time constant.
+            Variability::Parameter if super::params::is_initial_unknown(var) => v as Reg,
             Variability::Parameter | Variability::Constant => {
                 let x = self.params.values[v];
                 self.constant(x)
@@ -479,9 +483,12 @@ impl Compiler<'_> {
                 let get = |i: usize| r.get(i).copied().unwrap_or(0);
                 self.emit(op, get(0), get(1), get(2))
             }
-            Expr::UserCall { function, .. } => self.err(format!(
-                "calls of user functions (`{function}`) are not supported by the simulator yet"
-            )),
+            Expr::UserCall {
+                function,
+                args,
+                output,
+                element,
+            } => self.user_call(function, args, *output, *element),
             Expr::Array { .. } => self.err("an array value cannot be used as a scalar".into()),
             Expr::If { branches, else_ } => {
                 let mut r = self.expr(else_);
@@ -519,6 +526,48 @@ impl Compiler<'_> {
                         "sample(start, interval) needs parameter values: {m}"
                     )),
                 }
+            }
+        }
+    }
+
+    /// A user-function call: its value when the arguments are known now, else an `Op::Call`
+    /// reading a private copy of the arguments in consecutive registers (see `funcall.rs`).
+    fn user_call(&mut self, function: &str, args: &[Expr], output: usize, element: usize) -> Reg {
+        let regs: Vec<Reg> = funcall::scalar_args(args)
+            .into_iter()
+            .map(|a| self.expr(a))
+            .collect();
+        let known: Vec<Option<f64>> = regs.iter().map(|&r| self.k(r)).collect();
+        let model = self.model;
+        let functions = &model.functions;
+        match self
+            .calls
+            .lower(functions, function, args, &regs, &known, output, element)
+        {
+            funcall::Lowered::Constant(x) => self.constant(x),
+            funcall::Lowered::Error(m) => self.err(m),
+            funcall::Lowered::Site(index) => {
+                let site = self.constant(index);
+                let first = self.regs.len() as Reg;
+                for &r in &regs {
+                    let dst = self.new_reg(0.0);
+                    self.code.push(Instr {
+                        op: Op::Copy,
+                        dst,
+                        a: r,
+                        b: 0,
+                        c: 0,
+                    });
+                }
+                let dst = self.new_reg(0.0);
+                self.code.push(Instr {
+                    op: Op::Call,
+                    dst,
+                    a: first,
+                    b: first + regs.len() as Reg - 1,
+                    c: site,
+                });
+                dst
             }
         }
     }
@@ -592,6 +641,7 @@ pub fn compile(
         terminal: 0,
         errors: Vec::new(),
         span: Span::DUMMY,
+        calls: funcall::Calls::default(),
     };
     for (i, v) in model.variables.iter().enumerate() {
         if let Some(x) = v.derivative_of {
@@ -653,8 +703,7 @@ pub fn compile(
                 written.extend(block.vars.iter().map(|&v| v as Reg));
                 let mut inputs = Vec::new();
                 for i in &c.code[code.clone()] {
-                    let ops = [i.a, i.b, i.c];
-                    for &o in &ops[..i.op.arity()] {
+                    for o in i.reads() {
                         if c.konst[o as usize].is_none() && written.insert(o) {
                             inputs.push(o);
                         }
@@ -837,6 +886,10 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
             ops[..ins.op.arity()]
                 .iter()
                 .for_each(|&o| needed[o as usize] = true);
+            if ins.op == Op::Call {
+                (ins.a..=ins.b).for_each(|o| needed[o as usize] = true);
+                needed[ins.c as usize] = true;
+            }
         }
     }
     let mut new_index = Vec::with_capacity(p.code.len() + 1);

@@ -122,8 +122,7 @@ impl Engine {
         for s in &prog.steps {
             let (Step::Explicit { code, .. } | Step::Implicit { code, .. }) = s;
             for i in &prog.code[code.clone()] {
-                let ops = [i.a, i.b, i.c];
-                for &o in &ops[..i.op.arity()] {
+                for o in i.reads() {
                     read[o as usize] = true;
                 }
             }

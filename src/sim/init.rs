@@ -1,19 +1,30 @@
 //! Consistent initialization (MLS 8.6).
 //!
-//! The unknowns of the initial system are the states that are not `fixed = true`; its
-//! equations are the `initial equation`s (the continuous equations hold through the main pass,
-//! which computes every other variable from the states). With no initial equations every state
-//! starts at its `start` value. When there are fewer initial equations than free states, the
-//! states that no initial equation depends on keep their start values (said in the output);
-//! any remaining mismatch is reported by name. The system is solved by damped Newton with
-//! finite-difference Jacobian columns, from the start values.
+//! Unknowns of the initial system: the states that are not `fixed = true` and the parameters
+//! with `fixed = false` and no binding. Equations: the `initial equation`s (and `initial
+//! algorithm`s, converted by flattening), plus `v = start` for every other variable with
+//! `fixed = true` (an algebraic variable, or a derivative chosen as dummy by index reduction).
+//! The continuous equations hold through the main pass, which computes every other variable
+//! from the states, so `der(x) = 0` (steady state) and equations on algebraic variables need
+//! nothing special.
+//!
+//! With no initial equations every state starts at its `start` value. When there are fewer
+//! equations than free states, the states no equation depends on keep their start values (said
+//! in the output). A `fixed` start that constrains no free unknown, or that does not fit in the
+//! system, is checked after solving instead: consistent values pass, inconsistent ones are an
+//! error naming the variable. More initial equations than unknowns is an error naming them. The
+//! system is solved by damped Newton with finite-difference Jacobian columns, from the start
+//! values.
 
 use super::eval::{BlockError, Engine};
-use super::jacobian::initial_residual_deps;
+use super::jacobian::initial_deps;
 use super::newton::Lu;
+use super::params::is_initial_unknown;
 use super::tape::run;
+use crate::dae::{VarId, Variability};
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;
+use std::collections::BTreeSet;
 
 pub enum InitError {
     Block(BlockError),
@@ -26,7 +37,14 @@ impl From<BlockError> for InitError {
     }
 }
 
-/// Solves the initial equations for the free states; returns notes for the user.
+/// A `fixed = true` variable that is not a state: the equation `var = start`.
+#[derive(Clone, Copy)]
+struct FixedStart {
+    var: VarId,
+    start: f64,
+}
+
+/// Solves the initial system; returns notes for the user.
 pub fn solve_initial_equations(
     engine: &mut Engine,
     sys: &SortedSystem,
@@ -34,26 +52,74 @@ pub fn solve_initial_equations(
 ) -> Result<Vec<String>, InitError> {
     let mut notes = Vec::new();
     let model = &sys.model;
-    let neq = engine.prog.initial_residuals.len();
     engine.regs[engine.prog.time as usize] = t0;
-    if neq == 0 {
+    let states = engine.prog.states.clone();
+    let state_vars: BTreeSet<VarId> = states.iter().map(|s| s.0).collect();
+    let eliminated: BTreeSet<VarId> = sys.eliminated.iter().map(|(v, _)| *v).collect();
+    // Variables assigned in `when` start from their start value (their `pre`), by definition.
+    let discrete: BTreeSet<VarId> = sys.discrete_vars.iter().copied().collect();
+    // Alias elimination moved an eliminated variable's `fixed` start onto the kept one.
+    let fixed_starts: Vec<FixedStart> = model
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| {
+            v.variability == Variability::Continuous
+                && v.fixed == Some(true)
+                && !state_vars.contains(i)
+                && !eliminated.contains(i)
+                && !discrete.contains(i)
+        })
+        .map(|(i, _)| FixedStart {
+            var: i,
+            start: engine.prog.init_regs[i],
+        })
+        .collect();
+    let params: Vec<VarId> = (0..model.variables.len())
+        .filter(|&i| is_initial_unknown(&model.variables[i]))
+        .collect();
+    let n_eq = engine.prog.initial_residuals.len();
+    if n_eq == 0 && fixed_starts.is_empty() && params.is_empty() {
         return Ok(notes);
     }
-    let states = engine.prog.states.clone();
-    let deps = initial_residual_deps(&engine.prog);
+    let deps = initial_deps(&engine.prog);
+    let candidate = |i: usize| model.variables[states[i].0].fixed != Some(true);
     let mut touched = vec![false; states.len()];
-    for d in &deps {
-        for &s in d {
+    for (r, _) in &engine.prog.initial_residuals {
+        for &s in &deps[*r as usize] {
             touched[s as usize] = true;
         }
     }
-    let mut free: Vec<usize> = (0..states.len())
-        .filter(|&i| model.variables[states[i].0].fixed != Some(true) && touched[i])
+    // Fixed starts that constrain a free state join the system (as many as fit); the others
+    // are only checked.
+    let mut active: Vec<FixedStart> = Vec::new();
+    let mut checked: Vec<FixedStart> = Vec::new();
+    let n_candidates = (0..states.len()).filter(|&i| candidate(i)).count() + params.len();
+    for f in &fixed_starts {
+        let constrains = deps[f.var].iter().any(|&s| candidate(s as usize));
+        if constrains && n_eq + active.len() < n_candidates {
+            active.push(*f);
+            for &s in &deps[f.var] {
+                touched[s as usize] = true;
+            }
+        } else {
+            checked.push(*f);
+        }
+    }
+    let mut free: Vec<VarId> = (0..states.len())
+        .filter(|&i| candidate(i) && touched[i])
+        .map(|i| states[i].0)
         .collect();
+    free.extend(&params);
+    let neq = n_eq + active.len();
     let init_res = engine.prog.initial_residuals.clone();
     let eq_names = |idx: &[usize]| -> Vec<String> {
         idx.iter()
             .map(|&i| {
+                if i >= init_res.len() {
+                    let v = &model.variables[active[i - init_res.len()].var];
+                    return format!("`{}` = its fixed start value", v.name);
+                }
                 let (_, e) = init_res[i];
                 let eq = &model.initial_equations[e];
                 format!(
@@ -68,16 +134,28 @@ pub fn solve_initial_equations(
             })
             .collect()
     };
+    let first_span = || {
+        model
+            .initial_equations
+            .first()
+            .map(|e| e.span)
+            .or_else(|| active.first().map(|f| model.variables[f.var].span))
+            .unwrap_or(Span::DUMMY)
+    };
     if free.len() < neq {
         let fixed: Vec<String> = states
             .iter()
             .filter(|(x, _)| model.variables[*x].fixed == Some(true))
             .map(|(x, _)| model.variables[*x].name.clone())
             .collect();
+        let unknowns: Vec<&str> = free
+            .iter()
+            .map(|&v| model.variables[v].name.as_str())
+            .collect();
         let mut d = Diagnostic::error(
-            model.initial_equations.first().map(|e| e.span).unwrap_or(Span::DUMMY),
+            first_span(),
             format!(
-                "the initial system is over-specified: {neq} initial equation(s) but only {} state(s) left to determine",
+                "the initial system is over-specified: {neq} initial equation(s) but only {} unknown(s) left to determine",
                 free.len()
             ),
         )
@@ -86,36 +164,65 @@ pub fn solve_initial_equations(
             "initial equations: {}",
             eq_names(&(0..neq).collect::<Vec<_>>()).join(", ")
         ));
+        d = d.with_note(if unknowns.is_empty() {
+            "no unknown is left: every state has fixed = true".to_string()
+        } else {
+            format!("unknowns: {}", unknowns.join(", "))
+        });
         if !fixed.is_empty() {
             d = d.with_note(format!("states with fixed = true: {}", fixed.join(", ")));
         }
         return Err(InitError::Diagnostics(vec![d]));
     }
     if free.len() > neq {
-        // Keep start values for the states with an explicit start, last ones first.
+        // Keep start values for the states with an explicit start, last ones first
+        // (parameters with fixed = false are never kept: they asked to be determined).
+        let n_states = free.len() - params.len();
         let mut kept = Vec::new();
         while free.len() > neq {
-            let pos = free
+            let pos = free[..n_states - kept.len()]
                 .iter()
-                .rposition(|&i| model.variables[states[i].0].start.is_some())
-                .unwrap_or(free.len() - 1);
+                .rposition(|&v| model.variables[v].start.is_some())
+                .or((n_states > kept.len()).then(|| n_states - kept.len() - 1));
+            let Some(pos) = pos else {
+                break;
+            };
             kept.push(free.remove(pos));
         }
         kept.sort();
         let names: Vec<&str> = kept
             .iter()
-            .map(|&i| model.variables[states[i].0].name.as_str())
+            .map(|&v| model.variables[v].name.as_str())
             .collect();
-        notes.push(format!(
-            "initial system under-specified: {} kept at its start value (add `fixed = true` or an initial equation to say so)",
-            names.join(", ")
-        ));
+        if !names.is_empty() {
+            notes.push(format!(
+                "initial system under-specified: {} kept at its start value (add `fixed = true` or an initial equation to say so)",
+                names.join(", ")
+            ));
+        }
+        if free.len() > neq {
+            let names: Vec<&str> = params
+                .iter()
+                .map(|&v| model.variables[v].name.as_str())
+                .collect();
+            return Err(InitError::Diagnostics(vec![
+                Diagnostic::error(
+                    model.variables[params[0]].span,
+                    format!(
+                        "the initial system is under-determined: {} parameter(s) with fixed = false but only {neq} initial equation(s) for them",
+                        params.len()
+                    ),
+                )
+                .with_note(format!("parameters to determine: {}", names.join(", ")))
+                .with_help("add an initial equation for each parameter with fixed = false"),
+            ]));
+        }
     }
-    // Damped Newton on the free states.
+    // Damped Newton on the free unknowns.
     let n = free.len();
     let residual = |engine: &mut Engine, x: &[f64], out: &mut Vec<f64>| -> Result<(), BlockError> {
-        for (k, &i) in free.iter().enumerate() {
-            engine.regs[states[i].0] = x[k];
+        for (k, &v) in free.iter().enumerate() {
+            engine.regs[v] = x[k];
         }
         engine.run_main()?;
         engine.run_outputs();
@@ -127,9 +234,10 @@ pub fn solve_initial_equations(
                 .iter()
                 .map(|(r, _)| engine.regs[*r as usize]),
         );
+        out.extend(active.iter().map(|f| engine.regs[f.var] - f.start));
         Ok(())
     };
-    let mut x: Vec<f64> = free.iter().map(|&i| engine.regs[states[i].0]).collect();
+    let mut x: Vec<f64> = free.iter().map(|&v| engine.regs[v]).collect();
     let mut r = Vec::new();
     let mut r2 = Vec::new();
     residual(engine, &x, &mut r)?;
@@ -144,6 +252,7 @@ pub fn solve_initial_equations(
     for _ in 0..60 {
         let r0 = norm(&r);
         if r0 <= 1e-11 {
+            check_fixed_starts(engine, sys, &checked, &free)?;
             return Ok(notes);
         }
         let mut jac = vec![0.0; n * n];
@@ -157,14 +266,10 @@ pub fn solve_initial_equations(
             }
         }
         if let Err(col) = lu.factor(n, &jac) {
-            let name = &model.variables[states[free[col]].0].name;
+            let name = &model.variables[free[col]].name;
             return Err(InitError::Diagnostics(vec![
                 Diagnostic::error(
-                    model
-                        .initial_equations
-                        .first()
-                        .map(|e| e.span)
-                        .unwrap_or(Span::DUMMY),
+                    first_span(),
                     format!(
                         "the initial equations do not determine `{name}` (singular initial system)"
                     ),
@@ -203,21 +308,69 @@ pub fn solve_initial_equations(
         .unwrap_or(0);
     let names: Vec<&str> = free
         .iter()
-        .map(|&i| model.variables[states[i].0].name.as_str())
+        .map(|&v| model.variables[v].name.as_str())
         .collect();
+    let span = match init_res.get(worst) {
+        Some((_, e)) => model.initial_equations[*e].span,
+        None => active
+            .get(worst - init_res.len())
+            .map(|f| model.variables[f.var].span)
+            .unwrap_or(Span::DUMMY),
+    };
     Err(InitError::Diagnostics(vec![
         Diagnostic::error(
-            model
-                .initial_equations
-                .get(init_res[worst].1)
-                .map(|e| e.span)
-                .unwrap_or(Span::DUMMY),
+            span,
             format!(
                 "the initial equations could not be solved: residual {:e} remains here",
-                r[worst]
+                r.get(worst).copied().unwrap_or(f64::NAN)
             ),
         )
         .with_note(format!("unknowns: {}", names.join(", ")))
         .with_help("give start values closer to the solution"),
     ]))
+}
+
+/// `fixed = true` starts that were not equations of the initial system must hold after it.
+fn check_fixed_starts(
+    engine: &Engine,
+    sys: &SortedSystem,
+    checked: &[FixedStart],
+    free: &[VarId],
+) -> Result<(), InitError> {
+    let model = &sys.model;
+    let mut errors = Vec::new();
+    for f in checked {
+        let x = engine.regs[f.var];
+        if (x - f.start).abs() <= 1e-6 * f.start.abs().max(1.0) {
+            continue;
+        }
+        let v = &model.variables[f.var];
+        let unknowns: Vec<&str> = free
+            .iter()
+            .map(|&u| model.variables[u].name.as_str())
+            .collect();
+        let mut d = Diagnostic::error(
+            v.span,
+            format!(
+                "the initial system is over-specified: `{}` has fixed = true with start {}, but the other initial conditions give {} = {x}",
+                v.name, f.start, v.name
+            ),
+        )
+        .with_help(format!(
+            "remove `fixed = true` from `{}`, or make its start value consistent with the fixed states",
+            v.name
+        ));
+        if !unknowns.is_empty() {
+            d = d.with_note(format!(
+                "unknowns of the initial system: {}",
+                unknowns.join(", ")
+            ));
+        }
+        errors.push(d);
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(InitError::Diagnostics(errors))
+    }
 }

@@ -327,6 +327,9 @@ fn non_finite_error(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<D
     if let Some(e) = eq.filter(|e| !e.component.is_empty()) {
         d = d.with_note(format!("in component `{}`", e.component));
     }
+    if let Some(m) = super::funcall::take_failure() {
+        d = d.with_note(format!("a function call failed: {m}"));
+    }
     Some(d.with_help("look for a division by zero, the square root or logarithm of a negative number, or a value that grows without bound"))
 }
 
@@ -631,6 +634,10 @@ pub fn simulate_with(
         Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
         Err(InitError::Diagnostics(d)) => return Err(d),
     }
+    // Parameters with fixed = false got their values from the initial system.
+    for (rv, x) in &mut parameters {
+        *x = engine.regs[rv.id];
+    }
     let mut es = EventState::new(&engine, t0);
     if let Err(e) = event_iteration(&mut engine, &mut es, model, t0, None, true) {
         return Err(match e {
@@ -818,6 +825,13 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         engine
             .run_main()
             .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        // Without states no integrator sees the values: a NaN must be caught here, not written.
+        let computed = &engine.prog.computed_by;
+        if (0..computed.len()).any(|v| computed[v].is_some() && !engine.regs[v].is_finite())
+            && let Some(d) = non_finite_error(run.sys(), engine, t)
+        {
+            return Err(vec![d]);
+        }
         engine.run_outputs();
         check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);

@@ -21,16 +21,15 @@ pub fn state_jacobian_pattern(p: &Program) -> Vec<(usize, usize)> {
     out
 }
 
-/// The states each initial-equation residual depends on (through the whole program).
-pub fn initial_residual_deps(p: &Program) -> Vec<Vec<u32>> {
+/// The states every register depends on after the whole program (main pass, eliminated
+/// variables, event code, initial residuals): what initialization needs to know which states
+/// an initial equation or a `fixed` variable constrains.
+pub fn initial_deps(p: &Program) -> Vec<Vec<u32>> {
     let mut deps = propagate(p);
     run_deps(&p.code[p.eliminated.clone()], &mut deps);
     run_deps(&p.code[p.event_code.clone()], &mut deps);
     run_deps(&p.code[p.initial_code.clone()], &mut deps);
-    p.initial_residuals
-        .iter()
-        .map(|(r, _)| deps[*r as usize].clone())
-        .collect()
+    deps
 }
 
 /// State dependencies of every register after the main pass.

@@ -17,6 +17,7 @@ pub mod batched;
 pub mod compile;
 pub mod eval;
 pub mod events;
+pub mod funcall;
 pub mod init;
 pub mod integrate;
 pub mod jacobian;

@@ -47,6 +47,23 @@ pub fn parse_overrides(
             continue;
         };
         match by_name.get(name) {
+            Some(&id) if model.variables[id].structural => {
+                let v = &model.variables[id];
+                errors.push(
+                    Diagnostic::error(
+                        Span::DUMMY,
+                        format!(
+                            "`--set {name}={value}`: `{name}` fixes array sizes, `for` ranges, subscripts or \
+                             conditions, so its value was used when the model was flattened"
+                        ),
+                    )
+                    .with_secondary(v.span, "declared here")
+                    .with_help(format!(
+                        "change it in the model (for example `{name} = {value}` in its declaration or \
+                         in a modifier) and run again"
+                    )),
+                );
+            }
             Some(&id) if matches!(model.variables[id].variability, Variability::Parameter) => {
                 out.insert(id, x);
             }
@@ -83,6 +100,12 @@ pub fn parse_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// A parameter with `fixed = false` and no binding (MLS 8.6): an unknown of the initial system,
+/// constant afterwards. Its `start` is the first guess.
+pub fn is_initial_unknown(v: &crate::dae::Variable) -> bool {
+    v.variability == Variability::Parameter && v.fixed == Some(false) && v.binding.is_none()
 }
 
 /// Values of parameters and constants (NaN for other variables).
@@ -167,6 +190,9 @@ impl Evaluator<'_> {
                     f64::NAN
                 }
             }
+        } else if is_initial_unknown(var) {
+            // Determined by the initial equations; the start value is only the first guess.
+            0.0
         } else {
             self.errors.push(
                 Diagnostic::error(var.span, format!("parameter `{}` has no value", var.name))
@@ -217,6 +243,19 @@ impl Evaluator<'_> {
                 self.eval(else_)?
             }
             Expr::NoEvent(a) | Expr::Smooth(_, a) => self.eval(a)?,
+            Expr::UserCall {
+                function,
+                args,
+                output,
+                element,
+            } => {
+                let mut v = Vec::new();
+                for a in crate::sim::funcall::scalar_args(args) {
+                    v.push(self.eval(a)?);
+                }
+                let functions = &self.model.functions;
+                crate::sim::funcall::call_once(functions, function, args, &v, *output, *element)?
+            }
             other => {
                 return Err(format!(
                     "`{}` is not allowed in a parameter expression",

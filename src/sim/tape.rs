@@ -66,6 +66,9 @@ pub enum Op {
     MulSub,
     /// `(a - b) * c`: a spring or a resistor, `k * (x1 - x2)`.
     SubMul,
+    /// A user function (`sim/funcall.rs`): arguments in registers `a..=b`, the call site's
+    /// index in register `c`. `arity` is 0: the operands are a range, handled where read.
+    Call,
 }
 
 impl Op {
@@ -75,6 +78,7 @@ impl Op {
             Copy | Neg | Square | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
             | Exp | Log | Log10 | Sqrt | Abs | Sign | Floor | Ceil | Not => 1,
             Select | SemiLinear | MulAdd | MulSub | SubMul => 3,
+            Call => 0,
             _ => 2,
         }
     }
@@ -87,6 +91,21 @@ pub struct Instr {
     pub a: Reg,
     pub b: Reg,
     pub c: Reg,
+}
+
+impl Instr {
+    /// Every register the instruction reads (a call reads its argument range and its site).
+    pub fn reads(&self) -> impl Iterator<Item = Reg> + '_ {
+        let ops = [self.a, self.b, self.c];
+        let (range, site) = if self.op == Op::Call {
+            (self.a..=self.b, Some(self.c))
+        } else {
+            // An empty range.
+            (1..=0, None)
+        };
+        let call = range.chain(site);
+        ops.into_iter().take(self.op.arity()).chain(call)
+    }
 }
 
 fn b2f(b: bool) -> f64 {
@@ -163,6 +182,8 @@ pub fn apply(op: Op, a: f64, b: f64, c: f64) -> f64 {
         MulAdd => a * b + c,
         MulSub => a * b - c,
         SubMul => (a - b) * c,
+        // Needs the argument range: evaluated by `run`, never folded.
+        Call => f64::NAN,
     }
 }
 
@@ -192,6 +213,7 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
             Op::SubMul => (a - r[i.b as usize]) * r[i.c as usize],
             Op::Copy => a,
             Op::Neg => -a,
+            Op::Call => super::funcall::value(r[i.c as usize], &r[i.a as usize..=i.b as usize]),
             op => apply(op, a, r[i.b as usize], r[i.c as usize]),
         };
         r[i.dst as usize] = v;
@@ -203,6 +225,11 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
 pub fn run_tangent(code: &[Instr], r: &[f64], t: &mut [f64]) {
     for i in code {
         let (a, b, c) = (r[i.a as usize], r[i.b as usize], r[i.c as usize]);
+        if i.op == Op::Call {
+            let args = i.a as usize..=i.b as usize;
+            t[i.dst as usize] = super::funcall::tangent(c, &r[args.clone()], &t[args]);
+            continue;
+        }
         let (ta, tb, tc) = (t[i.a as usize], t[i.b as usize], t[i.c as usize]);
         t[i.dst as usize] = tangent(i.op, [a, b, c], [ta, tb, tc], r[i.dst as usize]);
     }
@@ -295,6 +322,8 @@ pub fn tangent(op: Op, [a, b, c]: [f64; 3], [ta, tb, tc]: [f64; 3], v: f64) -> f
         MulAdd => ta * b + a * tb + tc,
         MulSub => ta * b + a * tb - tc,
         SubMul => (ta - tb) * c + (a - b) * tc,
+        // Needs the argument range: `run_tangent` and the batched pass handle it before.
+        Call => f64::NAN,
         Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
     }
 }
@@ -309,6 +338,11 @@ pub fn run_deps(code: &[Instr], deps: &mut [Vec<u32>]) {
         let ops = [i.a, i.b, i.c];
         for &o in &ops[..n] {
             out = union(&out, &deps[o as usize]);
+        }
+        if i.op == Op::Call {
+            for o in i.a..=i.b {
+                out = union(&out, &deps[o as usize]);
+            }
         }
         deps[i.dst as usize] = out;
     }

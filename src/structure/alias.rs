@@ -310,7 +310,7 @@ pub fn subst_equation(kind: &mut crate::dae::EquationKind, f: &impl Fn(VarId) ->
     }
 }
 
-/// For `v = s*k + c` (one kept variable), moves `v`'s attributes onto `k`.
+/// For `v = s*k + c` (one kept variable, integer `s`), moves `v`'s attributes onto `k`.
 fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
     let Some(lf) = lf else { return };
     if lf.terms.len() != 1 {
@@ -321,10 +321,11 @@ fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
     };
     let from = work.model.variables[v].clone();
     let to = &mut work.model.variables[k];
-    // k = s*(v - c) since s = ±1.
-    let convert = |e: &Expr| match simplify(&mul(
-        lit(s as f64),
+    // k = (v - c)/s: the eliminated variable's coefficient is ±1, the kept one's any integer
+    // (`y = 2*x` moves y's start 3 onto x as 1.5).
+    let convert = |e: &Expr| match simplify(&super::expr::div(
         super::expr::sub(e.clone(), lf.constant.clone()),
+        lit(s as f64),
     )) {
         // Keep a Real literal Real (the simplifier folds integral values to Integer).
         Expr::Integer(i) if matches!(e, Expr::Real(_)) => Expr::Real(i as f64),

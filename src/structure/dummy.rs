@@ -369,7 +369,8 @@ fn constant_choice(
 /// Whether the `n x n` row-major matrix is numerically nonsingular (partial pivoting).
 fn regular(a: &mut [f64], n: usize) -> bool {
     let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-    if !(scale > 0.0) {
+    // NaN entries make the matrix unusable, like an all-zero one.
+    if scale.is_nan() || scale <= 0.0 {
         return false;
     }
     for k in 0..n {
@@ -377,7 +378,8 @@ fn regular(a: &mut [f64], n: usize) -> bool {
         else {
             return false;
         };
-        if !(a[p * n + k].abs() > 1e-12 * scale) {
+        let pivot = a[p * n + k].abs();
+        if pivot.is_nan() || pivot <= 1e-12 * scale {
             return false;
         }
         for j in 0..n {

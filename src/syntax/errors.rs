@@ -44,7 +44,15 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
         .any(|t| t.chars().any(|c| ";,()[]{}=:<>+-*/^".contains(c)));
     let use_tokens = max_pos == rule_pos || (max_pos > rule_pos && structural);
     let pos = if use_tokens { max_pos } else { rule_pos }.min(text.len());
-    let expected = if use_tokens { tokens } else { BTreeSet::new() };
+    let mut expected = if use_tokens { tokens } else { BTreeSet::new() };
+    // After whitespace, `.` and `[` are only the grammar's way of allowing `a . b` and `x [1]`:
+    // naming them beside a real expectation (`,` in `connect(a.p b.n)`) only adds noise.
+    if pos > 0
+        && text.as_bytes()[pos - 1].is_ascii_whitespace()
+        && expected.iter().any(|t| t != "." && t != "[")
+    {
+        expected.retain(|t| t != "." && t != "[");
+    }
     let positives: BTreeSet<Rule> = match &e.variant {
         ErrorVariant::ParsingError { .. } if pos != rule_pos => BTreeSet::new(),
         ErrorVariant::ParsingError { positives, .. } => positives.iter().copied().collect(),

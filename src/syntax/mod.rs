@@ -12,6 +12,7 @@ mod expr;
 mod parser;
 mod prefixes;
 mod print;
+mod recover;
 pub use print::{print, print_expr};
 
 use crate::diag::{self, Diagnostic, FileId, Span};
@@ -30,7 +31,53 @@ pub fn parse(text: &str, file: FileId) -> diag::Result<ast::StoredDefinition> {
         Ok(pair) => build::Builder::new(file, text)
             .stored_definition(pair)
             .map_err(|d| vec![*d]),
-        Err(e) => Err(vec![errors::translate(text, file, &e)]),
+        Err(e) => {
+            let mut diags = vec![errors::translate(text, file, &e)];
+            further_errors(text, file, &mut diags);
+            Err(diags)
+        }
+    }
+}
+
+/// At most this many syntax errors are reported per file.
+const MAX_ERRORS: usize = 10;
+
+/// Appends the syntax errors after the first ones, while the element holding the last error
+/// can be skipped safely (see `recover.rs`).
+fn further_errors(text: &str, file: FileId, diags: &mut Vec<Diagnostic>) {
+    let mut current = text.to_string();
+    let mut done = 0;
+    while diags.len() < MAX_ERRORS {
+        let Some(last) = diags.last() else { return };
+        let pos = last.span.start as usize;
+        if last.span == Span::DUMMY || pos < done {
+            return;
+        }
+        // A wrong section (an equation among declarations) or a misspelled keyword affects
+        // everything after it: what follows would only repeat the same mistake.
+        if last
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("keyword") || h.contains("did you mean"))
+        {
+            return;
+        }
+        let Some(range) = recover::element_around(&current, pos) else {
+            return;
+        };
+        current = recover::blank(&current, range);
+        done = range.1;
+        match parser::parse_pairs(&current) {
+            Ok(_) => return,
+            Err(e) => {
+                let d = errors::translate(&current, file, &e);
+                // An error at or before the blanked text comes from the blanking itself.
+                if (d.span.start as usize) < done {
+                    return;
+                }
+                diags.push(d);
+            }
+        }
     }
 }
 

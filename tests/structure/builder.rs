@@ -165,3 +165,38 @@ impl Builder {
         E(Expr::Var(self.id(name)))
     }
 }
+
+/// A sine source in series with R, L (when `inductor`) and C, written as flattening writes
+/// connectors; grounded at the capacitor's negative pin when `ground`.
+pub fn series_circuit(ground: bool, inductor: bool) -> Builder {
+    let mut b = Builder::new("RLC");
+    let (vs, _) = b.two_pin("src");
+    let (vr, ir) = b.two_pin("R");
+    let l = inductor.then(|| b.two_pin("L"));
+    let (vc, ic) = b.two_pin("C");
+    let rv = b.param("R.R", 10.0);
+    let lv = inductor.then(|| b.param("L.L", 0.1));
+    let cv = b.param("C.C", 1e-3);
+    b.eq(vs, sin(&time()));
+    b.eq(vr, rv * ir);
+    if let (Some((vl, il)), Some(lv)) = (l, lv) {
+        b.eq(lv * der(&il), vl);
+    }
+    b.eq(cv * der(&vc), ic);
+    b.connect(&["src.p", "R.p"]);
+    if inductor {
+        b.connect(&["R.n", "L.p"]);
+        b.connect(&["L.n", "C.p"]);
+    } else {
+        b.connect(&["R.n", "C.p"]);
+    }
+    if ground {
+        let gv = b.var("g.p.v");
+        b.flow("g.p.i");
+        b.eq(gv, c(0.0));
+        b.connect(&["C.n", "src.n", "g.p"]);
+    } else {
+        b.connect(&["C.n", "src.n"]);
+    }
+    b
+}

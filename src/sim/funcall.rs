@@ -1,0 +1,324 @@
+//! Calls of user functions (`Expr::UserCall`) at simulation time.
+//!
+//! A function body is an algorithm (loops, `while`, early `return`), so it is not compiled to the
+//! straight-line tape: the tape gets one `Op::Call` instruction per used output element, and that
+//! instruction runs the flattening stage's interpreter (`flatten::call_function`) on the argument
+//! registers. Calls whose arguments are all known at compile time are evaluated once, here.
+//!
+//! Encoding (every field a valid register, so the generic parts of the evaluator never index out
+//! of range): the arguments are copied into consecutive registers `a..=b` (scalars and the
+//! elements of array arguments in row-major order, in input order); `c` is a constant register
+//! holding the index of the [`CallSite`] in a process-wide, append-only table. The table keeps
+//! the instruction format and the evaluator's signature unchanged (a tape is plain data); it
+//! grows by the number of distinct call sites of each compiled program.
+//!
+//! Derivatives: the interpreter works on values, so the tangent of a call is the sum over the
+//! arguments of a central difference times the argument's tangent, with
+//! `h = 6.1e-6 * max(|x|, 1)` (about the cube root of the machine epsilon: relative error near
+//! 1e-10 for smooth functions), the same rule structure uses for the partial derivatives of
+//! user functions in index reduction. Integer and Boolean inputs have no tangent.
+
+use crate::dae::{Expr, Function, ScalarType};
+use crate::flatten::tensor::Tensor;
+use crate::flatten::{Val, call_function};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// One function as called from one program, with the result of its last evaluation: the outputs
+/// of a call are used element by element (`w[1]`, `w[2]`, `w[3]` of `w = rot(v, phi)`), so the
+/// elements after the first reuse the run instead of interpreting the body again.
+struct Callee {
+    functions: Arc<BTreeMap<String, Function>>,
+    name: String,
+    /// Dimensions and type of each input, as passed.
+    inputs: Vec<(Vec<usize>, ScalarType)>,
+    last: Mutex<Option<LastCall>>,
+}
+
+/// Arguments and outputs (flattened; `None` when the function failed) of the last evaluation.
+type LastCall = (Vec<f64>, Option<Vec<Vec<f64>>>);
+
+/// One output element of one call in the tape.
+pub struct CallSite {
+    callee: Arc<Callee>,
+    output: usize,
+    element: usize,
+}
+
+thread_local! {
+    /// The message of the last failed call on this thread (a simulation runs on one thread):
+    /// the call itself can only return NaN, so the NaN report adds this message.
+    static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The message of the last function call that failed since the program was compiled.
+pub fn take_failure() -> Option<String> {
+    FAILURE.with(|f| f.borrow_mut().take())
+}
+
+fn table() -> &'static RwLock<Vec<Arc<CallSite>>> {
+    static TABLE: OnceLock<RwLock<Vec<Arc<CallSite>>>> = OnceLock::new();
+    TABLE.get_or_init(|| RwLock::new(Vec::new()))
+}
+
+fn site(index: f64) -> Option<Arc<CallSite>> {
+    let t = table().read().ok()?;
+    t.get(index as usize).cloned()
+}
+
+impl Callee {
+    /// All outputs, flattened, for these argument values (`None` when the function fails: the
+    /// caller then sees NaN, which the evaluator reports with the variable and equation).
+    fn outputs(&self, args: &[f64]) -> Option<Vec<Vec<f64>>> {
+        if let Ok(guard) = self.last.lock()
+            && let Some((a, out)) = guard.as_ref()
+            && a.as_slice() == args
+        {
+            return out.clone();
+        }
+        let out = match self.try_run(args) {
+            Ok(o) => Some(o),
+            Err(m) => {
+                FAILURE.with(|f| *f.borrow_mut() = Some(format!("`{}`: {m}", self.name)));
+                None
+            }
+        };
+        if let Ok(mut guard) = self.last.lock() {
+            *guard = Some((args.to_vec(), out.clone()));
+        }
+        out
+    }
+
+    fn run(&self, args: &[f64]) -> Option<Vec<Vec<f64>>> {
+        self.try_run(args).ok()
+    }
+
+    fn try_run(&self, args: &[f64]) -> Result<Vec<Vec<f64>>, String> {
+        let mut values = Vec::with_capacity(self.inputs.len());
+        let mut k = 0;
+        for (dims, ty) in &self.inputs {
+            let n: usize = dims.iter().product();
+            let data = args
+                .get(k..k + n)
+                .ok_or("internal: too few argument registers")?;
+            k += n;
+            let elems = data
+                .iter()
+                .map(|&x| match ty {
+                    ScalarType::Integer => Val::Int(x.round() as i64),
+                    ScalarType::Boolean => Val::Bool(x != 0.0),
+                    _ => Val::Real(x),
+                })
+                .collect();
+            values.push(Tensor::new(dims.clone(), elems));
+        }
+        let outs = call_function(&self.functions, &self.name, &values)?;
+        outs.iter()
+            .map(|o| o.to_f64s().ok_or_else(|| "a String output".to_string()))
+            .collect()
+    }
+}
+
+/// The value of call site `index` (a register value) for the argument registers `args`.
+pub fn value(index: f64, args: &[f64]) -> f64 {
+    let Some(s) = site(index) else {
+        return f64::NAN;
+    };
+    s.callee
+        .outputs(args)
+        .and_then(|o| o.get(s.output)?.get(s.element).copied())
+        .unwrap_or(f64::NAN)
+}
+
+/// The tangent of call site `index`: central differences in each argument with a nonzero
+/// tangent (see the module comment for the step).
+pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
+    let Some(s) = site(index) else {
+        return f64::NAN;
+    };
+    let mut real = Vec::with_capacity(args.len());
+    for (dims, ty) in &s.callee.inputs {
+        let n: usize = dims.iter().product();
+        real.extend(std::iter::repeat_n(*ty == ScalarType::Real, n));
+    }
+    let at = |x: &[f64]| -> f64 {
+        s.callee
+            .run(x)
+            .and_then(|o| o.get(s.output)?.get(s.element).copied())
+            .unwrap_or(f64::NAN)
+    };
+    let mut d = 0.0;
+    let mut x = args.to_vec();
+    for k in 0..args.len() {
+        if targs[k] == 0.0 || !real.get(k).copied().unwrap_or(false) {
+            continue;
+        }
+        let h = 6.1e-6 * args[k].abs().max(1.0);
+        x[k] = args[k] + h;
+        let up = at(&x);
+        x[k] = args[k] - h;
+        let down = at(&x);
+        x[k] = args[k];
+        d += (up - down) / (2.0 * h) * targs[k];
+    }
+    d
+}
+
+/// What compilation needs to lower `Expr::UserCall`: the program's functions, shared by its
+/// call sites, and one [`Callee`] per function and argument registers (so the output elements
+/// of one call share its evaluation).
+pub struct Calls {
+    functions: Option<Arc<BTreeMap<String, Function>>>,
+    callees: HashMap<(String, Vec<u32>), Arc<Callee>>,
+}
+
+impl Default for Calls {
+    /// A new program starts without a reported failure.
+    fn default() -> Calls {
+        FAILURE.with(|f| f.borrow_mut().take());
+        Calls {
+            functions: None,
+            callees: HashMap::new(),
+        }
+    }
+}
+
+/// How the compiler lowers one call.
+pub enum Lowered {
+    /// Every argument is known at compile time: the value.
+    Constant(f64),
+    /// Emit `Op::Call` with the packed arguments and a constant register holding this index.
+    Site(f64),
+    Error(String),
+}
+
+impl Calls {
+    /// Registers the call site of output `output`, element `element` of `function`, whose
+    /// (scalarized) arguments are in registers `arg_regs`; `known` gives their values when they
+    /// are constants.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lower(
+        &mut self,
+        model_functions: &BTreeMap<String, Function>,
+        function: &str,
+        args: &[Expr],
+        arg_regs: &[u32],
+        known: &[Option<f64>],
+        output: usize,
+        element: usize,
+    ) -> Lowered {
+        let inputs = match input_shapes(model_functions, function, args) {
+            Ok(i) => i,
+            Err(m) => return Lowered::Error(m),
+        };
+        let functions = self
+            .functions
+            .get_or_insert_with(|| Arc::new(model_functions.clone()))
+            .clone();
+        let callee = self
+            .callees
+            .entry((function.to_string(), arg_regs.to_vec()))
+            .or_insert_with(|| {
+                Arc::new(Callee {
+                    functions,
+                    name: function.to_string(),
+                    inputs,
+                    last: Mutex::new(None),
+                })
+            })
+            .clone();
+        if known.iter().all(Option::is_some) {
+            let values: Vec<f64> = known.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
+            return match callee.try_run(&values) {
+                Ok(o) => match o.get(output).and_then(|v| v.get(element)) {
+                    Some(&x) => Lowered::Constant(x),
+                    None => Lowered::Error(format!(
+                        "`{function}` has no output element {}",
+                        element + 1
+                    )),
+                },
+                Err(m) => Lowered::Error(format!("`{function}` fails: {m}")),
+            };
+        }
+        let site = CallSite {
+            callee,
+            output,
+            element,
+        };
+        match table().write() {
+            Ok(mut t) => {
+                t.push(Arc::new(site));
+                Lowered::Site((t.len() - 1) as f64)
+            }
+            Err(_) => Lowered::Error("internal: the table of call sites is unavailable".into()),
+        }
+    }
+}
+
+/// Dimensions and type of each input of `function` as called with `args`.
+fn input_shapes(
+    functions: &BTreeMap<String, Function>,
+    function: &str,
+    args: &[Expr],
+) -> Result<Vec<(Vec<usize>, ScalarType)>, String> {
+    let Some(f) = functions.get(function) else {
+        return Err(format!("unknown function `{function}`"));
+    };
+    if args.len() > f.inputs.len() {
+        return Err(format!(
+            "`{function}` takes {} input(s), got {}",
+            f.inputs.len(),
+            args.len()
+        ));
+    }
+    let mut inputs = Vec::with_capacity(args.len());
+    for (a, input) in args.iter().zip(&f.inputs) {
+        if input.ty == ScalarType::String {
+            return Err(format!(
+                "`{function}`: the String input `{}` cannot be passed at simulation time",
+                input.name
+            ));
+        }
+        let dims = match a {
+            Expr::Array { dims, .. } => dims.clone(),
+            _ => Vec::new(),
+        };
+        inputs.push((dims, input.ty));
+    }
+    Ok(inputs)
+}
+
+/// One call evaluated once (parameter bindings): `values` are the scalarized arguments.
+pub fn call_once(
+    functions: &BTreeMap<String, Function>,
+    function: &str,
+    args: &[Expr],
+    values: &[f64],
+    output: usize,
+    element: usize,
+) -> Result<f64, String> {
+    let callee = Callee {
+        functions: Arc::new(functions.clone()),
+        name: function.to_string(),
+        inputs: input_shapes(functions, function, args)?,
+        last: Mutex::new(None),
+    };
+    let outs = callee.try_run(values)?;
+    outs.get(output)
+        .and_then(|o| o.get(element))
+        .copied()
+        .ok_or_else(|| format!("`{function}` has no output element {}", element + 1))
+}
+
+/// Flattens the arguments of a call: each scalar, or the elements of an array argument.
+pub fn scalar_args(args: &[Expr]) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Expr::Array { elements, .. } => out.extend(elements.iter()),
+            e => out.push(e),
+        }
+    }
+    out
+}

@@ -1,0 +1,202 @@
+//! Initialization (MLS 8.6) from model text: initial equations on algebraic variables,
+//! `initial algorithm`, parameters with `fixed = false`, steady state `der(x) = 0`, `fixed`
+//! starts of non-states, and over-/under-determined initial systems reported by name.
+//! Every trajectory is compared with its analytic solution.
+
+use minimo::sim::{SimOptions, SimResult, simulate_analysis};
+use minimo::structure::{AnalyzeOptions, analyze};
+
+fn run(text: &str, stop: f64) -> Result<SimResult, String> {
+    let flat = minimo::flatten::flatten_source("init.mo", text, None)?;
+    let analysis = analyze(flat, &AnalyzeOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let opts = SimOptions {
+        stop_time: Some(stop),
+        interval: Some(0.01),
+        tolerance: Some(1e-9),
+        ..Default::default()
+    };
+    simulate_analysis(&analysis, &opts).map_err(|e| format!("{e:?}"))
+}
+
+fn ok(text: &str, stop: f64) -> SimResult {
+    run(text, stop).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn at(r: &SimResult, name: &str, t: f64) -> f64 {
+    r.value_at(name, t)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+}
+
+fn param(r: &SimResult, name: &str) -> f64 {
+    r.parameters
+        .iter()
+        .find(|(v, _)| v.name == name)
+        .map(|(_, x)| *x)
+        .unwrap_or_else(|| panic!("no parameter {name}"))
+}
+
+#[test]
+fn initial_equation_on_an_algebraic_variable() {
+    // y = 2x, y(0) = 4 => x = 2 exp(-t).
+    let r = ok(
+        "model M Real x; Real y; equation der(x) = -x; y = 2*x; initial equation y = 4; end M;",
+        2.0,
+    );
+    for t in [0.0, 0.5, 2.0] {
+        assert!((at(&r, "x", t) - 2.0 * (-t).exp()).abs() < 1e-6, "t = {t}");
+    }
+}
+
+#[test]
+fn fixed_start_of_an_algebraic_variable_is_an_initial_equation() {
+    // MLS 8.6: fixed = true on a non-state means y = start(y) at the start: x(0) = 1.5.
+    let r = ok(
+        "model M Real x(start = 0); Real y(start = 3, fixed = true); equation der(x) = -x; y = 2*x; end M;",
+        1.0,
+    );
+    for t in [0.0, 1.0] {
+        assert!((at(&r, "x", t) - 1.5 * (-t).exp()).abs() < 1e-6, "t = {t}");
+    }
+    // Not an alias: y = x^2 with y(0) = 4 from x's start 1 gives x(0) = 2 (Newton).
+    let r = ok(
+        "model M Real x(start = 1); Real y(start = 4, fixed = true); equation der(x) = -x; y = x^2; end M;",
+        1.0,
+    );
+    for t in [0.0, 1.0] {
+        assert!((at(&r, "x", t) - 2.0 * (-t).exp()).abs() < 1e-6, "t = {t}");
+    }
+    // Consistent with the fixed state: accepted; inconsistent: named.
+    ok(
+        "model M Real x(start = 1.5, fixed = true); Real y(start = 3, fixed = true); equation der(x) = -x; y = 2*x; end M;",
+        0.1,
+    );
+    let e = run(
+        "model M Real x(start = 1, fixed = true); Real y(start = 3, fixed = true); equation der(x) = -x; y = 2*x; end M;",
+        0.1,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("over-specified") && e.contains("`y` has fixed = true"),
+        "{e}"
+    );
+}
+
+#[test]
+fn initial_algorithm() {
+    // x'' = -x with x(0) = 3, x'(0) = 1 => x = 3 cos t + sin t.
+    let r = ok(
+        "model M Real x; Real v; equation der(x) = v; der(v) = -x;
+         initial algorithm x := 3; v := x / 3; end M;",
+        2.0,
+    );
+    for t in [0.0f64, 1.0, 2.0] {
+        let exact = 3.0 * t.cos() + t.sin();
+        assert!((at(&r, "x", t) - exact).abs() < 1e-6, "t = {t}");
+    }
+}
+
+#[test]
+fn initial_algorithm_whose_order_matters_is_refused() {
+    let e = run(
+        "model M Real x; Real v; equation der(x) = v; der(v) = -x;
+         initial algorithm v := x / 3; x := 3; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("`x` is read here before this `initial algorithm` assigns it"),
+        "{e}"
+    );
+    let e = run(
+        "model M Real x; equation der(x) = -x; initial algorithm x := 1; x := 2; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(e.contains("`x` is assigned twice"), "{e}");
+    let e = run(
+        "model M Real x; equation der(x) = -x; initial algorithm while x < 1 loop x := 1; end while; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("a `while` loop is not supported in an `initial algorithm`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn parameter_with_fixed_false_is_determined_by_an_initial_equation() {
+    // der(x)(0) = -2 with x(0) = 1 and der(x) = -k x gives k = 2: x = exp(-2t).
+    let r = ok(
+        "model M parameter Real k(fixed = false, start = 1); Real x(start = 1, fixed = true);
+         equation der(x) = -k*x; initial equation der(x) = -2; end M;",
+        1.0,
+    );
+    assert!(
+        (param(&r, "k") - 2.0).abs() < 1e-9,
+        "k = {}",
+        param(&r, "k")
+    );
+    for t in [0.5, 1.0] {
+        assert!((at(&r, "x", t) - (-2.0 * t).exp()).abs() < 1e-6, "t = {t}");
+    }
+    // Without an equation for it: under-determined, named.
+    let e = run(
+        "model M parameter Real k(fixed = false); Real x(start = 1, fixed = true);
+         equation der(x) = -k*x; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("under-determined") && e.contains("parameters to determine: k"),
+        "{e}"
+    );
+}
+
+#[test]
+fn steady_state_initialization() {
+    // der(x) = 8 - x^3 from der(x) = 0: x stays at 2 (Newton from the start value 1).
+    let r = ok(
+        "model M Real x(start = 1); equation der(x) = 8 - x^3; initial equation der(x) = 0; end M;",
+        1.0,
+    );
+    for t in [0.0, 0.5, 1.0] {
+        assert!((at(&r, "x", t) - 2.0).abs() < 1e-8, "t = {t}");
+    }
+    // A damped oscillator started at rest under a constant force: x = F/k for all t.
+    let r = ok(
+        "model M parameter Real k = 4; parameter Real F = 2; Real x; Real v;
+         equation der(x) = v; der(v) = F - k*x - v;
+         initial equation der(x) = 0; der(v) = 0; end M;",
+        1.0,
+    );
+    assert!((at(&r, "x", 1.0) - 0.5).abs() < 1e-8);
+    assert!(at(&r, "v", 1.0).abs() < 1e-8);
+}
+
+#[test]
+fn over_determined_initial_system_names_equations_and_states() {
+    let e = run(
+        "model M Real x(start = 1, fixed = true); equation der(x) = -x; initial equation x = 2; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(e.contains("over-specified"), "{e}");
+    assert!(e.contains("initial equation 1 in `M`"), "{e}");
+    assert!(e.contains("states with fixed = true: x"), "{e}");
+}
+
+#[test]
+fn singular_initial_system_names_the_variable() {
+    // Two equations on x only; v has no initial condition but the count matches.
+    let e = run(
+        "model M Real x(start = 0); Real v(start = 0); equation der(x) = v; der(v) = -x;
+         initial equation x = 1; 2*x = 2; end M;",
+        1.0,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("singular initial system") || e.contains("over-specified"),
+        "{e}"
+    );
+}
