@@ -25,10 +25,14 @@ fn system(text: &str) -> SortedSystem {
 }
 
 fn chain_text(masses: usize) -> String {
-    example("chain.mo").replace(
-        "parameter Integer n = 10",
-        &format!("parameter Integer n = {masses}"),
-    )
+    let text = example("chain.mo");
+    let size = "parameter Integer n = 10";
+    // Fail loudly rather than benchmark 10 masses if the example changes.
+    assert!(
+        text.contains(size),
+        "examples/chain.mo no longer declares `{size}`"
+    );
+    text.replace(size, &format!("parameter Integer n = {masses}"))
 }
 
 /// The chain of examples/chain.mo, by hand: y = [x (n), v (n)].
