@@ -97,13 +97,12 @@ impl Instr {
     /// Every register the instruction reads (a call reads its argument range and its site).
     pub fn reads(&self) -> impl Iterator<Item = Reg> + '_ {
         let ops = [self.a, self.b, self.c];
-        let (range, site) = if self.op == Op::Call {
-            (self.a..=self.b, Some(self.c))
-        } else {
-            // An empty range.
-            (1..=0, None)
-        };
-        let call = range.chain(site);
+        let is_call = self.op == Op::Call;
+        let call = is_call
+            .then_some(self.a..=self.b)
+            .into_iter()
+            .flatten()
+            .chain(is_call.then_some(self.c));
         ops.into_iter().take(self.op.arity()).chain(call)
     }
 }
@@ -436,6 +435,22 @@ mod tests {
         let rp = eval(0.7 + h, 1.3);
         let fd = (rp[7] - r[7]) / h;
         assert!((fd - t[7]).abs() < 1e-5, "fd {fd} ad {}", t[7]);
+    }
+
+    #[test]
+    fn reads_lists_operands_and_call_ranges() {
+        let ins = |op, a, b, c| Instr {
+            op,
+            dst: 9,
+            a,
+            b,
+            c,
+        };
+        let reads = |i: Instr| i.reads().collect::<Vec<_>>();
+        assert_eq!(reads(ins(Op::Call, 2, 4, 7)), vec![2, 3, 4, 7]);
+        assert_eq!(reads(ins(Op::Add, 1, 5, 6)), vec![1, 5]);
+        assert_eq!(reads(ins(Op::Neg, 3, 0, 0)), vec![3]);
+        assert_eq!(reads(ins(Op::SubMul, 1, 2, 3)), vec![1, 2, 3]);
     }
 
     #[test]
