@@ -51,12 +51,12 @@ LIB = """  connector Flange
   equation
     der(a.s) = V * sin(w * time);
   end Speed;
-  model Position "prescribed position s = A sin(w t)"
+  model Position "prescribed position s = A (1 - cos(w t)): at rest at t = 0, like the masses"
     parameter Real A(unit = "m") = 0.1;
     parameter Real w(unit = "rad/s") = 3;
     Flange a;
   equation
-    a.s = A * sin(w * time);
+    a.s = A * (1 - cos(w * time));
   end Position;
 """
 
