@@ -1,16 +1,119 @@
 //! Running a [`Program`]: the right-hand side, its Jacobian-vector product, root functions.
 //!
 //! Given time and state values, the main pass runs the BLT blocks in order: explicit blocks are
-//! one tape segment, algebraic loops are solved in place (one LU for linear blocks, damped
-//! Newton from the previous solution for nonlinear ones). The integrator sees only the states
-//! (ODE mode). The Jacobian-vector product is forward-mode differentiation of the same pass:
+//! one tape segment, algebraic loops are solved in place (linear blocks by refinement with the
+//! previous LU, or one new LU; nonlinear ones by damped Newton from the previous solution). A
+//! block's Jacobian is built column colour by colour from its structural pattern, and blocks of
+//! `SPARSE_BLOCK` unknowns or more are factored by the sparse LU of [`super::sparse_lu`]. The
+//! integrator sees only the states (ODE mode). The Jacobian-vector product is forward-mode differentiation of the same pass:
 //! through explicit segments by the tangent rules of each instruction, through a loop by the
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
 use super::batched::{Batched, Scheduler};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
-use super::tape::{Instr, Op, run, run_tangent};
+use super::sparse_lu::SparseLu;
+use super::tape::{Instr, Op, run, run_deps, run_tangent};
+
+/// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
+const MAX_REFINEMENTS: usize = 6;
+
+/// Blocks with at least this many unknowns are factored by the sparse LU.
+const SPARSE_BLOCK: usize = 40;
+
+/// What is known once about an algebraic block: the pattern of its Jacobian, a column colouring
+/// (columns that share no row get their tangents in one pass of the block code), and the sparse
+/// LU with its symbolic factorization for large blocks.
+#[derive(Debug, Default)]
+struct BlockJac {
+    /// `rows[i]`: the unknowns residual `i` depends on (both branches of every `if`).
+    rows: Vec<Vec<usize>>,
+    /// Columns of each colour.
+    colors: Vec<Vec<usize>>,
+    color_of: Vec<usize>,
+    /// For the sparse LU: `slots[i][p]` is the value slot of entry `(i, rows[i][p])`.
+    slots: Vec<Vec<usize>>,
+    sparse: Option<SparseLu>,
+    /// The sparse factorization is the current one (else the dense `Lu`).
+    use_sparse: bool,
+    /// A factorization exists (possibly from an earlier point: see [`Engine::linear_solve`]).
+    factored: bool,
+    /// Later steps or the derivatives read temporaries of the block code: the Jacobian-vector
+    /// product must then run the block's tangents a second time, with the unknowns' tangents.
+    temporaries_read_later: bool,
+}
+
+impl BlockJac {
+    fn new(prog: &Program, step: &Step, deps: &mut [Vec<u32>]) -> BlockJac {
+        let Step::Implicit {
+            code,
+            vars,
+            residuals,
+            inputs,
+            ..
+        } = step
+        else {
+            return BlockJac::default();
+        };
+        let k = vars.len();
+        for &r in inputs {
+            deps[r as usize].clear();
+        }
+        for (j, &z) in vars.iter().enumerate() {
+            deps[z] = vec![j as u32];
+        }
+        run_deps(&prog.code[code.clone()], deps);
+        let rows: Vec<Vec<usize>> = residuals
+            .iter()
+            .map(|&r| deps[r as usize].iter().map(|&j| j as usize).collect())
+            .collect();
+        // Greedy colouring: a column takes the first colour none of its rows' columns has.
+        let mut cols_of_row = vec![Vec::new(); k];
+        for (i, r) in rows.iter().enumerate() {
+            for &j in r {
+                cols_of_row[j].push(i);
+            }
+        }
+        let mut color_of = vec![usize::MAX; k];
+        let mut colors: Vec<Vec<usize>> = Vec::new();
+        let mut taken: Vec<usize> = Vec::new();
+        for j in 0..k {
+            taken.clear();
+            for &i in &cols_of_row[j] {
+                taken.extend(rows[i].iter().map(|&c| color_of[c]));
+            }
+            let c = (0..).find(|c| !taken.contains(c)).unwrap_or(0);
+            if c == colors.len() {
+                colors.push(Vec::new());
+            }
+            colors[c].push(j);
+            color_of[j] = c;
+        }
+        let sparse = if k >= SPARSE_BLOCK {
+            SparseLu::new(k, &rows)
+        } else {
+            None
+        };
+        let slots = match &sparse {
+            Some(lu) => rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| r.iter().map(|&j| lu.slot(i, j).unwrap_or(0)).collect())
+                .collect(),
+            None => Vec::new(),
+        };
+        BlockJac {
+            rows,
+            colors,
+            color_of,
+            slots,
+            sparse,
+            use_sparse: false,
+            factored: false,
+            temporaries_read_later: temporaries_read_later(prog, code.clone(), vars),
+        }
+    }
+}
 
 /// Counters reported by `--stats`.
 #[derive(Clone, Debug, Default)]
@@ -82,9 +185,11 @@ pub struct Engine {
     pub regs: Vec<f64>,
     tan: Vec<f64>,
     lus: Vec<Lu>,
+    blocks: Vec<BlockJac>,
     jac: Vec<f64>,
     rhs_buf: Vec<f64>,
     tmp: Vec<f64>,
+    z0: Vec<f64>,
     /// The point of the last successful main pass (time, states), to reuse it.
     cached: Option<(f64, Vec<f64>)>,
     pub stats: EvalStats,
@@ -101,6 +206,12 @@ impl Engine {
         let n = prog.nregs();
         let regs = prog.init_regs.clone();
         let lus = vec![Lu::default(); prog.steps.len()];
+        let mut deps: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let blocks = prog
+            .steps
+            .iter()
+            .map(|s| BlockJac::new(&prog, s, &mut deps))
+            .collect();
         let mut plan: Vec<Plan> = Vec::new();
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
@@ -170,9 +281,11 @@ impl Engine {
             regs,
             tan: vec![0.0; n],
             lus,
+            blocks,
             jac: Vec::new(),
             rhs_buf: Vec::new(),
             tmp: Vec::new(),
+            z0: Vec::new(),
             cached: None,
             stats: EvalStats::default(),
             last_error: None,
@@ -318,12 +431,18 @@ impl Engine {
                     self.rhs_buf.clear();
                     self.rhs_buf
                         .extend(residuals.iter().map(|&r| -self.tan[r as usize]));
-                    self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp);
+                    let b = &mut self.blocks[si];
+                    match &mut b.sparse {
+                        Some(lu) if b.use_sparse => lu.solve(&mut self.rhs_buf),
+                        _ => self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp),
+                    }
                     for (k, &z) in vars.iter().enumerate() {
                         self.tan[z] = self.rhs_buf[k];
                     }
                     // Again, so that temporaries inside the block carry the right tangents.
-                    run_tangent(c, &self.regs, &mut self.tan);
+                    if self.blocks[si].temporaries_read_later {
+                        run_tangent(c, &self.regs, &mut self.tan);
+                    }
                 }
             }
         }
@@ -332,15 +451,15 @@ impl Engine {
         }
     }
 
-    /// Solves one algebraic block in place, from the values currently in its registers.
-    fn solve_block(&mut self, si: usize) -> Result<(), BlockError> {
-        self.stats.block_solves += 1;
+    /// Fills the block's Jacobian (one pass of the block code per colour) and factors it:
+    /// sparse LU for large blocks, dense otherwise or when the sparse one fails (the dense LU
+    /// names the singular column). Returns the singular column.
+    fn factor_block(&mut self, si: usize) -> Result<(), usize> {
         let Step::Implicit {
             code,
             vars,
             residuals,
             inputs,
-            linear,
             ..
         } = &self.prog.steps[si]
         else {
@@ -348,62 +467,235 @@ impl Engine {
         };
         let code = &self.prog.code[code.clone()];
         let k = vars.len();
-        let max_iter = if *linear { 2 } else { 50 };
-        let fail = |regs: &[f64], failure: NewtonFailure| BlockError {
-            step: si,
-            time: regs[self.prog.time as usize],
-            failure,
-            values: vars.iter().map(|&v| regs[v]).collect(),
-            residuals: residuals.iter().map(|&r| regs[r as usize]).collect(),
-        };
-        run(code, &mut self.regs);
-        let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-        for iter in 0..max_iter {
-            if let Some(e) = residuals
-                .iter()
-                .position(|&r| !self.regs[r as usize].is_finite())
-            {
-                let err = fail(&self.regs, NewtonFailure::NotFinite { equation: e });
-                self.last_error = Some(err.clone());
-                return Err(err);
-            }
-            // Jacobian by forward tangents of the block code, one column per unknown.
+        let b = &mut self.blocks[si];
+        for &r in inputs {
+            self.tan[r as usize] = 0.0;
+        }
+        let sparse = b.sparse.is_some();
+        if !sparse {
             self.jac.clear();
             self.jac.resize(k * k, 0.0);
-            for &r in inputs {
-                self.tan[r as usize] = 0.0;
+        }
+        for (c, cols) in b.colors.iter().enumerate() {
+            for &z in vars {
+                self.tan[z] = 0.0;
             }
-            for j in 0..k {
-                for &z in vars {
-                    self.tan[z] = 0.0;
-                }
+            for &j in cols {
                 self.tan[vars[j]] = 1.0;
-                run_tangent(code, &self.regs, &mut self.tan);
-                for (i, &r) in residuals.iter().enumerate() {
-                    self.jac[i * k + j] = self.tan[r as usize];
+            }
+            run_tangent(code, &self.regs, &mut self.tan);
+            for (i, row) in b.rows.iter().enumerate() {
+                let t = self.tan[residuals[i] as usize];
+                for (p, &j) in row.iter().enumerate() {
+                    if b.color_of[j] == c {
+                        match &mut b.sparse {
+                            Some(lu) => lu.values[b.slots[i][p]] = t,
+                            None => self.jac[i * k + j] = t,
+                        }
+                    }
                 }
             }
-            if let Err(column) = self.lus[si].factor(k, &self.jac) {
-                let err = fail(&self.regs, NewtonFailure::Singular { column });
-                self.last_error = Some(err.clone());
-                return Err(err);
+        }
+        if let Some(lu) = &mut b.sparse {
+            // A cheap check of the factorization: solve with a right-hand side of ones.
+            b.use_sparse = lu.factor() && {
+                self.tmp.clear();
+                self.tmp.resize(k, 1.0);
+                lu.solve(&mut self.tmp);
+                self.tmp.iter().all(|x| x.is_finite())
+            };
+            if b.use_sparse {
+                b.factored = true;
+                return Ok(());
+            }
+            self.jac.clear();
+            self.jac.resize(k * k, 0.0);
+            for (i, row) in b.rows.iter().enumerate() {
+                for (p, &j) in row.iter().enumerate() {
+                    self.jac[i * k + j] = lu.values[b.slots[i][p]];
+                }
+            }
+        }
+        let r = self.lus[si].factor(k, &self.jac);
+        self.blocks[si].factored = r.is_ok();
+        r
+    }
+
+    /// Solves with the block's current factorization, in place in `rhs_buf`.
+    fn block_solve(&mut self, si: usize) {
+        let b = &mut self.blocks[si];
+        match &mut b.sparse {
+            Some(lu) if b.use_sparse => lu.solve(&mut self.rhs_buf),
+            _ => self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp),
+        }
+    }
+
+    /// Solves one algebraic block in place, from the values currently in its registers.
+    ///
+    /// On failure the unknowns are put back to their values before the solve: a diverged
+    /// iterate or NaN left in the registers would be the next evaluation's warm start, and every
+    /// later attempt of the integrator (with a smaller step) would fail from there.
+    fn solve_block(&mut self, si: usize) -> Result<(), BlockError> {
+        self.stats.block_solves += 1;
+        let Step::Implicit {
+            code,
+            vars,
+            residuals,
+            linear,
+            ..
+        } = &self.prog.steps[si]
+        else {
+            return Ok(());
+        };
+        let (code, linear) = (code.clone(), *linear);
+        let (vars, residuals) = (vars.clone(), residuals.clone());
+        let code = &code;
+        let max_iter = if linear { 1 } else { 50 };
+        let z_start: Vec<f64> = vars
+            .iter()
+            .map(|&v| {
+                if self.regs[v].is_finite() {
+                    self.regs[v]
+                } else {
+                    self.prog.init_regs[v]
+                }
+            })
+            .collect();
+        for (i, &v) in vars.iter().enumerate() {
+            self.regs[v] = z_start[i];
+        }
+        let result = self.newton(si, code.clone(), &vars, &residuals, linear, max_iter);
+        if let Err(failure) = result {
+            let err = BlockError {
+                step: si,
+                time: self.regs[self.prog.time as usize],
+                failure,
+                values: vars.iter().map(|&v| self.regs[v]).collect(),
+                residuals: residuals.iter().map(|&r| self.regs[r as usize]).collect(),
+            };
+            for (i, &v) in vars.iter().enumerate() {
+                self.regs[v] = z_start[i];
+            }
+            self.last_error = Some(err.clone());
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// A linear block `A z = b`. The factorization of `A` from the previous evaluation is tried
+    /// first, as the matrix of an iterative refinement: between the integrator's evaluations the
+    /// positions change little, so `A` does too, and each refinement step (one pass of the block
+    /// code and one triangular solve) gains several digits; building and factoring `A` costs one
+    /// pass per Jacobian colour plus the LU. When the refinement converges slowly (a contact
+    /// switched, the step was large) the matrix is rebuilt and the solve is then one exact step.
+    fn linear_solve(
+        &mut self,
+        si: usize,
+        code: std::ops::Range<usize>,
+        vars: &[usize],
+        residuals: &[u32],
+    ) -> Result<(), NewtonFailure> {
+        let not_finite = |regs: &[f64]| {
+            residuals
+                .iter()
+                .position(|&r| !regs[r as usize].is_finite())
+        };
+        self.z0.clear();
+        self.z0.extend(vars.iter().map(|&v| self.regs[v]));
+        run(&self.prog.code[code.clone()], &mut self.regs);
+        if let Some(e) = not_finite(&self.regs) {
+            return Err(NewtonFailure::NotFinite { equation: e });
+        }
+        let mut prev_step = f64::INFINITY;
+        for attempt in 0..=MAX_REFINEMENTS {
+            let fresh = !self.blocks[si].factored || attempt == MAX_REFINEMENTS;
+            if fresh {
+                self.factor_block(si)
+                    .map_err(|column| NewtonFailure::Singular { column })?;
             }
             self.stats.newton_iterations += 1;
             self.rhs_buf.clear();
             self.rhs_buf
                 .extend(residuals.iter().map(|&r| self.regs[r as usize]));
-            self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp);
-            let z0: Vec<f64> = vars.iter().map(|&v| self.regs[v]).collect();
+            self.block_solve(si);
+            let mut step = 0.0f64;
+            for (i, &z) in vars.iter().enumerate() {
+                let d = self.rhs_buf[i];
+                step = step.max(d.abs() / (1.0 + self.regs[z].abs()));
+                self.regs[z] -= d;
+            }
+            run(&self.prog.code[code.clone()], &mut self.regs);
+            let bad = not_finite(&self.regs);
+            if fresh {
+                // Exact up to rounding.
+                return match bad {
+                    Some(e) => Err(NewtonFailure::NotFinite { equation: e }),
+                    None => Ok(()),
+                };
+            }
+            if bad.is_none() && step <= self.newton_tol {
+                return Ok(());
+            }
+            if bad.is_some() || !step.is_finite() {
+                // The old matrix is too far off: start again from the warm start with a new one.
+                for (i, &z) in vars.iter().enumerate() {
+                    self.regs[z] = self.z0[i];
+                }
+                run(&self.prog.code[code.clone()], &mut self.regs);
+                self.blocks[si].factored = false;
+            } else if step > 0.1 * prev_step {
+                self.blocks[si].factored = false;
+            }
+            prev_step = step;
+        }
+        // Not reached: the last attempt uses a fresh factorization and returns.
+        Err(NewtonFailure::NoConvergence {
+            residual: prev_step,
+            iterations: MAX_REFINEMENTS + 1,
+        })
+    }
+
+    /// Damped Newton on one block (one LU step for a linear block).
+    fn newton(
+        &mut self,
+        si: usize,
+        code: std::ops::Range<usize>,
+        vars: &[usize],
+        residuals: &[u32],
+        linear: bool,
+        max_iter: usize,
+    ) -> Result<(), NewtonFailure> {
+        if linear {
+            return self.linear_solve(si, code, vars, residuals);
+        }
+        run(&self.prog.code[code.clone()], &mut self.regs);
+        let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
+        for _ in 0..max_iter {
+            if let Some(e) = residuals
+                .iter()
+                .position(|&r| !self.regs[r as usize].is_finite())
+            {
+                return Err(NewtonFailure::NotFinite { equation: e });
+            }
+            self.factor_block(si)
+                .map_err(|column| NewtonFailure::Singular { column })?;
+            self.stats.newton_iterations += 1;
+            self.rhs_buf.clear();
+            self.rhs_buf
+                .extend(residuals.iter().map(|&r| self.regs[r as usize]));
+            self.block_solve(si);
+            self.z0.clear();
+            self.z0.extend(vars.iter().map(|&v| self.regs[v]));
             // Damping: halve the step while the residual grows.
             let mut lambda = 1.0;
             let mut new_norm;
             loop {
                 for (i, &z) in vars.iter().enumerate() {
-                    self.regs[z] = z0[i] - lambda * self.rhs_buf[i];
+                    self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
                 }
-                run(code, &mut self.regs);
+                run(&self.prog.code[code.clone()], &mut self.regs);
                 new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                if *linear || new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
+                if new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
                     break;
                 }
                 lambda *= 0.5;
@@ -412,25 +704,43 @@ impl Engine {
             let step = max_abs(
                 self.rhs_buf
                     .iter()
-                    .zip(&z0)
+                    .zip(&self.z0)
                     .map(|(d, z)| d / (1.0 + z.abs())),
             );
             norm = new_norm;
-            if *linear || step <= self.newton_tol || norm == 0.0 {
-                let _ = iter;
+            if step <= self.newton_tol || norm == 0.0 {
                 return Ok(());
             }
         }
-        let err = fail(
-            &self.regs,
-            NewtonFailure::NoConvergence {
-                residual: norm,
-                iterations: max_iter,
-            },
-        );
-        self.last_error = Some(err.clone());
-        Err(err)
+        Err(NewtonFailure::NoConvergence {
+            residual: norm,
+            iterations: max_iter,
+        })
     }
+}
+
+/// Whether a register the block code writes, other than its unknowns, is read by the main-pass
+/// code after it or is a state derivative.
+fn temporaries_read_later(prog: &Program, code: std::ops::Range<usize>, vars: &[usize]) -> bool {
+    let mut written: std::collections::HashSet<u32> =
+        prog.code[code.clone()].iter().map(|i| i.dst).collect();
+    for &v in vars {
+        written.remove(&(v as u32));
+    }
+    let main_end = prog
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Explicit { code, .. } | Step::Implicit { code, .. } => code.end,
+        })
+        .max()
+        .unwrap_or(code.end);
+    prog.states
+        .iter()
+        .any(|&(_, d)| written.contains(&(d as u32)))
+        || prog.code[code.end..main_end.max(code.end)]
+            .iter()
+            .any(|i| i.reads().any(|o| written.contains(&o)))
 }
 
 fn max_abs(it: impl Iterator<Item = f64>) -> f64 {

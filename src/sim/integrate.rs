@@ -268,16 +268,39 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
             format!("residual {} became NaN or infinite", equation + 1)
         }
     };
+    // A vehicle's loop has hundreds of unknowns: name a few, and the equation that failed.
+    const SHOWN: usize = 12;
+    let listed = |items: Vec<String>| {
+        let n = items.len();
+        let mut out: Vec<String> = items.into_iter().take(SHOWN).collect();
+        if n > SHOWN {
+            out.push(format!("and {} more", n - SHOWN));
+        }
+        out.join(", ")
+    };
+    let culprit = match &e.failure {
+        NewtonFailure::NotFinite { equation } => eqs.get(*equation).copied(),
+        _ => None,
+    };
+    let span = culprit
+        .and_then(|i| sys.equations.get(i))
+        .map(|e| e.span)
+        .unwrap_or(span);
     let mut d = Diagnostic::error(
         span,
         format!(
-            "at time {}, the algebraic loop of block {} ({}) could not be solved: {what}",
+            "at time {}, the algebraic loop of block {} ({} unknowns: {}) could not be solved: {what}",
             e.time,
             block + 1,
-            names.join(", ")
+            names.len(),
+            listed(names.clone())
         ),
     )
-    .with_label("first equation of the loop");
+    .with_label(if culprit.is_some() {
+        "this equation's residual is NaN or infinite"
+    } else {
+        "first equation of the loop"
+    });
     for &i in eqs.iter().skip(1).take(4) {
         if let Some(eq) = sys.equations.get(i) {
             d = d.with_secondary(eq.span, "equation of the loop");
@@ -288,14 +311,10 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
         .zip(&e.values)
         .map(|(n, v)| format!("{n} = {v}"))
         .collect();
-    d = d.with_note(format!("last iterate: {}", vals.join(", ")));
+    d = d.with_note(format!("last iterate: {}", listed(vals)));
     d = d.with_note(format!(
         "residuals: {}",
-        e.residuals
-            .iter()
-            .map(|r| format!("{r:e}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        listed(e.residuals.iter().map(|r| format!("{r:e}")).collect())
     ));
     d.with_help("check the start values of the loop variables (they are the first Newton guess) and the equations for a singular configuration")
 }
@@ -923,6 +942,11 @@ macro_rules! integrate_with {
                 .h0((span * 1e-6).min(run.interval))
                 .build_from_eqn(eqn)
                 .map_err(|e| solver_error(e, run.t_restart))?;
+            // diffsol counts Newton failures over the solver's whole life (50 by default), not
+            // per step: a bouncing contact costs a few at every touchdown and the run stopped
+            // after the fifth bounce with the step still healthy. A step that really cannot
+            // converge still ends, by the step size falling below the minimum.
+            problem.ode_options.max_nonlinear_solver_failures = usize::MAX;
             loop {
                 let end = {
                     let p = &problem;

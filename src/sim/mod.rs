@@ -24,6 +24,7 @@ pub mod jacobian;
 pub mod newton;
 pub mod params;
 pub mod results;
+pub mod sparse_lu;
 pub mod statesel;
 pub mod tape;
 

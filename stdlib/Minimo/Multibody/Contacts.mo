@@ -98,6 +98,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
       parameter Integer nRollers = 4 "rollers per wheel";
       parameter Real beta(unit = "rad") = 0 "inclination of the roller axis to the wheel plane";
+      parameter Real handover = 1e-5 "dead band in sin(gamma) at a roller change (see valid)";
       final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
       final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the wheel centre";
       Real ip[3] "roller axis i'";
@@ -116,19 +117,28 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       PB = if noEvent(abs(s) < sin(alpha)) then rB + R1*ju - R*n - R1*tan(beta)*s/sqrt(1 - s*s)*cross(ju, i)
            elseif noEvent(ip*n > 0) then rB - R*sin(alpha)/cos(beta)*ip
            else rB + R*sin(alpha)/cos(beta)*ip;
-      valid = if noEvent(abs(s) < sin(alpha) and (rB - rA)*n < R) then 1 else -1;
+      // At a roller change both rollers' contact points are the same tip: two rigid contacts there
+      // make the normal forces non-unique (a singular loop). The joints' drift lets both satisfy
+      // |s| < sin(alpha) for a moment, so the handover has a small dead band: for about
+      // handover/omega seconds neither roller carries the wheel (1e-5 at 10 rad/s: 1.4 us).
+      valid = if noEvent(abs(s) < sin(alpha) - handover and (rB - rA)*n < R) then 1 else -1;
     end InclinedRollerOnPlane;
   end Geometries;
 
   package Elastic "Socket 2 models"
     model Rigid "Rigid unilateral contact: in contact the normal relative acceleration is zero (der(v_n) = 0)"
       extends Interfaces.PartialNormalElastic;
+      parameter Real wStab(unit = "1/s", min = 0) = 0
+        "drift stabilization (Baumgarte): der(v_n) + 2*wStab*v_n + wStab^2*h = 0; 0 is the paper's der(v_n) = 0";
       Real Drelvn(unit = "m/s2") "derivative of the normal relative velocity";
     equation
       // The acceleration-level form of Kosenko & Gerasimov: h = 0 or relvn = 0 made the solver fail.
+      // Imposed at acceleration level, the gap and the normal velocity drift with the integration
+      // error, and a roller that comes into contact keeps whatever normal velocity it arrives with;
+      // wStab > 0 makes both decay (critically damped, time constant 1/wStab).
       Drelvn = der(relvn);
       active = valid;
-      residual = Drelvn;
+      residual = Drelvn + 2*wStab*relvn + wStab^2*h;
       Epot = 0;
     end Rigid;
 

@@ -24,6 +24,9 @@ package Joints "Constraints between two bodies; joints written at the accelerati
     parameter Real nA[3] = {1, 0, 0} "joint axis, body A axes (unit vector)";
     parameter Real rA[3](each unit = "m") = zeros(3) "point on the axis, body A axes (from A's centre of mass)";
     parameter Real rB[3](each unit = "m") = zeros(3) "point on the axis, body B axes (from B's centre of mass)";
+    parameter Real nB[3] = {1, 0, 0} "joint axis, body B axes (unit; used by the drift stabilization only)";
+    parameter Real wStab(unit = "1/s", min = 0) = 0
+      "drift stabilization (Baumgarte) of the point off the axis and of the axis misalignment; 0: none";
     Real RB[3](each unit = "m") "the marked point of B, world";
     Real nAi[3] "joint axis, world axes";
     Real vBa[3](each unit = "m/s") "absolute velocity of B's marked point";
@@ -34,6 +37,8 @@ package Joints "Constraints between two bodies; joints written at the accelerati
     Real aBr[3](each unit = "m/s2") "relative acceleration";
     Real wr[3](each unit = "rad/s") "relative angular velocity";
     Real epsr[3](each unit = "rad/s2") "relative angular acceleration";
+    Real dRel[3](each unit = "m") "B's marked point relative to A's point on the axis, world";
+    Real nBi[3] "B's copy of the joint axis, world";
     Real mu(unit = "m/s2") "relative acceleration along the axis";
     Real lambda(unit = "rad/s2") "relative angular acceleration about the axis";
     Real F(unit = "N") "force on A along the axis";
@@ -49,10 +54,16 @@ package Joints "Constraints between two bodies; joints written at the accelerati
     aBa = frame_b.a + cross(frame_b.eps, RB - frame_b.r) + cross(frame_b.w, cross(frame_b.w, RB - frame_b.r));
     aBe = frame_a.a + cross(frame_a.eps, RB - frame_a.r) + cross(frame_a.w, cross(frame_a.w, RB - frame_a.r));
     aBa = aBe + 2*cross(frame_a.w, vBr) + aBr;
-    aBr = mu*nAi;
+    // Imposed at acceleration level, the constraints drift with the integration error; with
+    // wStab > 0 the distance of B's point from the axis and the angle between the axes decay
+    // (critically damped). A fast-spinning roller otherwise tilts its axis enough to upset the
+    // roller handover of the omni wheel.
+    aBr = mu*nAi - 2*wStab*(vBr - (vBr*nAi)*nAi) - wStab^2*(dRel - (dRel*nAi)*nAi);
+    dRel = RB - frame_a.r - frame_a.T*rA;
+    nBi = frame_b.T*nB;
     wr = frame_b.w - frame_a.w;
     frame_b.eps = frame_a.eps + cross(frame_a.w, wr) + epsr;
-    epsr = lambda*nAi;
+    epsr = lambda*nAi - 2*wStab*(wr - (wr*nAi)*nAi) - wStab^2*cross(nAi, nBi);
     F = FA*nAi;
     M = MA*nAi;
   end Joint;

@@ -64,8 +64,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at the roller-ground contact";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
-      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0)";
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
+      constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0, with drift stabilization)";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping (for compliant normal laws)";
     // Start state of the wheel this roller sits on (the roller's start is placed consistently).
@@ -111,7 +111,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       v_start = wheel_v_start + cross(ww, Tw*p_mount),
       q_start = q_roller,
       w_start = transpose(Tr)*ww + {spin_start, 0, 0});
-    Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3));
+    Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
     Contacts.PointContact contact(rRef = wheelFrame.r,
       redeclare model Geometry = Contacts.Geometries.InclinedRollerOnPlane(R = R, nRollers = nRollers, beta = beta),
       redeclare model NormalElastic = NormalLaw,
@@ -137,7 +137,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
@@ -181,7 +181,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       "initial wheel centre velocity";
     final parameter Real chi(unit = "rad/s") = vw*cross(dir, {0.0, 1.0, 0.0})/R "wheel spin rate of rolling without slip";
     Interfaces.ConstraintFrame platform "the platform body";
-    Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3));
+    Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
   equation
     connect(platform, axle.frame_a);
     connect(axle.frame_b, wheel.frame);
@@ -202,7 +202,7 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     parameter Real deltaFriction(unit = "m/s") = 1e-3 "linear zone of the default friction law";
     replaceable model FrictionLaw = Contacts.Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
       constrainedby Contacts.Interfaces.PartialTangentialForce "friction law at every roller: swap it with one redeclare";
-    replaceable model NormalLaw = Contacts.Elastic.Rigid
+    replaceable model NormalLaw = Contacts.Elastic.Rigid(wStab = 200)
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
