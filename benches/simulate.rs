@@ -3,10 +3,14 @@
 //! (a) the right-hand side of a 100-mass chain and of the Cartesian pendulum, minimo's compiled
 //!     tape against a hand-written Rust function (`rhs/*` groups: compare the two lines);
 //! (b) every example end to end from text (flatten, structure, simulate);
-//! (c) chains of 1k, 10k and 100k states over 1 s of model time (simulation only).
+//! (c) chains of 1k, 10k and 100k states over 1 s of model time, end to end: flatten, structure,
+//!     compile, integrate, and CSV formatting of all variables (into `io::sink`, no disk).
+//!
+//! Sample sizes and times are kept small so that the whole run takes a few minutes:
+//! `cargo bench --bench simulate`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use minimo::sim::{SimOptions, simulate, simulate_analysis};
+use minimo::sim::{SimOptions, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, SortedSystem, analyze};
 use std::hint::black_box;
 use std::time::Duration;
@@ -21,10 +25,14 @@ fn system(text: &str) -> SortedSystem {
 }
 
 fn chain_text(masses: usize) -> String {
-    example("chain.mo").replace(
-        "parameter Integer n = 10",
-        &format!("parameter Integer n = {masses}"),
-    )
+    let text = example("chain.mo");
+    let size = "parameter Integer n = 10";
+    // Fail loudly rather than benchmark 10 masses if the example changes.
+    assert!(
+        text.contains(size),
+        "examples/chain.mo no longer declares `{size}`"
+    );
+    text.replace(size, &format!("parameter Integer n = {masses}"))
 }
 
 /// The chain of examples/chain.mo, by hand: y = [x (n), v (n)].
@@ -64,6 +72,8 @@ fn rhs_benches(c: &mut Criterion) {
     let x0: Vec<f64> = (0..n).map(|i| 1e-3 * i as f64).collect();
     let mut out = vec![0.0; n];
     let mut g = c.benchmark_group("rhs/chain100");
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(3));
     let mut t = 0.0;
     g.bench_function("minimo", |b| {
         b.iter(|| {
@@ -97,6 +107,8 @@ fn rhs_benches(c: &mut Criterion) {
     let x0 = [0.5, 0.3];
     let mut out = [0.0; 2];
     let mut g = c.benchmark_group("rhs/pendulum");
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(3));
     let mut t = 0.0;
     g.bench_function("minimo", |b| {
         b.iter(|| {
@@ -118,6 +130,8 @@ fn rhs_benches(c: &mut Criterion) {
 fn example_benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("examples");
     g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(500));
+    g.measurement_time(Duration::from_secs(2));
     for file in [
         "rlc.mo",
         "gear.mo",
@@ -140,11 +154,12 @@ fn example_benches(c: &mut Criterion) {
 }
 
 fn large_chain_benches(c: &mut Criterion) {
-    let mut g = c.benchmark_group("chain_1s");
+    let mut g = c.benchmark_group("chain_1s_end_to_end");
     g.sample_size(10);
-    g.measurement_time(Duration::from_secs(10));
+    g.warm_up_time(Duration::from_millis(100));
+    g.measurement_time(Duration::from_secs(5));
     for masses in [500, 5000, 50000] {
-        let sys = system(&chain_text(masses));
+        let text = chain_text(masses);
         let opts = SimOptions {
             stop_time: Some(1.0),
             interval: Some(0.01),
@@ -152,7 +167,14 @@ fn large_chain_benches(c: &mut Criterion) {
             ..Default::default()
         };
         g.bench_function(format!("{}_states", 2 * masses), |b| {
-            b.iter(|| black_box(simulate(&sys, &opts).unwrap()))
+            b.iter(|| {
+                let flat = minimo::flatten::flatten_source("chain.mo", &text, None).unwrap();
+                let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+                let r = simulate_analysis(&a, &opts).unwrap();
+                let mut out = std::io::BufWriter::new(std::io::sink());
+                minimo::sim::results::write_csv(&r, &mut out).unwrap();
+                black_box(r.time.len())
+            })
         });
     }
     g.finish();

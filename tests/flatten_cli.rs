@@ -1,6 +1,7 @@
 //! The `minimo flatten` and `minimo check` commands: libraries from `--lib` and `MODELICAPATH`,
 //! model selection, JSON output and exit codes.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn minimo() -> Command {
@@ -17,6 +18,20 @@ fn run(c: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stdout).to_string(),
         String::from_utf8_lossy(&o.stderr).to_string(),
     )
+}
+
+/// A fresh folder for one test, named after it: tests of a file run in parallel.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minimo_{test}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Writes `text` to the file `name` of `dir`.
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = dir.join(name);
+    std::fs::write(&file, text).expect("write");
+    file
 }
 
 #[test]
@@ -58,14 +73,12 @@ fn flatten_finds_libraries_on_modelicapath() {
 
 #[test]
 fn builtin_library_works_from_any_folder() {
-    let dir = std::env::temp_dir().join(format!("minimo_flatten_cli_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("rc.mo");
-    std::fs::write(
-        &file,
+    let dir = temp_dir("builtin_library_works_from_any_folder");
+    write(
+        &dir,
+        "rc.mo",
         "model RC\n  Minimo.Electrical.Analog.Basic.Resistor r;\n  Minimo.Electrical.Analog.Basic.Ground g;\nequation\n  connect(r.n, g.p);\nend RC;\n",
-    )
-    .expect("write");
+    );
     let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_minimo"))
         .current_dir(&dir)
         .args(["flatten", "rc.mo"]));
@@ -94,14 +107,12 @@ fn json_output_is_the_flat_model() {
 
 #[test]
 fn model_selection() {
-    let dir = std::env::temp_dir().join(format!("minimo_flatten_sel_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("two.mo");
-    std::fs::write(
-        &file,
+    let dir = temp_dir("model_selection");
+    let file = write(
+        &dir,
+        "two.mo",
         "package P\n  model A Real x = 1; end A;\n  model B Real y = 2; end B;\nend P;\n",
-    )
-    .expect("write");
+    );
     let (code, _, err) = run(minimo().arg("flatten").arg(&file));
     assert_eq!(code, 1);
     assert!(
@@ -118,23 +129,20 @@ fn model_selection() {
 
 #[test]
 fn check_flattens_every_model() {
-    let dir = std::env::temp_dir().join(format!("minimo_check_flat_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let good = dir.join("good.mo");
-    std::fs::write(
-        &good,
+    let dir = temp_dir("check_flattens_every_model");
+    let good = write(
+        &dir,
+        "good.mo",
         "model Good Real x(start = 1); equation der(x) = -x; end Good;\n",
-    )
-    .expect("write");
+    );
     let (code, out, err) = run(minimo().arg("check").arg(&good));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ok"), "{out}");
-    let bad = dir.join("bad.mo");
-    std::fs::write(
-        &bad,
+    let bad = write(
+        &dir,
+        "bad.mo",
         "model Bad\n  Real x;\n  Real y;\nequation\n  der(x) = -x;\nend Bad;\n",
-    )
-    .expect("write");
+    );
     let (code, _, err) = run(minimo().arg("check").arg(&bad));
     assert_eq!(code, 1);
     assert!(

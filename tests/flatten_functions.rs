@@ -308,17 +308,7 @@ equation
   der(z) = y;
 end M;
 "#;
-    use minimo::structure::{AnalyzeOptions, analyze};
-    let flat = minimo::flatten::flatten_source("failing_function.mo", text, Some("M"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
-    let opts = minimo::sim::SimOptions {
-        stop_time: Some(1.0),
-        interval: Some(0.1),
-        ..Default::default()
-    };
-    let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("fails at t = 0.5");
-    let text = format!("{e:?}");
+    let text = simulation_error(text);
     assert!(text.contains("`y` became NaN"), "{text}");
     assert!(text.contains("x must stay below 0.5"), "{text}");
     // Without a state (no integrator): the same report, not NaN in the results.
@@ -336,8 +326,13 @@ algorithm
 end g;
 model M Real y; equation y = g(time); end M;
 "#;
+    simulation_error(text)
+}
+
+/// The report of simulating model `M` of `text` to t = 1, which must fail.
+fn simulation_error(text: &str) -> String {
     use minimo::structure::{AnalyzeOptions, analyze};
-    let flat = minimo::flatten::flatten_source("failing_function2.mo", text, Some("M"))
+    let flat = minimo::flatten::flatten_source("failing_function.mo", text, Some("M"))
         .unwrap_or_else(|e| panic!("{e}"));
     let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
     let opts = minimo::sim::SimOptions {
@@ -345,6 +340,6 @@ model M Real y; equation y = g(time); end M;
         interval: Some(0.1),
         ..Default::default()
     };
-    let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("fails at t = 0.5");
+    let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("the simulation fails");
     format!("{e:?}")
 }

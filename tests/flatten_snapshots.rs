@@ -3,6 +3,9 @@
 
 mod flatten_common;
 use flatten_common::flat;
+#[path = "flatten/chain.rs"]
+mod chain;
+use chain::mass_spring_chain;
 
 macro_rules! snap {
     ($name:ident, $model:expr, $text:expr) => {
@@ -570,26 +573,7 @@ end Top;
 snap!(
     connect_mass_spring_chain,
     Some("Chain"),
-    r#"
-connector Flange Real s; flow Real f; end Flange;
-model Mass parameter Real m = 1; Flange a; Flange b; Real v; equation a.s = b.s; v = der(a.s); m*der(v) = a.f + b.f; end Mass;
-model Spring parameter Real c = 10; Flange a; Flange b; equation b.f = c*(b.s - a.s); a.f + b.f = 0; end Spring;
-model Fixed Flange a; equation a.s = 0; end Fixed;
-model Chain
-  parameter Integer n = 2;
-  Fixed wall;
-  Spring s[n];
-  Mass m[n];
-equation
-  connect(wall.a, s[1].a);
-  for i in 1:n loop
-    connect(s[i].b, m[i].a);
-  end for;
-  for i in 1:n - 1 loop
-    connect(m[i].b, s[i + 1].a);
-  end for;
-end Chain;
-"#
+    &mass_spring_chain(4)
 );
 
 // A conditional component: connections to a disabled component are dropped.

@@ -1,8 +1,11 @@
 //! Every corpus file parses; printing and re-parsing gives the same tree (spans aside), and
 //! printing is stable (print(parse(print(t))) == print(t)).
 
+#[path = "syntax/roundtrip.rs"]
+mod roundtrip;
+
 use minimo::syntax::{parse, print};
-use serde_json::Value;
+use roundtrip::assert_round_trips;
 use std::path::PathBuf;
 
 fn corpus() -> Vec<PathBuf> {
@@ -16,52 +19,12 @@ fn corpus() -> Vec<PathBuf> {
     files
 }
 
-/// The tree as JSON with every span removed.
-fn without_spans(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let is_span = m.len() == 3
-                && m.contains_key("file")
-                && m.contains_key("start")
-                && m.contains_key("end");
-            if is_span {
-                return Value::Null;
-            }
-            Value::Object(
-                m.into_iter()
-                    .filter(|(k, _)| k != "span")
-                    .map(|(k, v)| (k, without_spans(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(without_spans).collect()),
-        other => other,
-    }
-}
-
 #[test]
 fn corpus_round_trips() {
     let files = corpus();
     assert!(files.len() >= 10, "corpus too small: {files:?}");
     for path in files {
-        let text = std::fs::read_to_string(&path).expect("read corpus file");
-        let tree = parse(&text, 0).unwrap_or_else(|d| panic!("{}: {d:#?}", path.display()));
-        let printed = print(&tree);
-        let again = parse(&printed, 0)
-            .unwrap_or_else(|d| panic!("{} re-parse:\n{printed}\n{d:#?}", path.display()));
-        let a = without_spans(serde_json::to_value(&tree).expect("json"));
-        let b = without_spans(serde_json::to_value(&again).expect("json"));
-        assert!(
-            a == b,
-            "{}: tree changed after printing:\n{printed}",
-            path.display()
-        );
-        assert_eq!(
-            print(&again),
-            printed,
-            "{}: printing is not stable",
-            path.display()
-        );
+        assert_round_trips(&path);
     }
 }
 

@@ -2,7 +2,8 @@
 
 Usage: python gen_chain.py OUTDIR
   chain_N.mo        : N masses built from connectors and component arrays (N = 1000 ... 50000)
-  chain_index2.mo   : 100 masses, the first one driven by a prescribed position (index reduction)
+  chain_index2.mo   : 100 masses, the first one driven by a prescribed position (index 3)
+  chain_speed.mo    : 100 masses, the first one driven by a prescribed velocity (index 2)
 """
 import pathlib
 import sys
@@ -43,12 +44,19 @@ LIB = """  connector Flange
   equation
     a.f = -F;
   end Force;
-  model Position "prescribed position s = A sin(w t)"
+  model Speed "prescribed velocity of the flange: der(s) = V sin(w t)"
+    parameter Real V(unit = "m/s") = 0.3;
+    parameter Real w(unit = "rad/s") = 3;
+    Flange a;
+  equation
+    der(a.s) = V * sin(w * time);
+  end Speed;
+  model Position "prescribed position s = A (1 - cos(w t)): at rest at t = 0, like the masses"
     parameter Real A(unit = "m") = 0.1;
     parameter Real w(unit = "rad/s") = 3;
     Flange a;
   equation
-    a.s = A * sin(w * time);
+    a.s = A * (1 - cos(w * time));
   end Position;
 """
 
@@ -94,9 +102,30 @@ end ChainIndex2;
 """
 
 
+def speed_chain(n):
+    # A prescribed velocity on the first mass: a velocity-level constraint whose reaction force is
+    # algebraic. Index 2: the constraint is differentiated once (the position-driven chain above
+    # differentiates its constraint twice: index 3).
+    return f"""model ChainSpeed
+{LIB}  constant Integer n = {n};
+  Speed src;
+  Mass mass[n];
+  SpringDamper sd[n - 1];
+equation
+  connect(src.a, mass[1].a);
+  for i in 1:n - 1 loop
+    connect(mass[i].b, sd[i].a);
+    connect(sd[i].b, mass[i + 1].a);
+  end for;
+  annotation(experiment(StopTime = 1, Interval = 0.01, Tolerance = 1e-6));
+end ChainSpeed;
+"""
+
+
 if __name__ == "__main__":
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     out.mkdir(parents=True, exist_ok=True)
     for n in (100, 500, 1000, 5000, 50000):
         (out / f"chain_{n}.mo").write_text(chain(f"Chain{n}", n, False))
     (out / "chain_index2.mo").write_text(driven_chain(100))
+    (out / "chain_speed.mo").write_text(speed_chain(100))

@@ -1,21 +1,21 @@
 //! `minimo check`: parse every file and report every problem found.
 
+use super::ModelArgs;
 use crate::diag::{self, Diagnostic, SourceMap, Span};
 use crate::syntax::{self, ast};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("files", |a| a.help("Model files to check")),
+    mut_arg("model", |a| a.help(
+        "Flatten only this model (default: every non-partial model and block of the files)"
+    ))
+)]
 pub struct CheckArgs {
-    /// Model files to check.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    /// Flatten only this model (default: every non-partial model and block of the files).
-    #[arg(short = 'm', long = "model")]
-    pub model: Option<String>,
-    /// Extra library folder or file (repeatable); MODELICAPATH is searched too.
-    #[arg(long = "lib")]
-    pub libs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Only parse the files (do not flatten their models).
     #[arg(long)]
     pub syntax_only: bool,
@@ -26,7 +26,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> i32 {
     let mut sources = SourceMap::new();
     let mut failed = false;
-    for path in &args.files {
+    for path in &args.model.files {
         match check_file(path, &mut sources) {
             Ok(_) => {}
             Err(ds) => {
@@ -41,7 +41,7 @@ pub fn run(args: CheckArgs) -> i32 {
     if failed {
         1
     } else {
-        println!("ok: {} file(s) checked", args.files.len());
+        println!("ok: {} file(s) checked", args.model.files.len());
         0
     }
 }
@@ -68,11 +68,11 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> diag::Result<ast::Sto
 fn flatten_models(args: &CheckArgs) -> bool {
     use crate::flatten::{LoadOptions, load_and_flatten, models_in_files};
     let base = LoadOptions {
-        files: args.files.clone(),
-        libs: args.libs.clone(),
-        model: args.model.clone(),
+        files: args.model.files.clone(),
+        libs: args.model.libs.clone(),
+        model: args.model.model.clone(),
     };
-    let models = match &args.model {
+    let models = match &args.model.model {
         Some(m) => vec![m.clone()],
         None => {
             let mut sources = SourceMap::new();

@@ -4,6 +4,7 @@ use super::{
     BinOp, Builtin, Causality, Equation, EquationKind, Expr, FlatModel, Function, ScalarType,
     StateSelect, UnOp, Variability, Variable,
 };
+use crate::syntax::{print_expr as print_ast_expr, print_statement, real};
 use std::fmt::Write as _;
 
 /// Prints the flat model as flat Modelica: functions, then variables, then equations.
@@ -189,19 +190,7 @@ fn var_name(v: usize, vars: &[Variable]) -> String {
         .unwrap_or_else(|| format!("<var {v}>"))
 }
 
-/// A Real literal that reads back as a Real (`2.0`, `1e-10`).
-fn real(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:?}")
-    } else if x.is_nan() {
-        "0.0/0.0".into()
-    } else if x > 0.0 {
-        "1e400".into()
-    } else {
-        "-1e400".into()
-    }
-}
-
+/// Binding strength of the outer operator of `e` (higher binds tighter).
 fn prec(e: &Expr) -> u8 {
     match e {
         Expr::Binary(op, _, _) => match op {
@@ -390,14 +379,14 @@ fn print_function(s: &mut String, f: &Function) {
             let d: Vec<String> = v
                 .dims
                 .iter()
-                .map(|d| d.as_ref().map(ast_expr).unwrap_or_else(|| ":".into()))
+                .map(|d| d.as_ref().map(print_ast_expr).unwrap_or_else(|| ":".into()))
                 .collect();
             format!("[{}]", d.join(", "))
         };
         let default = v
             .default
             .as_ref()
-            .map(|d| format!(" = {}", ast_expr(d)))
+            .map(|d| format!(" = {}", print_ast_expr(d)))
             .unwrap_or_default();
         let _ = writeln!(
             s,
@@ -420,249 +409,7 @@ fn print_function(s: &mut String, f: &Function) {
     }
     s.push_str("algorithm\n");
     for st in &f.body {
-        statement(s, st, 1);
+        s.push_str(&print_statement(st, 1));
     }
     let _ = writeln!(s, "end {};\n", f.name);
-}
-
-use crate::syntax::ast;
-
-fn cref(c: &ast::ComponentRef) -> String {
-    let parts: Vec<String> = c
-        .parts
-        .iter()
-        .map(|p| {
-            if p.subscripts.is_empty() {
-                p.ident.name.clone()
-            } else {
-                let subs: Vec<String> = p
-                    .subscripts
-                    .iter()
-                    .map(|s| match s {
-                        ast::Subscript::Colon(_) => ":".to_string(),
-                        ast::Subscript::Expr(e) => ast_expr(e),
-                    })
-                    .collect();
-                format!("{}[{}]", p.ident.name, subs.join(", "))
-            }
-        })
-        .collect();
-    format!("{}{}", if c.global { "." } else { "" }, parts.join("."))
-}
-
-fn args(a: &ast::FunctionArgs) -> String {
-    let mut items: Vec<String> = a.positional.iter().map(ast_expr).collect();
-    items.extend(
-        a.named
-            .iter()
-            .map(|n| format!("{} = {}", n.name.name, ast_expr(&n.value))),
-    );
-    let mut s = items.join(", ");
-    if !a.iterators.is_empty() {
-        let its: Vec<String> = a
-            .iterators
-            .iter()
-            .map(|i| match &i.range {
-                Some(r) => format!("{} in {}", i.name.name, ast_expr(r)),
-                None => i.name.name.clone(),
-            })
-            .collect();
-        let _ = write!(s, " for {}", its.join(", "));
-    }
-    s
-}
-
-fn ast_prec(e: &ast::Expr) -> u8 {
-    use ast::BinOp as B;
-    match &e.kind {
-        ast::ExprKind::Binary { op, .. } => match op {
-            B::Or => 1,
-            B::And => 2,
-            B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne => 4,
-            B::Add | B::Sub | B::ElemAdd | B::ElemSub => 5,
-            B::Mul | B::Div | B::ElemMul | B::ElemDiv => 6,
-            B::Pow | B::ElemPow => 8,
-        },
-        ast::ExprKind::Unary {
-            op: ast::UnOp::Not, ..
-        } => 3,
-        ast::ExprKind::Unary { .. } => 5,
-        ast::ExprKind::If { .. } | ast::ExprKind::Range { .. } => 0,
-        _ => 10,
-    }
-}
-
-/// Syntax-tree expressions as text (function bodies).
-fn ast_expr(e: &ast::Expr) -> String {
-    use ast::ExprKind as K;
-    match &e.kind {
-        K::Integer(i) => i.to_string(),
-        K::Real(x) => real(*x),
-        K::String(s) => format!("{s:?}"),
-        K::Boolean(b) => b.to_string(),
-        K::End => "end".into(),
-        K::Ref(c) => cref(c),
-        K::Call { func, args: a } => format!("{}({})", cref(func), args(a)),
-        K::Array(a) => format!("{{{}}}", args(a)),
-        K::Matrix(rows) => {
-            let r: Vec<String> = rows
-                .iter()
-                .map(|r| r.iter().map(ast_expr).collect::<Vec<_>>().join(", "))
-                .collect();
-            format!("[{}]", r.join("; "))
-        }
-        K::Tuple(items) => {
-            let i: Vec<String> = items
-                .iter()
-                .map(|x| x.as_ref().map(ast_expr).unwrap_or_default())
-                .collect();
-            format!("({})", i.join(", "))
-        }
-        K::Range { start, step, stop } => match step {
-            Some(s) => format!("{}:{}:{}", ast_expr(start), ast_expr(s), ast_expr(stop)),
-            None => format!("{}:{}", ast_expr(start), ast_expr(stop)),
-        },
-        K::Unary { op, operand } => {
-            let inner = ast_expr(operand);
-            let inner = if ast_prec(operand) <= ast_prec(e) {
-                format!("({inner})")
-            } else {
-                inner
-            };
-            match op {
-                ast::UnOp::Neg => format!("-{inner}"),
-                ast::UnOp::Plus => format!("+{inner}"),
-                ast::UnOp::ElemNeg => format!(".-{inner}"),
-                ast::UnOp::ElemPlus => format!(".+{inner}"),
-                ast::UnOp::Not => format!("not {inner}"),
-            }
-        }
-        K::Binary { op, lhs, rhs } => {
-            use ast::BinOp as B;
-            let o = match op {
-                B::Add => "+",
-                B::Sub => "-",
-                B::Mul => "*",
-                B::Div => "/",
-                B::Pow => "^",
-                B::ElemAdd => ".+",
-                B::ElemSub => ".-",
-                B::ElemMul => ".*",
-                B::ElemDiv => "./",
-                B::ElemPow => ".^",
-                B::And => "and",
-                B::Or => "or",
-                B::Lt => "<",
-                B::Le => "<=",
-                B::Gt => ">",
-                B::Ge => ">=",
-                B::Eq => "==",
-                B::Ne => "<>",
-            };
-            let p = ast_prec(e);
-            let l = ast_expr(lhs);
-            let r = ast_expr(rhs);
-            let l = if ast_prec(lhs) < p {
-                format!("({l})")
-            } else {
-                l
-            };
-            let r = if ast_prec(rhs) <= p {
-                format!("({r})")
-            } else {
-                r
-            };
-            format!("{l} {o} {r}")
-        }
-        K::If { branches, else_ } => {
-            let mut s = String::new();
-            for (k, (c, v)) in branches.iter().enumerate() {
-                let kw = if k == 0 { "if" } else { " elseif" };
-                let _ = write!(s, "{kw} {} then {}", ast_expr(c), ast_expr(v));
-            }
-            let _ = write!(s, " else {}", ast_expr(else_));
-            s
-        }
-        K::PartialFunction { func, .. } => format!(
-            "function {}",
-            func.parts
-                .iter()
-                .map(|p| p.name.clone())
-                .collect::<Vec<_>>()
-                .join(".")
-        ),
-    }
-}
-
-fn statement(s: &mut String, st: &ast::Statement, depth: usize) {
-    let ind = indent(depth);
-    use ast::StatementKind as K;
-    match &st.kind {
-        K::Assign { target, value } => {
-            let _ = writeln!(s, "{ind}{} := {};", cref(target), ast_expr(value));
-        }
-        K::MultiAssign { targets, value } => {
-            let t: Vec<String> = targets
-                .iter()
-                .map(|t| t.as_ref().map(cref).unwrap_or_default())
-                .collect();
-            let _ = writeln!(s, "{ind}({}) := {};", t.join(", "), ast_expr(value));
-        }
-        K::Call { func, args: a } => {
-            let _ = writeln!(s, "{ind}{}({});", cref(func), args(a));
-        }
-        K::If { branches, else_ } => {
-            for (k, (c, b)) in branches.iter().enumerate() {
-                let kw = if k == 0 { "if" } else { "elseif" };
-                let _ = writeln!(s, "{ind}{kw} {} then", ast_expr(c));
-                for x in b {
-                    statement(s, x, depth + 1);
-                }
-            }
-            if !else_.is_empty() {
-                let _ = writeln!(s, "{ind}else");
-                for x in else_ {
-                    statement(s, x, depth + 1);
-                }
-            }
-            let _ = writeln!(s, "{ind}end if;");
-        }
-        K::For { indices, body } => {
-            let its: Vec<String> = indices
-                .iter()
-                .map(|i| match &i.range {
-                    Some(r) => format!("{} in {}", i.name.name, ast_expr(r)),
-                    None => i.name.name.clone(),
-                })
-                .collect();
-            let _ = writeln!(s, "{ind}for {} loop", its.join(", "));
-            for x in body {
-                statement(s, x, depth + 1);
-            }
-            let _ = writeln!(s, "{ind}end for;");
-        }
-        K::While { condition, body } => {
-            let _ = writeln!(s, "{ind}while {} loop", ast_expr(condition));
-            for x in body {
-                statement(s, x, depth + 1);
-            }
-            let _ = writeln!(s, "{ind}end while;");
-        }
-        K::When { branches } => {
-            for (k, (c, b)) in branches.iter().enumerate() {
-                let kw = if k == 0 { "when" } else { "elsewhen" };
-                let _ = writeln!(s, "{ind}{kw} {} then", ast_expr(c));
-                for x in b {
-                    statement(s, x, depth + 1);
-                }
-            }
-            let _ = writeln!(s, "{ind}end when;");
-        }
-        K::Return => {
-            let _ = writeln!(s, "{ind}return;");
-        }
-        K::Break => {
-            let _ = writeln!(s, "{ind}break;");
-        }
-    }
 }

@@ -100,7 +100,8 @@ impl Expanded {
     }
 }
 
-fn merge_prefix(outer: &TypePrefix, inner: &TypePrefix) -> TypePrefix {
+/// The prefixes of a declaration over those of its type: the outer one wins where it says anything.
+pub(super) fn merge_prefix(outer: &TypePrefix, inner: &TypePrefix) -> TypePrefix {
     TypePrefix {
         connection: if outer.connection != ast::Connection::None {
             outer.connection

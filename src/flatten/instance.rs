@@ -4,7 +4,7 @@
 
 use super::Flattener;
 use super::classtree::{ClassId, NodeBody};
-use super::expand::{ClassElem, CompElem, Expanded, Prim};
+use super::expand::{ClassElem, CompElem, Expanded, Prim, merge_prefix};
 use super::modifier::{self, Mod, Redecl, Scope};
 use super::tensor::Val;
 use crate::dae::ScalarType;
@@ -104,30 +104,7 @@ impl Flattener<'_> {
             )
             .with_help("simulate a model that extends it and fills in what is missing"));
         }
-        let id = self.insts.len();
-        let mut mods = exp.self_mod.clone();
-        mods.bind_self(id);
-        self.insts.push(Inst {
-            name: String::new(),
-            path: String::new(),
-            parent: None,
-            class,
-            exp: exp.clone(),
-            mods,
-            elem: None,
-            prefix: exp.type_prefix.clone(),
-            kind: InstKind::Struct {
-                children: None,
-                index: HashMap::new(),
-            },
-            state: State::Ready,
-            span: exp.span,
-            package: false,
-            overrides: HashMap::new(),
-            var0: 0,
-            split: None,
-        });
-        Ok(id)
+        Ok(self.push_class_inst(class, &exp, String::new(), false))
     }
 
     /// The instance holding the constants of a package (or any class used as a lexical scope).
@@ -136,12 +113,26 @@ impl Flattener<'_> {
             return Ok(*i);
         }
         let exp = self.expanded(class)?;
+        let full = self.tree.get(class).full.clone();
+        let id = self.push_class_inst(class, &exp, full, true);
+        self.pkg_insts.insert(class, id);
+        Ok(id)
+    }
+
+    /// A parentless instance of a whole class (a model root or a package scope), named `name`.
+    fn push_class_inst(
+        &mut self,
+        class: ClassId,
+        exp: &Rc<Expanded>,
+        name: String,
+        package: bool,
+    ) -> InstId {
         let id = self.insts.len();
         let mut mods = exp.self_mod.clone();
         mods.bind_self(id);
         self.insts.push(Inst {
-            name: self.tree.get(class).full.clone(),
-            path: self.tree.get(class).full.clone(),
+            path: name.clone(),
+            name,
             parent: None,
             class,
             exp: exp.clone(),
@@ -154,13 +145,12 @@ impl Flattener<'_> {
             },
             state: State::Ready,
             span: exp.span,
-            package: true,
+            package,
             overrides: HashMap::new(),
             var0: 0,
             split: None,
         });
-        self.pkg_insts.insert(class, id);
-        Ok(id)
+        id
     }
 
     /// Binds the relative scopes of `m`: each to the nearest instance (the new instance
@@ -250,7 +240,7 @@ impl Flattener<'_> {
                     if let Some(c) = crate::flatten::suggest(name, cands) {
                         d = d.with_help(format!("did you mean `{c}`?"));
                     }
-                    return Err(vec_err(d));
+                    return Err(d);
                 }
             }
         }
@@ -366,7 +356,7 @@ impl Flattener<'_> {
         let mut outer = outer;
         outer.redeclare = None;
         let what = e.name.clone();
-        let mut m = modifier::merge(&outer, &decl_mod, &what).map_err(vec_err_d)?;
+        let mut m = modifier::merge(&outer, &decl_mod, &what)?;
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
         // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
         if let [only] = elem.clause.type_name.parts.as_slice() {
@@ -673,15 +663,11 @@ impl Flattener<'_> {
                 },
                 _ => {}
             }
-            if errors.len() > 20 {
+            if errors.len() > super::MAX_ERRORS {
                 break;
             }
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
+        super::ok_or_errors((), errors)
     }
 
     /// Enumeration literal lists and values for `E.lit` references.
@@ -697,13 +683,6 @@ impl Flattener<'_> {
     }
 }
 
-fn vec_err(d: Diagnostic) -> Diagnostic {
-    d
-}
-fn vec_err_d(d: Diagnostic) -> Diagnostic {
-    d
-}
-
 pub fn unflatten(mut flat: usize, dims: &[usize]) -> Vec<usize> {
     let mut idx = vec![0; dims.len()];
     for k in (0..dims.len()).rev() {
@@ -711,24 +690,4 @@ pub fn unflatten(mut flat: usize, dims: &[usize]) -> Vec<usize> {
         flat /= dims[k];
     }
     idx
-}
-
-fn merge_prefix(outer: &TypePrefix, inner: &TypePrefix) -> TypePrefix {
-    TypePrefix {
-        connection: if outer.connection != ast::Connection::None {
-            outer.connection
-        } else {
-            inner.connection
-        },
-        variability: if outer.variability != ast::Variability::Continuous {
-            outer.variability
-        } else {
-            inner.variability
-        },
-        causality: if outer.causality != ast::Causality::None {
-            outer.causality
-        } else {
-            inner.causality
-        },
-    }
 }

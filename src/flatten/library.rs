@@ -311,11 +311,7 @@ impl Flattener<'_> {
                 errors.extend(e);
             }
         }
-        if errors.is_empty() {
-            Ok(pkg)
-        } else {
-            Err(errors)
-        }
+        super::ok_or_errors(pkg, errors)
     }
 
     /// Loads a package folder given on the command line (as a model file).

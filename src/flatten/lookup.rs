@@ -131,22 +131,21 @@ impl Flattener<'_> {
         self.root_class(name)
     }
 
-    fn lookup_import(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
-        let imports: Vec<ast::Import> = self
-            .tree
+    /// The imports written in `class` (none for a short class).
+    fn imports(&self, class: ClassId) -> Vec<ast::Import> {
+        self.tree
             .get(class)
             .long()
             .map(|b| b.imports.clone())
-            .unwrap_or_default();
-        for imp in &imports {
-            let path: Vec<&str> = imp.name.parts.iter().map(|p| p.name.as_str()).collect();
+            .unwrap_or_default()
+    }
+
+    fn lookup_import(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
+        for imp in &self.imports(class) {
+            let path = import_path(imp);
             match &imp.kind {
                 ImportKind::Named { alias } => {
-                    let local = alias
-                        .as_ref()
-                        .map(|a| a.name.as_str())
-                        .or(path.last().copied());
-                    if local == Some(name) {
+                    if named_import_local(alias, &path) == Some(name) {
                         return self.resolve_global(&path);
                     }
                 }
@@ -188,23 +187,14 @@ impl Flattener<'_> {
 
     /// Where an import names a component-level entity (a constant), the package and the name.
     pub fn import_constant(&mut self, class: ClassId, name: &str) -> Option<(ClassId, String)> {
-        let imports: Vec<ast::Import> = self
-            .tree
-            .get(class)
-            .long()
-            .map(|b| b.imports.clone())
-            .unwrap_or_default();
-        for imp in &imports {
-            let path: Vec<&str> = imp.name.parts.iter().map(|p| p.name.as_str()).collect();
-            if let ImportKind::Named { alias } = &imp.kind {
-                let local = alias
-                    .as_ref()
-                    .map(|a| a.name.as_str())
-                    .or(path.last().copied());
-                if local == Some(name) && path.len() >= 2 {
-                    let pkg = self.resolve_global(&path[..path.len() - 1])?;
-                    return Some((pkg, path[path.len() - 1].to_string()));
-                }
+        for imp in &self.imports(class) {
+            let path = import_path(imp);
+            if let ImportKind::Named { alias } = &imp.kind
+                && named_import_local(alias, &path) == Some(name)
+                && path.len() >= 2
+            {
+                let pkg = self.resolve_global(&path[..path.len() - 1])?;
+                return Some((pkg, path[path.len() - 1].to_string()));
             }
             if let ImportKind::Unqualified = &imp.kind
                 && let Some(pkg) = self.resolve_global(&path)
@@ -312,4 +302,17 @@ pub fn did_you_mean(names: &[String]) -> String {
             format!("did you mean one of {}{more}?", shown.join(", "))
         }
     }
+}
+
+/// The imported name as written, part by part.
+fn import_path(imp: &ast::Import) -> Vec<&str> {
+    imp.name.parts.iter().map(|p| p.name.as_str()).collect()
+}
+
+/// The local name a named import introduces: its alias, else the last part of its path.
+fn named_import_local<'a>(alias: &'a Option<ast::Ident>, path: &[&'a str]) -> Option<&'a str> {
+    alias
+        .as_ref()
+        .map(|a| a.name.as_str())
+        .or(path.last().copied())
 }

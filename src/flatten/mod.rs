@@ -228,7 +228,7 @@ impl<'s> Flattener<'s> {
             if let Err(d) = self.instance_equations(i, true, &mut init) {
                 errors.push(d);
             }
-            if errors.len() > 20 {
+            if errors.len() > MAX_ERRORS {
                 break;
             }
         }
@@ -364,8 +364,17 @@ fn load_user_files(f: &mut Flattener, files: &[PathBuf]) -> diag::Result<Vec<Cla
             )),
         }
     }
+    ok_or_errors(user, errors)
+}
+
+/// Errors gathered over many instances or variables before a pass stops: more would mostly
+/// repeat the first ones.
+const MAX_ERRORS: usize = 20;
+
+/// `value`, unless errors were gathered on the way to it.
+fn ok_or_errors<T>(value: T, errors: Vec<Diagnostic>) -> diag::Result<T> {
     if errors.is_empty() {
-        Ok(user)
+        Ok(value)
     } else {
         Err(errors)
     }

@@ -456,8 +456,20 @@ impl<'a, 'b> FCtx<'a, 'b> {
     }
 }
 
-fn map1(args: &[Tensor<Expr>], f: impl Fn(Expr) -> Expr) -> Tensor<Expr> {
-    args[0].clone().map(f)
+/// An event or derivative operator applied element by element to the first argument: `wrap`
+/// around a variable element, `constant` of an element that is a known value.
+fn on_each(
+    args: &[Tensor<Expr>],
+    constant: impl Fn(Expr) -> Expr,
+    wrap: impl Fn(Box<Expr>) -> Expr,
+) -> Tensor<Expr> {
+    args[0].clone().map(|x| {
+        if x.to_val().is_some() {
+            constant(x)
+        } else {
+            wrap(Box::new(x))
+        }
+    })
 }
 
 impl Ctx for FCtx<'_, '_> {
@@ -560,50 +572,23 @@ impl Ctx for FCtx<'_, '_> {
         let out = match name.as_str() {
             "der" => {
                 need(1)?;
-                map1(&vals, |x| match x.to_val() {
-                    Some(_) => Expr::Real(0.0),
-                    None => Expr::Der(Box::new(x)),
-                })
+                on_each(&vals, |_| Expr::Real(0.0), Expr::Der)
             }
             "pre" => {
                 need(1)?;
-                map1(&vals, |x| {
-                    if x.to_val().is_some() {
-                        x
-                    } else {
-                        Expr::Pre(Box::new(x))
-                    }
-                })
+                on_each(&vals, |x| x, Expr::Pre)
             }
             "edge" => {
                 need(1)?;
-                map1(&vals, |x| {
-                    if x.to_val().is_some() {
-                        Expr::Boolean(false)
-                    } else {
-                        Expr::Edge(Box::new(x))
-                    }
-                })
+                on_each(&vals, |_| Expr::Boolean(false), Expr::Edge)
             }
             "change" => {
                 need(1)?;
-                map1(&vals, |x| {
-                    if x.to_val().is_some() {
-                        Expr::Boolean(false)
-                    } else {
-                        Expr::Change(Box::new(x))
-                    }
-                })
+                on_each(&vals, |_| Expr::Boolean(false), Expr::Change)
             }
             "noEvent" => {
                 need(1)?;
-                map1(&vals, |x| {
-                    if x.to_val().is_some() {
-                        x
-                    } else {
-                        Expr::NoEvent(Box::new(x))
-                    }
-                })
+                on_each(&vals, |x| x, Expr::NoEvent)
             }
             "smooth" => {
                 need(2)?;
@@ -619,13 +604,7 @@ impl Ctx for FCtx<'_, '_> {
                         "the first argument of `smooth` must be a non-negative Integer constant",
                     ));
                 };
-                vals[1].clone().map(|x| {
-                    if x.to_val().is_some() {
-                        x
-                    } else {
-                        Expr::Smooth(p as u32, Box::new(x))
-                    }
-                })
+                on_each(&vals[1..], |x| x, |x| Expr::Smooth(p as u32, x))
             }
             "initial" => {
                 need(0)?;

@@ -141,6 +141,14 @@ pub fn val_builtin(f: Builtin, args: &[Val]) -> Result<Val, String> {
     };
     use Builtin::*;
     let all_int = args.iter().all(|a| matches!(a, Val::Int(_)));
+    // Integer in, Integer out (Modelica's min, max, div, mod and rem keep the argument type).
+    let like_args = |r: f64| {
+        if all_int {
+            Val::Int(r as i64)
+        } else {
+            Val::Real(r)
+        }
+    };
     Ok(match f {
         Sin => Val::Real(x(0)?.sin()),
         Cos => Val::Real(x(0)?.cos()),
@@ -173,40 +181,21 @@ pub fn val_builtin(f: Builtin, args: &[Val]) -> Result<Val, String> {
         Min | Max => {
             let (a, b) = (x(0)?, x(1)?);
             let r = if f == Min { a.min(b) } else { a.max(b) };
-            if all_int {
-                Val::Int(r as i64)
-            } else {
-                Val::Real(r)
-            }
+            like_args(r)
         }
         Floor => Val::Real(x(0)?.floor()),
         Ceil => Val::Real(x(0)?.ceil()),
         Integer => Val::Int(x(0)?.floor() as i64),
-        Div => {
-            let q = (x(0)? / x(1)?).trunc();
-            if all_int {
-                Val::Int(q as i64)
-            } else {
-                Val::Real(q)
-            }
-        }
+        Div => like_args((x(0)? / x(1)?).trunc()),
         Mod => {
             let (a, b) = (x(0)?, x(1)?);
             let r = a - (a / b).floor() * b;
-            if all_int {
-                Val::Int(r as i64)
-            } else {
-                Val::Real(r)
-            }
+            like_args(r)
         }
         Rem => {
             let (a, b) = (x(0)?, x(1)?);
             let r = a - (a / b).trunc() * b;
-            if all_int {
-                Val::Int(r as i64)
-            } else {
-                Val::Real(r)
-            }
+            like_args(r)
         }
         SemiLinear => {
             let (v, k1, k2) = (x(0)?, x(1)?, x(2)?);

@@ -97,16 +97,12 @@ impl Flattener<'_> {
         for i in self.prims.clone() {
             if let Err(d) = self.attributes_of(i, model, eqs) {
                 errors.push(d);
-                if errors.len() > 20 {
+                if errors.len() > super::MAX_ERRORS {
                     break;
                 }
             }
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
+        super::ok_or_errors((), errors)
     }
 
     fn attributes_of(

@@ -152,6 +152,11 @@ struct Compiler<'a> {
     konst: Vec<Option<f64>>,
     consts: HashMap<u64, Reg>,
     cse: HashMap<Key, Reg>,
+    /// Temporaries computed by `a - b`: `(a, b, instruction index)`, to fuse `(a - b) * c`.
+    subs: HashMap<Reg, (Reg, Reg, usize)>,
+    /// First instruction of the block or section being compiled: fusion only looks back to here,
+    /// so a fused instruction never reads operands another block may have changed since.
+    section_start: usize,
     /// How many times each register is read (for fusing `a*b + c`).
     der_of: HashMap<VarId, VarId>,
     pre: HashMap<VarId, Reg>,
@@ -291,6 +296,11 @@ impl Compiler<'_> {
         {
             return fused;
         }
+        if op == Op::Mul
+            && let Some(fused) = self.try_sub_mul(a, b)
+        {
+            return fused;
+        }
         let (a, b) =
             if matches!(op, Op::Add | Op::Mul | Op::Min | Op::Max | Op::And | Op::Or) && a > b {
                 (b, a)
@@ -304,7 +314,33 @@ impl Compiler<'_> {
         let dst = self.new_reg(0.0);
         self.code.push(Instr { op, dst, a, b, c });
         self.cse.insert(key, dst);
+        if op == Op::Sub {
+            self.subs.insert(dst, (a, b, self.code.len() - 1));
+        }
         dst
+    }
+
+    /// `(x - y) * c` as one `SubMul` when a factor is a difference computed in this section
+    /// (the `Sub` stays for other readers; dead-code elimination drops it otherwise).
+    fn try_sub_mul(&mut self, a: Reg, b: Reg) -> Option<Reg> {
+        let (x, y, other) = [(a, b), (b, a)].into_iter().find_map(|(d, other)| {
+            let &(x, y, at) = self.subs.get(&d)?;
+            (at >= self.section_start).then_some((x, y, other))
+        })?;
+        let key = Key(Op::SubMul, x, y, other);
+        if let Some(&r) = self.cse.get(&key) {
+            return Some(r);
+        }
+        let dst = self.new_reg(0.0);
+        self.code.push(Instr {
+            op: Op::SubMul,
+            dst,
+            a: x,
+            b: y,
+            c: other,
+        });
+        self.cse.insert(key, dst);
+        Some(dst)
     }
 
     /// Fuses `prod + z` / `z + prod` / `prod - z` when `prod` is the last instruction (a `Mul`).
@@ -591,6 +627,8 @@ pub fn compile(
         konst: vec![None; nvars],
         consts: HashMap::new(),
         cse: HashMap::new(),
+        subs: HashMap::new(),
+        section_start: 0,
         der_of: HashMap::new(),
         pre: HashMap::new(),
         pre_list: Vec::new(),
@@ -625,6 +663,7 @@ pub fn compile(
     let mut computed_by = vec![None; nvars];
     for (bi, block) in sys.blocks.iter().enumerate() {
         let start_pc = c.code.len();
+        c.section_start = start_pc;
         if let Some(&e0) = block.equations.first() {
             c.span = sys.equations.get(e0).map(|e| e.span).unwrap_or(Span::DUMMY);
         }
@@ -664,8 +703,7 @@ pub fn compile(
                 written.extend(block.vars.iter().map(|&v| v as Reg));
                 let mut inputs = Vec::new();
                 for i in &c.code[code.clone()] {
-                    let ops = [i.a, i.b, i.c];
-                    for &o in &ops[..i.op.arity()] {
+                    for o in i.reads() {
                         if c.konst[o as usize].is_none() && written.insert(o) {
                             inputs.push(o);
                         }
@@ -689,6 +727,7 @@ pub fn compile(
 
     // Eliminated variables.
     let elim_start = c.code.len();
+    c.section_start = elim_start;
     for (v, e) in &sys.eliminated {
         c.span = model.variables[*v].span;
         c.expr_into(e, *v as Reg, elim_start);
@@ -697,6 +736,7 @@ pub fn compile(
 
     // Event code: when clauses, discrete equations and asserts.
     let ev_start = c.code.len();
+    c.section_start = ev_start;
     let mut whens = Vec::new();
     let mut always = Vec::new();
     for eq in &sys.discrete_equations {
@@ -730,6 +770,7 @@ pub fn compile(
 
     // Initial equations as residuals `lhs - rhs`.
     let init_start = c.code.len();
+    c.section_start = init_start;
     let mut initial_residuals = Vec::new();
     for (i, eq) in model.initial_equations.iter().enumerate() {
         c.span = eq.span;
@@ -752,6 +793,7 @@ pub fn compile(
 
     // Dynamic state sets: their constraint Jacobians.
     let ss_start = c.code.len();
+    c.section_start = ss_start;
     let mut state_sets = Vec::new();
     for set in &sys.state_sets {
         let entries = set

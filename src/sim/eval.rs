@@ -9,10 +9,11 @@
 //! through explicit segments by the tangent rules of each instruction, through a loop by the
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
+use super::batched::{Batched, Scheduler};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
-use super::tape::{run, run_deps, run_tangent, union};
+use super::tape::{Instr, Op, run, run_deps, run_tangent, union};
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
@@ -114,16 +115,52 @@ pub struct BlockError {
 }
 
 /// The main pass with consecutive explicit steps merged into one code range (their code is
-/// contiguous), so that a chain of assignments is one tight loop.
+/// contiguous), evaluated in batches (index into `Engine::batched`).
 #[derive(Clone, Copy, Debug)]
 enum Plan {
-    Code(usize, usize),
+    Code(usize),
     Block(usize),
+}
+
+/// Straight-line code in batches, or as a plain tape if batching refused it.
+#[derive(Clone, Debug)]
+enum Segment {
+    Batched(Batched),
+    Plain(Vec<Instr>),
+}
+
+impl Segment {
+    fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
+        match s.batch(&code) {
+            Some(b) => Segment::Batched(b),
+            None => Segment::Plain(code),
+        }
+    }
+
+    fn run(&self, r: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run(r),
+            Segment::Plain(code) => run(code, r),
+        }
+    }
+
+    fn run_tangent(&self, r: &[f64], t: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run_tangent(r, t),
+            Segment::Plain(code) => run_tangent(code, r, t),
+        }
+    }
 }
 
 pub struct Engine {
     pub prog: Program,
     plan: Vec<Plan>,
+    segments: Vec<Segment>,
+    /// Derivative copies taken out of the main pass, eliminated variables and event code.
+    outputs: [Segment; 3],
+    /// Registers of the states and of their derivatives, as compact index arrays.
+    state_regs: Vec<u32>,
+    der_regs: Vec<u32>,
     pub regs: Vec<f64>,
     tan: Vec<f64>,
     lus: Vec<Lu>,
@@ -160,18 +197,71 @@ impl Engine {
             .collect();
         let state_jac = StateJacPlan::new(&prog, &blocks);
         let mut plan: Vec<Plan> = Vec::new();
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
             match s {
-                Step::Explicit { code, .. } => match plan.last_mut() {
-                    Some(Plan::Code(_, end)) if *end == code.start => *end = code.end,
-                    _ => plan.push(Plan::Code(code.start, code.end)),
+                Step::Explicit { code, .. } => match (plan.last(), ranges.last_mut()) {
+                    (Some(Plan::Code(_)), Some(r)) if r.end == code.start => r.end = code.end,
+                    _ => {
+                        plan.push(Plan::Code(ranges.len()));
+                        ranges.push(code.clone());
+                    }
                 },
                 Step::Implicit { .. } => plan.push(Plan::Block(si)),
             }
         }
+        // A derivative that is a plain copy (`der(x) = v`) which nothing in the main pass reads:
+        // the derivative vector reads the source register, and the copy moves to the outputs
+        // (everything that looks at variables runs `run_outputs` first).
+        let mut read = vec![false; n];
+        for s in &prog.steps {
+            let (Step::Explicit { code, .. } | Step::Implicit { code, .. }) = s;
+            for i in &prog.code[code.clone()] {
+                for o in i.reads() {
+                    read[o as usize] = true;
+                }
+            }
+        }
+        let mut deferred = vec![false; prog.code.len()];
+        let mut state_regs = Vec::with_capacity(prog.states.len());
+        let mut der_regs = Vec::with_capacity(prog.states.len());
+        for &(x, d) in &prog.states {
+            let mut src = d as u32;
+            if let Some(Some(si)) = prog.computed_by.get(d)
+                && let Some(Step::Explicit { code, .. }) = prog.steps.get(*si)
+                && code.len() == 1
+                && prog.code[code.start].op == Op::Copy
+                && prog.code[code.start].dst as usize == d
+                && !read[d]
+            {
+                deferred[code.start] = true;
+                src = prog.code[code.start].a;
+            }
+            state_regs.push(x as u32);
+            der_regs.push(src);
+        }
+        let pick = |r: std::ops::Range<usize>, moved: bool| -> Vec<Instr> {
+            r.filter(|&k| deferred[k] == moved)
+                .map(|k| prog.code[k])
+                .collect()
+        };
+        let mut sched = Scheduler::new(n);
+        let segments = ranges
+            .into_iter()
+            .map(|r| Segment::new(&mut sched, pick(r, false)))
+            .collect();
+        let outputs = [
+            Segment::new(&mut sched, pick(0..prog.code.len(), true)),
+            Segment::new(&mut sched, prog.code[prog.eliminated.clone()].to_vec()),
+            Segment::new(&mut sched, prog.code[prog.event_code.clone()].to_vec()),
+        ];
         Engine {
             prog,
             plan,
+            segments,
+            outputs,
+            state_regs,
+            der_regs,
             regs,
             tan: vec![0.0; n],
             lus,
@@ -216,8 +306,8 @@ impl Engine {
             return Ok(());
         }
         self.regs[self.prog.time as usize] = t;
-        for (i, &(s, _)) in self.prog.states.iter().enumerate() {
-            self.regs[s] = x[i];
+        for (&s, &xi) in self.state_regs.iter().zip(x) {
+            self.regs[s as usize] = xi;
         }
         self.run_main()?;
         match &mut self.cached {
@@ -237,7 +327,7 @@ impl Engine {
         self.stats.rhs += 1;
         for i in 0..self.plan.len() {
             match self.plan[i] {
-                Plan::Code(start, end) => run(&self.prog.code[start..end], &mut self.regs),
+                Plan::Code(k) => self.segments[k].run(&mut self.regs),
                 Plan::Block(si) => self.solve_block(si)?,
             }
         }
@@ -271,12 +361,11 @@ impl Engine {
     }
 
     pub fn derivatives(&mut self, out: &mut [f64]) {
-        let mut finite = true;
-        for (i, &(_, d)) in self.prog.states.iter().enumerate() {
-            out[i] = self.regs[d];
-            finite &= out[i].is_finite();
+        for (o, &d) in out.iter_mut().zip(&self.der_regs) {
+            *o = self.regs[d as usize];
         }
-        if !finite {
+        // A separate pass without early exit: the compiler vectorizes it.
+        if out.iter().fold(false, |bad, x| bad | !x.is_finite()) {
             // Remember where, to name the variable if the integrator gives up.
             let t = self.regs[self.prog.time as usize];
             self.nan_at = Some((t, self.states()));
@@ -285,9 +374,9 @@ impl Engine {
 
     /// Eliminated variables and event code (conditions, assignment values).
     pub fn run_outputs(&mut self) {
-        let p = &self.prog;
-        run(&p.code[p.eliminated.clone()], &mut self.regs);
-        run(&p.code[p.event_code.clone()], &mut self.regs);
+        for s in &self.outputs {
+            s.run(&mut self.regs);
+        }
     }
 
     /// Zero-crossing functions of the event relations (after [`Self::run_outputs`]).
@@ -304,8 +393,8 @@ impl Engine {
             self.tan[s] = v[i];
         }
         self.tangent_steps(usize::MAX, BigSeed::Zero);
-        for (i, &(_, d)) in self.prog.states.iter().enumerate() {
-            out[i] = self.tan[d];
+        for (o, &d) in out.iter_mut().zip(&self.der_regs) {
+            *o = self.tan[d as usize];
         }
     }
 
@@ -314,11 +403,16 @@ impl Engine {
     /// unknowns get the tangents `seed` says (its residuals' tangents are left in `res_tan`).
     fn tangent_steps(&mut self, big: usize, seed: BigSeed) {
         let prog = &self.prog;
-        for (si, step) in prog.steps.iter().enumerate() {
-            match step {
-                Step::Explicit { code, .. } => {
-                    run_tangent(&prog.code[code.clone()], &self.regs, &mut self.tan)
+        for &p in &self.plan {
+            let si = match p {
+                Plan::Code(k) => {
+                    self.segments[k].run_tangent(&self.regs, &mut self.tan);
+                    continue;
                 }
+                Plan::Block(si) => si,
+            };
+            match &prog.steps[si] {
+                Step::Explicit { .. } => {}
                 Step::Implicit {
                     code,
                     vars,
@@ -381,7 +475,7 @@ impl Engine {
         let n = self.nstates();
         let big = plan.big;
         out[..n * n].iter_mut().for_each(|v| *v = 0.0);
-        let ders: Vec<usize> = self.prog.states.iter().map(|&(_, d)| d).collect();
+        let ders: Vec<usize> = self.der_regs.iter().map(|&d| d as usize).collect();
         // ∂r/∂x by state: (residual, value).
         let mut dr: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
         for (c, cols) in plan.x_colors.iter().enumerate() {
@@ -925,10 +1019,9 @@ fn temporaries_read_later(prog: &Program, code: std::ops::Range<usize>, vars: &[
     prog.states
         .iter()
         .any(|&(_, d)| written.contains(&(d as u32)))
-        || prog.code[code.end..main_end.max(code.end)].iter().any(|i| {
-            let ops = [i.a, i.b, i.c];
-            ops[..i.op.arity()].iter().any(|o| written.contains(o))
-        })
+        || prog.code[code.end..main_end.max(code.end)]
+            .iter()
+            .any(|i| i.reads().any(|o| written.contains(&o)))
 }
 
 fn max_abs(it: impl Iterator<Item = f64>) -> f64 {

@@ -2,6 +2,7 @@
 //!
 //! - [`compile`]: expressions -> register tape (constant folding, CSE, fused multiply-add);
 //! - [`tape`]: the instruction set, value and tangent evaluation;
+//! - [`batched`]: the tape regrouped into batches of one operation for fast evaluation;
 //! - [`eval`]: the main pass (BLT blocks in order, loops by LU / damped Newton), Jacobian-vector
 //!   products by forward differentiation, root functions;
 //! - [`newton`]: dense LU for algebraic blocks;
@@ -12,6 +13,7 @@
 //! - [`integrate`]: diffsol problem and the stepping loop with output and events;
 //! - [`results`]: CSV, JSON and MAT v4 writers.
 
+pub mod batched;
 pub mod compile;
 pub mod eval;
 pub mod events;

@@ -6,6 +6,7 @@
 
 use crate::dae::{BinOp, Builtin, Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span, closest_name};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Parses `NAME=VALUE` overrides and checks every name is a parameter of the model.
@@ -126,7 +127,7 @@ pub fn evaluate(
     let n = model.variables.len();
     let mut ev = Evaluator {
         model,
-        values: vec![f64::NAN; n],
+        values: Cow::Owned(vec![f64::NAN; n]),
         marks: (0..n).map(|_| Mark::Todo).collect(),
         overrides,
         errors: Vec::new(),
@@ -137,7 +138,9 @@ pub fn evaluate(
         }
     }
     if ev.errors.is_empty() {
-        Ok(ParamValues { values: ev.values })
+        Ok(ParamValues {
+            values: ev.values.into_owned(),
+        })
     } else {
         Err(ev.errors)
     }
@@ -145,7 +148,10 @@ pub fn evaluate(
 
 struct Evaluator<'a> {
     model: &'a FlatModel,
-    values: Vec<f64>,
+    /// Borrowed when every value is known (`eval_param_expr`): no copy per call, which made
+    /// start values quadratic in the number of variables.
+    values: Cow<'a, [f64]>,
+    /// Empty: every value is done.
     marks: Vec<Mark>,
     overrides: &'a BTreeMap<VarId, f64>,
     errors: Vec<Diagnostic>,
@@ -153,9 +159,9 @@ struct Evaluator<'a> {
 
 impl Evaluator<'_> {
     fn param(&mut self, i: VarId) -> f64 {
-        match self.marks[i] {
-            Mark::Done => return self.values[i],
-            Mark::Busy => {
+        match self.marks.get(i) {
+            None | Some(Mark::Done) => return self.values[i],
+            Some(Mark::Busy) => {
                 let v = &self.model.variables[i];
                 self.errors.push(Diagnostic::error(
                     v.span,
@@ -164,7 +170,7 @@ impl Evaluator<'_> {
                 self.marks[i] = Mark::Done;
                 return f64::NAN;
             }
-            Mark::Todo => {}
+            Some(Mark::Todo) => {}
         }
         self.marks[i] = Mark::Busy;
         let var = &self.model.variables[i];
@@ -197,7 +203,7 @@ impl Evaluator<'_> {
             );
             f64::NAN
         };
-        self.values[i] = value;
+        self.values.to_mut()[i] = value;
         self.marks[i] = Mark::Done;
         value
     }
@@ -265,8 +271,8 @@ pub fn eval_param_expr(model: &FlatModel, params: &ParamValues, e: &Expr) -> Res
     let overrides = BTreeMap::new();
     let mut ev = Evaluator {
         model,
-        values: params.values.clone(),
-        marks: (0..model.variables.len()).map(|_| Mark::Done).collect(),
+        values: Cow::Borrowed(&params.values),
+        marks: Vec::new(),
         overrides: &overrides,
         errors: Vec::new(),
     };

@@ -5,18 +5,22 @@ use std::io::{self, Write};
 
 /// Shortest text that reads back to the same `f64` (exponent form for very small or large).
 pub fn fmt_num(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    if !x.is_finite() {
-        return format!("{x}");
-    }
-    let a = x.abs();
-    if (1e-4..1e15).contains(&a) {
-        format!("{x}")
+    let mut s = String::new();
+    push_num(&mut s, x);
+    s
+}
+
+/// Appends [`fmt_num`]'s text to `out` without allocating (CSV rows of 100k columns).
+pub fn push_num(out: &mut String, x: f64) {
+    use std::fmt::Write as _;
+    // Writing into a `String` cannot fail.
+    let _ = if x == 0.0 {
+        out.write_str("0")
+    } else if !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        write!(out, "{x}")
     } else {
-        format!("{x:e}")
-    }
+        write!(out, "{x:e}")
+    };
 }
 
 /// CSV: `time` first, then one column per variable, one row per output time.
@@ -36,10 +40,10 @@ pub fn write_csv(r: &SimResult, out: &mut impl Write) -> io::Result<()> {
     out.write_all(line.as_bytes())?;
     for (t, row) in r.time.iter().zip(&r.rows) {
         line.clear();
-        line.push_str(&fmt_num(*t));
-        for x in row {
+        push_num(&mut line, *t);
+        for &x in row {
             line.push(',');
-            line.push_str(&fmt_num(*x));
+            push_num(&mut line, x);
         }
         line.push('\n');
         out.write_all(line.as_bytes())?;

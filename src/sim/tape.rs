@@ -64,6 +64,8 @@ pub enum Op {
     MulAdd,
     /// `a * b - c`.
     MulSub,
+    /// `(a - b) * c`: a spring or a resistor, `k * (x1 - x2)`.
+    SubMul,
     /// A user function (`sim/funcall.rs`): arguments in registers `a..=b`, the call site's
     /// index in register `c`. `arity` is 0: the operands are a range, handled where read.
     Call,
@@ -75,7 +77,7 @@ impl Op {
         match self {
             Copy | Neg | Square | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
             | Exp | Log | Log10 | Sqrt | Abs | Sign | Floor | Ceil | Not => 1,
-            Select | SemiLinear | MulAdd | MulSub => 3,
+            Select | SemiLinear | MulAdd | MulSub | SubMul => 3,
             Call => 0,
             _ => 2,
         }
@@ -89,6 +91,20 @@ pub struct Instr {
     pub a: Reg,
     pub b: Reg,
     pub c: Reg,
+}
+
+impl Instr {
+    /// Every register the instruction reads (a call reads its argument range and its site).
+    pub fn reads(&self) -> impl Iterator<Item = Reg> + '_ {
+        let ops = [self.a, self.b, self.c];
+        let is_call = self.op == Op::Call;
+        let call = is_call
+            .then_some(self.a..=self.b)
+            .into_iter()
+            .flatten()
+            .chain(is_call.then_some(self.c));
+        ops.into_iter().take(self.op.arity()).chain(call)
+    }
 }
 
 fn b2f(b: bool) -> f64 {
@@ -164,6 +180,7 @@ pub fn apply(op: Op, a: f64, b: f64, c: f64) -> f64 {
         }
         MulAdd => a * b + c,
         MulSub => a * b - c,
+        SubMul => (a - b) * c,
         // Needs the argument range: evaluated by `run`, never folded.
         Call => f64::NAN,
     }
@@ -192,6 +209,7 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
             Op::Div => a / r[i.b as usize],
             Op::MulAdd => a * r[i.b as usize] + r[i.c as usize],
             Op::MulSub => a * r[i.b as usize] - r[i.c as usize],
+            Op::SubMul => (a - r[i.b as usize]) * r[i.c as usize],
             Op::Copy => a,
             Op::Neg => -a,
             Op::Call => super::funcall::value(r[i.c as usize], &r[i.a as usize..=i.b as usize]),
@@ -204,100 +222,108 @@ pub fn run(code: &[Instr], r: &mut [f64]) {
 /// Forward-mode derivative pass: `r` holds the values of the same pass, `t` the tangents of the
 /// inputs; writes the tangent of every destination.
 pub fn run_tangent(code: &[Instr], r: &[f64], t: &mut [f64]) {
-    use Op::*;
     for i in code {
         let (a, b, c) = (r[i.a as usize], r[i.b as usize], r[i.c as usize]);
+        if i.op == Op::Call {
+            let args = i.a as usize..=i.b as usize;
+            t[i.dst as usize] = super::funcall::tangent(c, &r[args.clone()], &t[args]);
+            continue;
+        }
         let (ta, tb, tc) = (t[i.a as usize], t[i.b as usize], t[i.c as usize]);
-        let v = r[i.dst as usize];
-        let d = match i.op {
-            Copy => ta,
-            Add => ta + tb,
-            Sub => ta - tb,
-            Mul => ta * b + a * tb,
-            Div => (ta - v * tb) / b,
-            Neg => -ta,
-            Pow => {
-                let mut d = if ta != 0.0 {
-                    if b == 0.0 {
-                        0.0
-                    } else {
-                        b * pow(a, b - 1.0) * ta
-                    }
-                } else {
-                    0.0
-                };
-                if tb != 0.0 && a > 0.0 {
-                    d += v * a.ln() * tb;
-                }
-                d
-            }
-            Square => 2.0 * a * ta,
-            Sin => a.cos() * ta,
-            Cos => -a.sin() * ta,
-            Tan => (1.0 + v * v) * ta,
-            Asin => ta / (1.0 - a * a).sqrt(),
-            Acos => -ta / (1.0 - a * a).sqrt(),
-            Atan => ta / (1.0 + a * a),
-            Atan2 => (b * ta - a * tb) / (a * a + b * b),
-            Sinh => a.cosh() * ta,
-            Cosh => a.sinh() * ta,
-            Tanh => (1.0 - v * v) * ta,
-            Exp => v * ta,
-            Log => ta / a,
-            Log10 => ta / (a * std::f64::consts::LN_10),
-            Sqrt => {
-                if v == 0.0 {
+        t[i.dst as usize] = tangent(i.op, [a, b, c], [ta, tb, tc], r[i.dst as usize]);
+    }
+}
+
+/// The tangent of `op(a, b, c)` (value `v`) given the operands' values and tangents.
+#[inline(always)]
+pub fn tangent(op: Op, [a, b, c]: [f64; 3], [ta, tb, tc]: [f64; 3], v: f64) -> f64 {
+    use Op::*;
+    match op {
+        Copy => ta,
+        Add => ta + tb,
+        Sub => ta - tb,
+        Mul => ta * b + a * tb,
+        Div => (ta - v * tb) / b,
+        Neg => -ta,
+        Pow => {
+            let mut d = if ta != 0.0 {
+                if b == 0.0 {
                     0.0
                 } else {
-                    ta / (2.0 * v)
+                    b * pow(a, b - 1.0) * ta
                 }
+            } else {
+                0.0
+            };
+            if tb != 0.0 && a > 0.0 {
+                d += v * a.ln() * tb;
             }
-            Abs => {
-                if a >= 0.0 {
-                    ta
-                } else {
-                    -ta
-                }
+            d
+        }
+        Square => 2.0 * a * ta,
+        Sin => a.cos() * ta,
+        Cos => -a.sin() * ta,
+        Tan => (1.0 + v * v) * ta,
+        Asin => ta / (1.0 - a * a).sqrt(),
+        Acos => -ta / (1.0 - a * a).sqrt(),
+        Atan => ta / (1.0 + a * a),
+        Atan2 => (b * ta - a * tb) / (a * a + b * b),
+        Sinh => a.cosh() * ta,
+        Cosh => a.sinh() * ta,
+        Tanh => (1.0 - v * v) * ta,
+        Exp => v * ta,
+        Log => ta / a,
+        Log10 => ta / (a * std::f64::consts::LN_10),
+        Sqrt => {
+            if v == 0.0 {
+                0.0
+            } else {
+                ta / (2.0 * v)
             }
-            Min => {
-                if a <= b {
-                    ta
-                } else {
-                    tb
-                }
+        }
+        Abs => {
+            if a >= 0.0 {
+                ta
+            } else {
+                -ta
             }
-            Max => {
-                if a >= b {
-                    ta
-                } else {
-                    tb
-                }
+        }
+        Min => {
+            if a <= b {
+                ta
+            } else {
+                tb
             }
-            Mod => ta - (a / b).floor() * tb,
-            Rem => ta - (a / b).trunc() * tb,
-            SemiLinear => {
-                if a >= 0.0 {
-                    ta * b + a * tb
-                } else {
-                    ta * c + a * tc
-                }
+        }
+        Max => {
+            if a >= b {
+                ta
+            } else {
+                tb
             }
-            Select => {
-                if a != 0.0 {
-                    tb
-                } else {
-                    tc
-                }
+        }
+        Mod => ta - (a / b).floor() * tb,
+        Rem => ta - (a / b).trunc() * tb,
+        SemiLinear => {
+            if a >= 0.0 {
+                ta * b + a * tb
+            } else {
+                ta * c + a * tc
             }
-            MulAdd => ta * b + a * tb + tc,
-            MulSub => ta * b + a * tb - tc,
-            Call => {
-                let args = i.a as usize..=i.b as usize;
-                super::funcall::tangent(c, &r[args.clone()], &t[args])
+        }
+        Select => {
+            if a != 0.0 {
+                tb
+            } else {
+                tc
             }
-            Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
-        };
-        t[i.dst as usize] = d;
+        }
+        MulAdd => ta * b + a * tb + tc,
+        MulSub => ta * b + a * tb - tc,
+        SubMul => (ta - tb) * c + (a - b) * tc,
+        // Needs the argument range: `run_tangent` and the batched pass handle it before.
+        Call => f64::NAN,
+        Sign | Floor | Ceil | DivInt | Lt | Le | Gt | Ge | Eq | Ne | And | Or | Not => 0.0,
     }
 }
 
@@ -409,6 +435,22 @@ mod tests {
         let rp = eval(0.7 + h, 1.3);
         let fd = (rp[7] - r[7]) / h;
         assert!((fd - t[7]).abs() < 1e-5, "fd {fd} ad {}", t[7]);
+    }
+
+    #[test]
+    fn reads_lists_operands_and_call_ranges() {
+        let ins = |op, a, b, c| Instr {
+            op,
+            dst: 9,
+            a,
+            b,
+            c,
+        };
+        let reads = |i: Instr| i.reads().collect::<Vec<_>>();
+        assert_eq!(reads(ins(Op::Call, 2, 4, 7)), vec![2, 3, 4, 7]);
+        assert_eq!(reads(ins(Op::Add, 1, 5, 6)), vec![1, 5]);
+        assert_eq!(reads(ins(Op::Neg, 3, 0, 0)), vec![3]);
+        assert_eq!(reads(ins(Op::SubMul, 1, 2, 3)), vec![1, 2, 3]);
     }
 
     #[test]

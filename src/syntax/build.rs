@@ -449,16 +449,8 @@ impl<'t> Builder<'t> {
                 }
                 Rule::equation_section => {
                     let span = self.span(&c);
-                    let mut initial = false;
-                    let mut equations = Vec::new();
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::kw_initial => initial = true,
-                            Rule::kw_equation => {}
-                            Rule::equation => equations.push(self.equation(x)?),
-                            _ => return err(self.unexpected(&x)),
-                        }
-                    }
+                    let (initial, equations) =
+                        self.section_items(c, Rule::kw_equation, Rule::equation, Self::equation)?;
                     sections.push(Section::Equations {
                         initial,
                         equations,
@@ -467,16 +459,12 @@ impl<'t> Builder<'t> {
                 }
                 Rule::algorithm_section => {
                     let span = self.span(&c);
-                    let mut initial = false;
-                    let mut statements = Vec::new();
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::kw_initial => initial = true,
-                            Rule::kw_algorithm => {}
-                            Rule::statement => statements.push(self.statement(x)?),
-                            _ => return err(self.unexpected(&x)),
-                        }
-                    }
+                    let (initial, statements) = self.section_items(
+                        c,
+                        Rule::kw_algorithm,
+                        Rule::statement,
+                        Self::statement,
+                    )?;
                     sections.push(Section::Algorithm {
                         initial,
                         statements,
@@ -1002,28 +990,111 @@ impl<'t> Builder<'t> {
 
     // ------------------------------------------------------------------ equations
 
-    fn equation(&self, p: P) -> R<Equation> {
+    /// An equation or algorithm section: whether it is `initial`, and its items (pairs of
+    /// `item_rule` built by `item`) after the section keyword `section_kw`.
+    fn section_items<B>(
+        &self,
+        p: P,
+        section_kw: Rule,
+        item_rule: Rule,
+        item: impl Fn(&Self, P) -> R<B>,
+    ) -> R<(bool, Vec<B>)> {
+        let mut initial = false;
+        let mut items = Vec::new();
+        for x in p.into_inner() {
+            match x.as_rule() {
+                Rule::kw_initial => initial = true,
+                r if r == section_kw => {}
+                r if r == item_rule => items.push(item(self, x)?),
+                _ => return err(self.unexpected(&x)),
+            }
+        }
+        Ok((initial, items))
+    }
+
+    /// An equation or a statement: its kind (built by `kind`), then an optional comment.
+    fn commented<K>(
+        &self,
+        p: P,
+        what: &str,
+        kind: impl Fn(&Self, P) -> R<K>,
+    ) -> R<(K, Comment, Span)> {
         let _guard = self.enter(&p)?;
         let span = self.span(&p);
-        let mut kind = None;
+        let mut built = None;
         let mut comment = Comment::default();
         for c in p.into_inner() {
             match c.as_rule() {
                 Rule::comment => comment = self.comment(c)?,
-                _ => kind = Some(self.equation_kind(c)?),
+                _ => built = Some(kind(self, c)?),
             }
         }
-        match kind {
-            Some(kind) => Ok(Equation {
-                kind,
-                comment,
-                span,
-            }),
+        match built {
+            Some(kind) => Ok((kind, comment, span)),
             None => err(Diagnostic::error(
                 span,
-                "internal parser error: empty equation",
+                format!("internal parser error: empty {what}"),
             )),
         }
+    }
+
+    /// The body of a `for` equation or statement: its indices and the block of `block_rule`.
+    fn for_parts<B>(
+        &self,
+        p: P,
+        block_rule: Rule,
+        block: impl Fn(&Self, P) -> R<Vec<B>>,
+    ) -> R<(Vec<ForIndex>, Vec<B>)> {
+        let mut indices = Vec::new();
+        let mut body = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::for_indices => indices = self.for_indices(c)?,
+                r if r == block_rule => body = block(self, c)?,
+                _ => {}
+            }
+        }
+        Ok((indices, body))
+    }
+
+    /// The branches of an `if` or `when` equation or statement (condition and block of
+    /// `block_rule`) and its `else` block (empty when absent).
+    #[allow(clippy::type_complexity)]
+    fn branch_parts<B>(
+        &self,
+        p: P,
+        block_rule: Rule,
+        block: impl Fn(&Self, P) -> R<Vec<B>>,
+    ) -> R<(Vec<(Expr, Vec<B>)>, Vec<B>)> {
+        let mut branches = Vec::new();
+        let mut else_ = Vec::new();
+        let mut cond = None;
+        let mut in_else = false;
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::kw_else => in_else = true,
+                r if r == block_rule => {
+                    let b = block(self, c)?;
+                    if in_else {
+                        else_ = b;
+                    } else if let Some(cnd) = cond.take() {
+                        branches.push((cnd, b));
+                    }
+                }
+                Rule::simple_expression | Rule::if_expression => cond = Some(self.expr(c)?),
+                _ => {}
+            }
+        }
+        Ok((branches, else_))
+    }
+
+    fn equation(&self, p: P) -> R<Equation> {
+        let (kind, comment, span) = self.commented(p, "equation", Self::equation_kind)?;
+        Ok(Equation {
+            kind,
+            comment,
+            span,
+        })
     }
 
     fn equations(&self, p: P) -> R<Vec<Equation>> {
@@ -1078,38 +1149,13 @@ impl<'t> Builder<'t> {
                 }
             }
             Rule::for_equation => {
-                let mut indices = Vec::new();
-                let mut body = Vec::new();
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::for_indices => indices = self.for_indices(c)?,
-                        Rule::equation_block => body = self.equations(c)?,
-                        _ => {}
-                    }
-                }
+                let (indices, body) = self.for_parts(p, Rule::equation_block, Self::equations)?;
                 Ok(EquationKind::For { indices, body })
             }
             Rule::if_equation | Rule::when_equation => {
                 let is_if = p.as_rule() == Rule::if_equation;
-                let mut branches = Vec::new();
-                let mut else_ = Vec::new();
-                let mut cond = None;
-                let mut in_else = false;
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::kw_else => in_else = true,
-                        Rule::equation_block => {
-                            let b = self.equations(c)?;
-                            if in_else {
-                                else_ = b;
-                            } else if let Some(cnd) = cond.take() {
-                                branches.push((cnd, b));
-                            }
-                        }
-                        Rule::simple_expression | Rule::if_expression => cond = Some(self.expr(c)?),
-                        _ => {}
-                    }
-                }
+                let (branches, else_) =
+                    self.branch_parts(p, Rule::equation_block, Self::equations)?;
                 Ok(if is_if {
                     EquationKind::If { branches, else_ }
                 } else {
@@ -1142,27 +1188,12 @@ impl<'t> Builder<'t> {
     // ------------------------------------------------------------------ statements
 
     fn statement(&self, p: P) -> R<Statement> {
-        let _guard = self.enter(&p)?;
-        let span = self.span(&p);
-        let mut kind = None;
-        let mut comment = Comment::default();
-        for c in p.into_inner() {
-            match c.as_rule() {
-                Rule::comment => comment = self.comment(c)?,
-                _ => kind = Some(self.statement_kind(c)?),
-            }
-        }
-        match kind {
-            Some(kind) => Ok(Statement {
-                kind,
-                comment,
-                span,
-            }),
-            None => err(Diagnostic::error(
-                span,
-                "internal parser error: empty statement",
-            )),
-        }
+        let (kind, comment, span) = self.commented(p, "statement", Self::statement_kind)?;
+        Ok(Statement {
+            kind,
+            comment,
+            span,
+        })
     }
 
     fn statements(&self, p: P) -> R<Vec<Statement>> {
@@ -1235,15 +1266,7 @@ impl<'t> Builder<'t> {
                 })
             }
             Rule::for_statement => {
-                let mut indices = Vec::new();
-                let mut body = Vec::new();
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::for_indices => indices = self.for_indices(c)?,
-                        Rule::statement_block => body = self.statements(c)?,
-                        _ => {}
-                    }
-                }
+                let (indices, body) = self.for_parts(p, Rule::statement_block, Self::statements)?;
                 Ok(StatementKind::For { indices, body })
             }
             Rule::while_statement => {
@@ -1265,25 +1288,8 @@ impl<'t> Builder<'t> {
             }
             Rule::if_statement | Rule::when_statement => {
                 let is_if = p.as_rule() == Rule::if_statement;
-                let mut branches = Vec::new();
-                let mut else_ = Vec::new();
-                let mut cond = None;
-                let mut in_else = false;
-                for c in p.into_inner() {
-                    match c.as_rule() {
-                        Rule::kw_else => in_else = true,
-                        Rule::statement_block => {
-                            let b = self.statements(c)?;
-                            if in_else {
-                                else_ = b;
-                            } else if let Some(cnd) = cond.take() {
-                                branches.push((cnd, b));
-                            }
-                        }
-                        Rule::simple_expression | Rule::if_expression => cond = Some(self.expr(c)?),
-                        _ => {}
-                    }
-                }
+                let (branches, else_) =
+                    self.branch_parts(p, Rule::statement_block, Self::statements)?;
                 Ok(if is_if {
                     StatementKind::If { branches, else_ }
                 } else {

@@ -329,6 +329,31 @@ struct Fold<'b, 't, 'i> {
 /// Most binary operators accepted in one expression (`a + b + ...`).
 const MAX_CHAIN: usize = 2000;
 
+// The binary operators of each precedence level, as written.
+const OR: &[(&str, BinOp)] = &[("or", BinOp::Or)];
+const AND: &[(&str, BinOp)] = &[("and", BinOp::And)];
+const RELATIONS: &[(&str, BinOp)] = &[
+    ("<", BinOp::Lt),
+    ("<=", BinOp::Le),
+    (">", BinOp::Gt),
+    (">=", BinOp::Ge),
+    ("==", BinOp::Eq),
+    ("<>", BinOp::Ne),
+];
+const ADDITIVE: &[(&str, BinOp)] = &[
+    ("+", BinOp::Add),
+    ("-", BinOp::Sub),
+    (".+", BinOp::ElemAdd),
+    (".-", BinOp::ElemSub),
+];
+const MULTIPLICATIVE: &[(&str, BinOp)] = &[
+    ("*", BinOp::Mul),
+    ("/", BinOp::Div),
+    (".*", BinOp::ElemMul),
+    ("./", BinOp::ElemDiv),
+];
+const POWER: &[(&str, BinOp)] = &[("^", BinOp::Pow), (".^", BinOp::ElemPow)];
+
 impl<'i> Fold<'_, '_, 'i> {
     /// The text of the item at the cursor if it is a binary operator.
     fn peek_bin(&self) -> Option<&'i str> {
@@ -410,138 +435,110 @@ impl<'i> Fold<'_, '_, 'i> {
         })
     }
 
-    fn or(&mut self) -> R<Expr> {
-        let mut lhs = self.and()?;
-        while self.peek_bin() == Some("or") {
+    /// The operator at the cursor if it is one of the level `ops`.
+    fn peek_op(&self, ops: &[(&str, BinOp)]) -> Option<BinOp> {
+        let t = self.peek_bin()?;
+        ops.iter().find(|(text, _)| *text == t).map(|(_, op)| *op)
+    }
+
+    /// `lhs` followed by any number of `op operand` of the level `ops`, folded to the left.
+    fn chain(
+        &mut self,
+        mut lhs: Expr,
+        ops: &[(&str, BinOp)],
+        operand: fn(&mut Self) -> R<Expr>,
+    ) -> R<Expr> {
+        while let Some(op) = self.peek_op(ops) {
             self.pos += 1;
-            let rhs = self.and()?;
-            lhs = self.binary(BinOp::Or, lhs, rhs)?;
+            let rhs = operand(self)?;
+            lhs = self.binary(op, lhs, rhs)?;
         }
         Ok(lhs)
     }
 
-    fn and(&mut self) -> R<Expr> {
-        let mut lhs = self.not()?;
-        while self.peek_bin() == Some("and") {
-            self.pos += 1;
-            let rhs = self.not()?;
-            lhs = self.binary(BinOp::And, lhs, rhs)?;
+    /// `lhs`, or `lhs op operand` for a level whose operators do not chain: a second operator of
+    /// the level is the error `chained` makes from it.
+    fn single(
+        &mut self,
+        lhs: Expr,
+        ops: &[(&str, BinOp)],
+        operand: fn(&mut Self) -> R<Expr>,
+        chained: fn(Span, &str) -> Diagnostic,
+    ) -> R<Expr> {
+        let Some(op) = self.peek_op(ops) else {
+            return Ok(lhs);
+        };
+        self.pos += 1;
+        let rhs = operand(self)?;
+        if self.peek_op(ops).is_some() {
+            let second = self.next()?;
+            return err(chained(self.b.span(&second), second.as_str()));
         }
-        Ok(lhs)
+        self.binary(op, lhs, rhs)
+    }
+
+    /// The prefix operator at the cursor applied as `op` to what `operand` reads after it.
+    fn unary(&mut self, op: UnOp, operand: fn(&mut Self) -> R<Expr>) -> R<Expr> {
+        let op_pair = self.next()?;
+        let operand = operand(self)?;
+        let span = self.b.span(&op_pair).to(operand.span);
+        Ok(Expr {
+            kind: ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            span,
+        })
+    }
+
+    fn or(&mut self) -> R<Expr> {
+        let lhs = self.and()?;
+        self.chain(lhs, OR, Self::and)
+    }
+
+    fn and(&mut self) -> R<Expr> {
+        let lhs = self.not()?;
+        self.chain(lhs, AND, Self::not)
     }
 
     fn not(&mut self) -> R<Expr> {
         if self.peek_prefix() == Some("not") {
-            let op = self.next()?;
-            let operand = self.relation()?;
-            let span = self.b.span(&op).to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::Unary {
-                    op: UnOp::Not,
-                    operand: Box::new(operand),
-                },
-                span,
-            });
+            return self.unary(UnOp::Not, Self::relation);
         }
         self.relation()
     }
 
     fn relation(&mut self) -> R<Expr> {
         let lhs = self.arithmetic()?;
-        let op = match self.peek_bin() {
-            Some("<") => BinOp::Lt,
-            Some("<=") => BinOp::Le,
-            Some(">") => BinOp::Gt,
-            Some(">=") => BinOp::Ge,
-            Some("==") => BinOp::Eq,
-            Some("<>") => BinOp::Ne,
-            _ => return Ok(lhs),
-        };
-        self.pos += 1;
-        let rhs = self.arithmetic()?;
-        if let Some(t) = self.peek_bin()
-            && matches!(t, "<" | "<=" | ">" | ">=" | "==" | "<>")
-        {
-            let second = self.next()?;
-            return err(
-                Diagnostic::error(self.b.span(&second), "comparisons cannot be chained")
-                    .with_label("second comparison")
-                    .with_help("write `a < b and b < c`"),
-            );
-        }
-        self.binary(op, lhs, rhs)
+        self.single(lhs, RELATIONS, Self::arithmetic, |span, _| {
+            Diagnostic::error(span, "comparisons cannot be chained")
+                .with_label("second comparison")
+                .with_help("write `a < b and b < c`")
+        })
     }
 
     fn arithmetic(&mut self) -> R<Expr> {
-        let mut lhs = match self.peek_prefix() {
-            Some(sign @ ("-" | "+" | ".-" | ".+")) => {
-                let op = self.next()?;
-                let uop = match sign {
-                    "-" => UnOp::Neg,
-                    "+" => UnOp::Plus,
-                    ".-" => UnOp::ElemNeg,
-                    _ => UnOp::ElemPlus,
-                };
-                let operand = self.term()?;
-                let span = self.b.span(&op).to(operand.span);
-                Expr {
-                    kind: ExprKind::Unary {
-                        op: uop,
-                        operand: Box::new(operand),
-                    },
-                    span,
-                }
-            }
+        let lhs = match self.peek_prefix() {
+            Some("-") => self.unary(UnOp::Neg, Self::term)?,
+            Some("+") => self.unary(UnOp::Plus, Self::term)?,
+            Some(".-") => self.unary(UnOp::ElemNeg, Self::term)?,
+            Some(".+") => self.unary(UnOp::ElemPlus, Self::term)?,
             _ => self.term()?,
         };
-        loop {
-            let op = match self.peek_bin() {
-                Some("+") => BinOp::Add,
-                Some("-") => BinOp::Sub,
-                Some(".+") => BinOp::ElemAdd,
-                Some(".-") => BinOp::ElemSub,
-                _ => return Ok(lhs),
-            };
-            self.pos += 1;
-            let rhs = self.term()?;
-            lhs = self.binary(op, lhs, rhs)?;
-        }
+        self.chain(lhs, ADDITIVE, Self::term)
     }
 
     fn term(&mut self) -> R<Expr> {
-        let mut lhs = self.factor()?;
-        loop {
-            let op = match self.peek_bin() {
-                Some("*") => BinOp::Mul,
-                Some("/") => BinOp::Div,
-                Some(".*") => BinOp::ElemMul,
-                Some("./") => BinOp::ElemDiv,
-                _ => return Ok(lhs),
-            };
-            self.pos += 1;
-            let rhs = self.factor()?;
-            lhs = self.binary(op, lhs, rhs)?;
-        }
+        let lhs = self.factor()?;
+        self.chain(lhs, MULTIPLICATIVE, Self::factor)
     }
 
     fn factor(&mut self) -> R<Expr> {
         let lhs = self.primary()?;
-        let op = match self.peek_bin() {
-            Some("^") => BinOp::Pow,
-            Some(".^") => BinOp::ElemPow,
-            _ => return Ok(lhs),
-        };
-        self.pos += 1;
-        let rhs = self.primary()?;
-        if matches!(self.peek_bin(), Some("^" | ".^")) {
-            let second = self.next()?;
-            return err(Diagnostic::error(
-                self.b.span(&second),
-                format!("`{}` cannot be chained: add parentheses", second.as_str()),
-            )
-            .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`"));
-        }
-        self.binary(op, lhs, rhs)
+        self.single(lhs, POWER, Self::primary, |span, op| {
+            Diagnostic::error(span, format!("`{op}` cannot be chained: add parentheses"))
+                .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`")
+        })
     }
 
     fn primary(&mut self) -> R<Expr> {

@@ -13,7 +13,8 @@ mod parser;
 mod prefixes;
 mod print;
 mod recover;
-pub use print::{print, print_expr};
+pub(crate) use print::real;
+pub use print::{print, print_expr, print_statement};
 
 use crate::diag::{self, Diagnostic, FileId, Span};
 

@@ -35,6 +35,32 @@ pub fn print_expr(e: &Expr) -> String {
     s
 }
 
+/// Modelica text of one statement (and the statements it nests), its lines indented by `depth`
+/// levels.
+pub fn print_statement(s: &Statement, depth: usize) -> String {
+    let mut p = Printer {
+        out: String::new(),
+        indent: depth,
+    };
+    p.statement(s);
+    p.out
+}
+
+/// A real literal that reads back as a Real (`2.0`, `1e-10`): Rust's shortest round-trip form.
+/// Folding constants can produce non-finite values, which have no literal: they are written as
+/// expressions that evaluate to them.
+pub(crate) fn real(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:?}")
+    } else if x.is_nan() {
+        "0.0/0.0".into()
+    } else if x > 0.0 {
+        "1e400".into()
+    } else {
+        "-1e400".into()
+    }
+}
+
 #[derive(Default)]
 struct Printer {
     out: String,
@@ -722,9 +748,7 @@ fn expr(out: &mut String, e: &Expr, min: u8) {
         ExprKind::Integer(i) => {
             let _ = write!(out, "{i}");
         }
-        ExprKind::Real(r) => {
-            let _ = write!(out, "{r:?}");
-        }
+        ExprKind::Real(r) => out.push_str(&real(*r)),
         ExprKind::String(s) => string(out, s),
         ExprKind::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
         ExprKind::End => out.push_str("end"),
