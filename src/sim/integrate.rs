@@ -37,6 +37,14 @@ const DENSE_LIMIT: usize = 60;
 
 type Index<M> = <<M as diffsol::MatrixCommon>::V as Vector>::Index;
 
+/// Where the entries of the Jacobian pattern go in the matrix data: entry `src[p]` of the values
+/// (in pattern order) to data slot `dst[p]`.
+struct Scatter<M: Matrix<T = f64>> {
+    dst: Index<M>,
+    src: Index<M>,
+    pattern: Vec<(usize, usize)>,
+}
+
 pub struct SimEqn<M: Matrix<T = f64>> {
     pub engine: RefCell<Engine>,
     pub y0: RefCell<Vec<f64>>,
@@ -45,9 +53,8 @@ pub struct SimEqn<M: Matrix<T = f64>> {
     ctx: M::C,
     sparsity: Option<M::Sparsity>,
     coloring: Option<JacobianColoring<M>>,
-    /// Where the entries of the pattern go in the sparse Jacobian's data, when the engine builds
-    /// the state Jacobian itself ([`Engine::state_jacobian`]): destination, source, pattern.
-    scatter: Option<(Index<M>, Index<M>, Vec<(usize, usize)>)>,
+    /// Set when the engine builds the state Jacobian itself ([`Engine::state_jacobian`]).
+    scatter: Option<Scatter<M>>,
     pub jacobians: RefCell<usize>,
 }
 
@@ -62,11 +69,11 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
             .as_ref()
             .map(|s| JacobianColoring::new(s, &pattern, ctx.clone()));
         let scatter = match &sparsity {
-            Some(s) if engine.has_state_jacobian() => Some((
-                s.get_index(&pattern, ctx.clone()),
-                Index::<M>::from_vec((0..pattern.len()).collect(), ctx.clone()),
+            Some(s) if engine.has_state_jacobian() => Some(Scatter {
+                dst: s.get_index(&pattern, ctx.clone()),
+                src: Index::<M>::from_vec((0..pattern.len()).collect(), ctx.clone()),
                 pattern,
-            )),
+            }),
             _ => None,
         };
         SimEqn {
@@ -134,7 +141,7 @@ impl<M: Matrix<T = f64>> NonLinearOpJacobian for SimRhs<'_, M> {
     }
     fn jacobian_inplace(&self, x: &M::V, t: f64, y: &mut M) {
         *self.0.jacobians.borrow_mut() += 1;
-        if let Some((dst, src, pattern)) = &self.0.scatter {
+        if let Some(Scatter { dst, src, pattern }) = &self.0.scatter {
             let n = self.0.n;
             let mut dense = vec![0.0; n * n];
             let mut ok = false;
