@@ -551,13 +551,7 @@ impl Compiler<'_> {
                 let first = self.regs.len() as Reg;
                 for &r in &regs {
                     let dst = self.new_reg(0.0);
-                    self.code.push(Instr {
-                        op: Op::Copy,
-                        dst,
-                        a: r,
-                        b: 0,
-                        c: 0,
-                    });
+                    self.push_copy(dst, r);
                 }
                 let dst = self.new_reg(0.0);
                 self.code.push(Instr {
@@ -570,6 +564,17 @@ impl Compiler<'_> {
                 dst
             }
         }
+    }
+
+    /// `dst = src`, written even when CSE knows `src` (the copy is what places the value).
+    fn push_copy(&mut self, dst: Reg, src: Reg) {
+        self.code.push(Instr {
+            op: Op::Copy,
+            dst,
+            a: src,
+            b: 0,
+            c: 0,
+        });
     }
 
     fn relation(&mut self, op: Op, a: Reg, b: Reg) -> Reg {
@@ -596,13 +601,7 @@ impl Compiler<'_> {
             self.code[n - 1].dst = dst;
             self.cse.insert(Key(last.op, last.a, last.b, last.c), dst);
         } else {
-            self.code.push(Instr {
-                op: Op::Copy,
-                dst,
-                a: r,
-                b: 0,
-                c: 0,
-            });
+            self.push_copy(dst, r);
         }
     }
 
