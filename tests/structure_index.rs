@@ -166,12 +166,7 @@ fn ideal_gear_between_two_inertias() {
         .collect();
     assert_eq!(lin, vec![6], "{:?}", a.report.blocks);
     // The constraint solved for the second inertia's angle, symbolically.
-    let solved: Vec<String> = a
-        .report
-        .blocks
-        .iter()
-        .filter_map(|b| b.solved.clone())
-        .collect();
+    let solved = solved(&a);
     assert!(
         solved.contains(&"J2.phi := J1.phi/gear.ratio".to_string()),
         "{solved:?}"
@@ -237,12 +232,7 @@ fn slider_crank_loop() {
     let kinds = block_kinds(&a);
     assert!(kinds.contains(&("nonlinear".to_string(), 1)), "{kinds:?}");
     assert!(kinds.contains(&("linear".to_string(), 7)), "{kinds:?}");
-    let solved: Vec<String> = a
-        .report
-        .blocks
-        .iter()
-        .filter_map(|b| b.solved.clone())
-        .collect();
+    let solved = solved(&a);
     assert!(
         solved.contains(&"slider.s := r*cos(crank.phi) + l*cos(rod.phi)".to_string()),
         "{solved:?}"

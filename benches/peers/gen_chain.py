@@ -83,12 +83,10 @@ end {name};
 """
 
 
-def driven_chain(n):
-    # The prescribed position acts directly on the first mass: its position is known, so its
-    # velocity and acceleration come from differentiating the constraint (index reduction).
-    return f"""model ChainIndex2
+def _source_chain(name, source, n):
+    return f"""model {name}
 {LIB}  constant Integer n = {n};
-  Position src;
+  {source} src;
   Mass mass[n];
   SpringDamper sd[n - 1];
 equation
@@ -98,28 +96,21 @@ equation
     connect(sd[i].b, mass[i + 1].a);
   end for;
   annotation(experiment(StopTime = 1, Interval = 0.01, Tolerance = 1e-6));
-end ChainIndex2;
+end {name};
 """
+
+
+def driven_chain(n):
+    # The prescribed position acts directly on the first mass: its position is known, so its
+    # velocity and acceleration come from differentiating the constraint (index reduction).
+    return _source_chain("ChainIndex2", "Position", n)
 
 
 def speed_chain(n):
     # A prescribed velocity on the first mass: a velocity-level constraint whose reaction force is
     # algebraic. Index 2: the constraint is differentiated once (the position-driven chain above
     # differentiates its constraint twice: index 3).
-    return f"""model ChainSpeed
-{LIB}  constant Integer n = {n};
-  Speed src;
-  Mass mass[n];
-  SpringDamper sd[n - 1];
-equation
-  connect(src.a, mass[1].a);
-  for i in 1:n - 1 loop
-    connect(mass[i].b, sd[i].a);
-    connect(sd[i].b, mass[i + 1].a);
-  end for;
-  annotation(experiment(StopTime = 1, Interval = 0.01, Tolerance = 1e-6));
-end ChainSpeed;
-"""
+    return _source_chain("ChainSpeed", "Speed", n)
 
 
 if __name__ == "__main__":

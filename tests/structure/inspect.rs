@@ -56,3 +56,12 @@ pub fn block_kinds(a: &Analysis) -> Vec<(String, usize)> {
         .map(|b| (b.kind.clone(), b.equations.len()))
         .collect()
 }
+
+/// The blocks the report shows solved symbolically, as `var := expression`.
+pub fn solved(a: &Analysis) -> Vec<String> {
+    a.report
+        .blocks
+        .iter()
+        .filter_map(|b| b.solved.clone())
+        .collect()
+}
