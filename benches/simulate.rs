@@ -9,6 +9,10 @@
 //! Sample sizes and times are kept small so that the whole run takes a few minutes:
 //! `cargo bench --bench simulate`.
 
+#[path = "../tests/sim/chain_rhs.rs"]
+mod chain_rhs;
+
+use chain_rhs::chain_rhs;
 use criterion::{Criterion, criterion_group, criterion_main};
 use minimo::sim::{SimOptions, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, SortedSystem, analyze};
@@ -33,24 +37,6 @@ fn chain_text(masses: usize) -> String {
         "examples/chain.mo no longer declares `{size}`"
     );
     text.replace(size, &format!("parameter Integer n = {masses}"))
-}
-
-/// The chain of examples/chain.mo, by hand: y = [x (n), v (n)].
-fn chain_rhs(n: usize, y: &[f64], out: &mut [f64]) {
-    let (m, k, d, f_pull) = (1.0, 100.0, 0.5, 1.0);
-    let spring = |i: usize| {
-        let (xl, vl) = if i == 0 {
-            (0.0, 0.0)
-        } else {
-            (y[i - 1], y[n + i - 1])
-        };
-        k * (y[i] - xl) + d * (y[n + i] - vl)
-    };
-    for i in 0..n {
-        out[i] = y[n + i];
-        let right = if i + 1 < n { spring(i + 1) } else { f_pull };
-        out[n + i] = (right - spring(i)) / m;
-    }
 }
 
 /// The Cartesian pendulum in the states x, vx (y below the pivot), by hand.

@@ -1,6 +1,10 @@
 //! The examples, from `.mo` text through flattening and structural analysis to trajectories,
 //! compared with analytic or independently computed solutions at several times.
 
+#[path = "sim/chain_rhs.rs"]
+mod chain_rhs;
+
+use chain_rhs::chain_rhs;
 use minimo::sim::{SimOptions, SimResult, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, analyze};
 
@@ -113,22 +117,10 @@ fn pendulum_past_the_horizontal_switches_states() {
 fn mass_chain_with_arrays_and_for() {
     let r = run("chain.mo", 2.0, &[]);
     // Reference: the same 10-mass chain integrated by RK4 here.
-    let (n, m, k, d, f_pull) = (10usize, 1.0, 100.0, 0.5, 1.0);
+    let n = 10usize;
     let rhs = |y: &[f64]| -> Vec<f64> {
-        let spring = |i: usize| {
-            let (xl, vl) = if i == 0 {
-                (0.0, 0.0)
-            } else {
-                (y[i - 1], y[n + i - 1])
-            };
-            k * (y[i] - xl) + d * (y[n + i] - vl)
-        };
         let mut out = vec![0.0; 2 * n];
-        for i in 0..n {
-            out[i] = y[n + i];
-            let right = if i + 1 < n { spring(i + 1) } else { f_pull };
-            out[n + i] = (right - spring(i)) / m;
-        }
+        chain_rhs(n, y, &mut out);
         out
     };
     let mut y = vec![0.0; 2 * n];
