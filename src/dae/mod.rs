@@ -199,6 +199,40 @@ pub enum BinOp {
     Ne,
 }
 
+impl BinOp {
+    /// Binding strength in Modelica's grammar (higher binds tighter); `not` sits at 3 and unary
+    /// minus at 5, between these. Both flat printers use it, so they parenthesize alike.
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 4,
+            BinOp::Add | BinOp::Sub => 5,
+            BinOp::Mul | BinOp::Div => 6,
+            BinOp::Pow => 8,
+        }
+    }
+
+    /// The operator as Modelica writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "^",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "<>",
+        }
+    }
+}
+
 /// Built-in scalar functions and operators that survive flattening.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Builtin {

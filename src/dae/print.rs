@@ -193,38 +193,13 @@ fn var_name(v: usize, vars: &[Variable]) -> String {
 /// Binding strength of the outer operator of `e` (higher binds tighter).
 fn prec(e: &Expr) -> u8 {
     match e {
-        Expr::Binary(op, _, _) => match op {
-            BinOp::Or => 1,
-            BinOp::And => 2,
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 4,
-            BinOp::Add | BinOp::Sub => 5,
-            BinOp::Mul | BinOp::Div => 6,
-            BinOp::Pow => 8,
-        },
+        Expr::Binary(op, _, _) => op.precedence(),
         Expr::Unary(UnOp::Not, _) => 3,
         Expr::Unary(UnOp::Neg, _) => 5,
         Expr::If { .. } => 0,
         Expr::Real(x) if *x < 0.0 => 5,
         Expr::Integer(i) if *i < 0 => 5,
         _ => 10,
-    }
-}
-
-fn op_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Pow => "^",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "<>",
     }
 }
 
@@ -315,7 +290,7 @@ pub fn print_expr(e: &Expr, vars: &[Variable]) -> String {
             } else {
                 r
             };
-            format!("{lp} {} {rp}", op_str(*op))
+            format!("{lp} {} {rp}", op.symbol())
         }
         Expr::Call(f, args) => format!("{}({})", builtin_name(*f), list(args)),
         Expr::UserCall {

@@ -20,32 +20,15 @@ pub fn residual_text(r: &Expr, vars: &[Variable]) -> String {
     }
 }
 
-fn prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::And => 2,
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => 4,
-        BinOp::Add | BinOp::Sub => 5,
-        BinOp::Mul | BinOp::Div => 6,
-        BinOp::Pow => 8,
-    }
-}
-
-fn op_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => " + ",
-        BinOp::Sub => " - ",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Pow => "^",
-        BinOp::And => " and ",
-        BinOp::Or => " or ",
-        BinOp::Lt => " < ",
-        BinOp::Le => " <= ",
-        BinOp::Gt => " > ",
-        BinOp::Ge => " >= ",
-        BinOp::Eq => " == ",
-        BinOp::Ne => " <> ",
+/// Products, quotients and powers print tight (`a*b`), everything else spaced (`a + b`), as in
+/// the specification's examples.
+fn push_op(op: BinOp, s: &mut String) {
+    if matches!(op, BinOp::Mul | BinOp::Div | BinOp::Pow) {
+        s.push_str(op.symbol());
+    } else {
+        s.push(' ');
+        s.push_str(op.symbol());
+        s.push(' ');
     }
 }
 
@@ -111,7 +94,7 @@ fn write_expr(e: &Expr, vars: &[Variable], outer: u8, s: &mut String) {
             }
         }
         Expr::Binary(op, a, b) => {
-            let p = prec(*op);
+            let p = op.precedence();
             let paren = outer > p;
             if paren {
                 s.push('(');
@@ -123,7 +106,7 @@ fn write_expr(e: &Expr, vars: &[Variable], outer: u8, s: &mut String) {
                 (p, p + 1)
             };
             write_expr(a, vars, lp, s);
-            s.push_str(op_text(*op));
+            push_op(*op, s);
             write_expr(b, vars, rp, s);
             if paren {
                 s.push(')');
