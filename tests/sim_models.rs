@@ -3,10 +3,13 @@
 
 #[path = "sim/chain_rhs.rs"]
 mod chain_rhs;
+#[path = "sim/pendulum_angle.rs"]
+mod pendulum_angle;
 
 use chain_rhs::chain_rhs;
 use minimo::sim::{SimOptions, SimResult, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, analyze};
+use pendulum_angle::pendulum_angle;
 
 fn run(file: &str, stop: f64, set: &[&str]) -> SimResult {
     let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -27,23 +30,6 @@ fn run(file: &str, stop: f64, set: &[&str]) -> SimResult {
 fn at(r: &SimResult, name: &str, t: f64) -> f64 {
     r.value_at(name, t)
         .unwrap_or_else(|| panic!("no variable {name}"))
-}
-
-/// phi'' = -g/L sin(phi), RK4 with a small step (independent reference).
-fn pendulum_angle(phi0: f64, t: f64) -> f64 {
-    let (mut p, mut w) = (phi0, 0.0);
-    let n = (t / 2e-5).round() as usize;
-    let h = t / n as f64;
-    let f = |p: f64| -9.81 * p.sin();
-    for _ in 0..n {
-        let (k1p, k1w) = (w, f(p));
-        let (k2p, k2w) = (w + 0.5 * h * k1w, f(p + 0.5 * h * k1p));
-        let (k3p, k3w) = (w + 0.5 * h * k2w, f(p + 0.5 * h * k2p));
-        let (k4p, k4w) = (w + h * k3w, f(p + h * k3p));
-        p += h / 6.0 * (k1p + 2.0 * k2p + 2.0 * k3p + k4p);
-        w += h / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
-    }
-    p
 }
 
 #[test]

@@ -2,10 +2,13 @@
 
 #[path = "sim/builder.rs"]
 mod builder;
+#[path = "sim/pendulum_angle.rs"]
+mod pendulum_angle;
 
 use builder::*;
 use minimo::dae::{Builtin, EquationKind, Expr};
 use minimo::sim::{Method, SimOptions, simulate};
+use pendulum_angle::pendulum_angle;
 
 fn opts(stop: f64, interval: f64, tol: f64) -> SimOptions {
     SimOptions {
@@ -129,23 +132,6 @@ fn pendulum(phi0: f64) -> minimo::structure::SortedSystem {
         true,
     );
     b.build()
-}
-
-/// phi'' = -g/L sin(phi) by classical RK4 with a tiny step.
-fn pendulum_angle(phi0: f64, t: f64) -> f64 {
-    let (mut p, mut w) = (phi0, 0.0);
-    let n = (t / 1e-4).round() as usize;
-    let h = t / n as f64;
-    let f = |p: f64| -9.81 * p.sin();
-    for _ in 0..n {
-        let (k1p, k1w) = (w, f(p));
-        let (k2p, k2w) = (w + 0.5 * h * k1w, f(p + 0.5 * h * k1p));
-        let (k3p, k3w) = (w + 0.5 * h * k2w, f(p + 0.5 * h * k2p));
-        let (k4p, k4w) = (w + h * k3w, f(p + h * k3p));
-        p += h / 6.0 * (k1p + 2.0 * k2p + 2.0 * k3p + k4p);
-        w += h / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
-    }
-    p
 }
 
 #[test]
