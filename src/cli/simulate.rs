@@ -208,7 +208,10 @@ fn print_stats(
         if s.sparse_jacobian { "sparse" } else { "dense" }
     );
     eprintln!("  steps                      {}", s.steps);
-    eprintln!("  rejected steps / failures  {}", s.rejected_steps);
+    eprintln!(
+        "  rejected steps / failures  {} ({} error test, {} Newton)",
+        s.rejected_steps, s.error_test_failures, s.newton_failures
+    );
     eprintln!("  right-hand side evals      {}", s.rhs_evaluations);
     eprintln!("  Jacobian evaluations       {}", s.jacobian_evaluations);
     eprintln!(
@@ -216,6 +219,10 @@ fn print_stats(
         s.jacobian_vector_products
     );
     eprintln!("  Newton iterations          {}", s.newton_iterations);
+    eprintln!(
+        "  algebraic block iterations {} ({} factorizations)",
+        s.block_iterations, s.block_factorizations
+    );
     eprintln!("  events                     {}", s.events);
     eprintln!("  output points              {}", r.time.len());
     eprintln!("phase timings:");

@@ -99,8 +99,11 @@ impl BlockJac {
 pub struct EvalStats {
     pub rhs: usize,
     pub jvp: usize,
+    /// Iterations inside algebraic blocks (Newton steps, refinement steps of linear blocks).
     pub newton_iterations: usize,
     pub block_solves: usize,
+    /// Block Jacobians built and factored.
+    pub block_factorizations: usize,
 }
 
 /// A failed block solve, with the data to name it.
@@ -556,6 +559,7 @@ impl Engine {
         else {
             return Ok(());
         };
+        self.stats.block_factorizations += 1;
         let code = &self.prog.code[code.clone()];
         let k = vars.len();
         let b = &mut self.blocks[si];

@@ -576,6 +576,8 @@ impl Run<'_> {
         self.stats.steps += st.number_of_steps - steps0;
         self.stats.rejected_steps +=
             st.number_of_error_test_failures + st.number_of_nonlinear_solver_fails;
+        self.stats.error_test_failures += st.number_of_error_test_failures;
+        self.stats.newton_failures += st.number_of_nonlinear_solver_fails;
         self.stats.newton_iterations += st.number_of_nonlinear_solver_iterations;
         Ok(result)
     }
@@ -763,6 +765,7 @@ pub fn simulate_with(
         total.rhs += end.stats.rhs;
         total.jvp += end.stats.jvp;
         total.newton_iterations += end.stats.newton_iterations;
+        total.block_factorizations += end.stats.block_factorizations;
         jacobians += end.jacobians;
         let Some((t, values, prefer)) = end.reselect else {
             break;
@@ -801,7 +804,11 @@ pub fn simulate_with(
     stats.integrate_time = t_int.elapsed();
     stats.steps = run.stats.steps;
     stats.rejected_steps = run.stats.rejected_steps;
-    stats.newton_iterations = run.stats.newton_iterations + eval_stats.0.newton_iterations;
+    stats.error_test_failures = run.stats.error_test_failures;
+    stats.newton_failures = run.stats.newton_failures;
+    stats.newton_iterations = run.stats.newton_iterations;
+    stats.block_iterations = eval_stats.0.newton_iterations;
+    stats.block_factorizations = eval_stats.0.block_factorizations;
     stats.rhs_evaluations = eval_stats.0.rhs;
     stats.jacobian_vector_products = eval_stats.0.jvp;
     stats.jacobian_evaluations = eval_stats.1;

@@ -109,7 +109,14 @@ pub struct SimStats {
     pub rhs_evaluations: usize,
     pub jacobian_evaluations: usize,
     pub jacobian_vector_products: usize,
+    /// The integrator's Newton iterations.
     pub newton_iterations: usize,
+    /// Steps rejected by the error test, and by a failed Newton iteration.
+    pub error_test_failures: usize,
+    pub newton_failures: usize,
+    /// Iterations inside algebraic blocks of the right-hand side, and block factorizations.
+    pub block_iterations: usize,
+    pub block_factorizations: usize,
     pub events: usize,
     pub states: usize,
     pub sparse_jacobian: bool,
