@@ -10,6 +10,7 @@
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
 use super::batched::{Batched, Scheduler};
+use super::block_code::SplitBlock;
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
@@ -30,9 +31,11 @@ struct BlockJac {
     rows: Vec<Vec<usize>>,
     /// Columns of each colour.
     colors: Vec<Vec<usize>>,
-    color_of: Vec<usize>,
     /// For the sparse LU: `slots[i][p]` is the value slot of entry `(i, rows[i][p])`.
     slots: Vec<Vec<usize>>,
+    /// For each colour, the entries its tangent pass fills: (residual register, value slot in
+    /// the sparse LU, or `i * k + j` in the dense matrix).
+    color_entries: Vec<Vec<(u32, u32)>>,
     sparse: Option<SparseLu>,
     /// The sparse factorization is the current one (else the dense `Lu`).
     use_sparse: bool,
@@ -73,7 +76,7 @@ impl BlockJac {
         } else {
             None
         };
-        let slots = match &sparse {
+        let slots: Vec<Vec<usize>> = match &sparse {
             Some(lu) => rows
                 .iter()
                 .enumerate()
@@ -81,11 +84,22 @@ impl BlockJac {
                 .collect(),
             None => Vec::new(),
         };
+        let mut color_entries = vec![Vec::new(); colors.len()];
+        for (i, row) in rows.iter().enumerate() {
+            for (p, &j) in row.iter().enumerate() {
+                let slot = if sparse.is_some() {
+                    slots[i][p]
+                } else {
+                    i * k + j
+                };
+                color_entries[color_of[j]].push((residuals[i], slot as u32));
+            }
+        }
         BlockJac {
             rows,
             colors,
-            color_of,
             slots,
+            color_entries,
             sparse,
             use_sparse: false,
             factored: false,
@@ -127,20 +141,20 @@ enum Plan {
 
 /// Straight-line code in batches, or as a plain tape if batching refused it.
 #[derive(Clone, Debug)]
-enum Segment {
+pub(super) enum Segment {
     Batched(Batched),
     Plain(Vec<Instr>),
 }
 
 impl Segment {
-    fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
+    pub(super) fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
         match s.batch(&code) {
             Some(b) => Segment::Batched(b),
             None => Segment::Plain(code),
         }
     }
 
-    fn run(&self, r: &mut [f64]) {
+    pub(super) fn run(&self, r: &mut [f64]) {
         match self {
             Segment::Batched(b) => b.run(r),
             Segment::Plain(code) => run(code, r),
@@ -159,6 +173,15 @@ pub struct Engine {
     pub prog: Program,
     plan: Vec<Plan>,
     segments: Vec<Segment>,
+    /// The code of each algebraic block (`None` for explicit steps).
+    block_code: Vec<Option<Segment>>,
+    /// Large blocks' code split into the part that does not depend on the unknowns and the
+    /// part that does, with the all-colours tangent of the latter (`sim/block_code.rs`).
+    split: Vec<Option<SplitBlock>>,
+    /// Each split block's lane buffer, and the Jacobian entries read from it:
+    /// (index into the buffer or `u32::MAX` for a zero entry, value slot).
+    lane_buf: Vec<Vec<f64>>,
+    lane_entries: Vec<Vec<(u32, u32)>>,
     /// Derivative copies taken out of the main pass, eliminated variables and event code.
     outputs: [Segment; 3],
     /// Registers of the states and of their derivatives, as compact index arrays.
@@ -172,6 +195,8 @@ pub struct Engine {
     rhs_buf: Vec<f64>,
     tmp: Vec<f64>,
     z0: Vec<f64>,
+    /// Right-hand sides of the state Jacobian's multi-column block solve.
+    many: Vec<f64>,
     /// How to build the state Jacobian through the largest sparse block (if there is one).
     state_jac: Option<StateJacPlan>,
     /// Tangents of the largest block's residuals in a state Jacobian pass.
@@ -190,6 +215,19 @@ pub struct Engine {
 impl Engine {
     pub fn new(prog: Program) -> Engine {
         let n = prog.nregs();
+        let mut sched = Scheduler::new(n);
+        // Block code in batches too: a large linear block runs its code once per refinement
+        // step and once per Jacobian colour.
+        let block_code = prog
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Implicit { code, .. } => {
+                    Some(Segment::new(&mut sched, prog.code[code.clone()].to_vec()))
+                }
+                Step::Explicit { .. } => None,
+            })
+            .collect();
         let regs = prog.init_regs.clone();
         let lus = vec![Lu::default(); prog.steps.len()];
         let mut deps: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -199,6 +237,47 @@ impl Engine {
             .map(|s| BlockJac::new(&prog, s, &mut deps))
             .collect();
         let state_jac = StateJacPlan::new(&prog, &blocks);
+        let mut split: Vec<Option<SplitBlock>> = Vec::new();
+        let mut lane_entries = Vec::new();
+        for (s, b) in prog.steps.iter().zip(&blocks) {
+            let (sb, entries) = match s {
+                Step::Implicit {
+                    code,
+                    vars,
+                    residuals,
+                    ..
+                } if b.sparse.is_some() => {
+                    let mut color_of = vec![0; vars.len()];
+                    for (c, cols) in b.colors.iter().enumerate() {
+                        for &j in cols {
+                            color_of[j] = c;
+                        }
+                    }
+                    let sb = SplitBlock::new(
+                        &mut sched,
+                        &prog.code[code.clone()],
+                        vars,
+                        &color_of,
+                        b.colors.len(),
+                    );
+                    let mut entries = Vec::new();
+                    if let Some(l) = sb.as_ref().and_then(|sb| sb.lanes.as_ref()) {
+                        for (i, row) in b.rows.iter().enumerate() {
+                            for (p, &j) in row.iter().enumerate() {
+                                let t = l.index(residuals[i], color_of[j]);
+                                let t = t.map_or(u32::MAX, |t| t as u32);
+                                entries.push((t, b.slots[i][p] as u32));
+                            }
+                        }
+                    }
+                    (sb, entries)
+                }
+                _ => (None, Vec::new()),
+            };
+            split.push(sb);
+            lane_entries.push(entries);
+        }
+        let lane_buf = vec![Vec::new(); split.len()];
         let mut plan: Vec<Plan> = Vec::new();
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
@@ -248,7 +327,6 @@ impl Engine {
                 .map(|k| prog.code[k])
                 .collect()
         };
-        let mut sched = Scheduler::new(n);
         let segments = ranges
             .into_iter()
             .map(|r| Segment::new(&mut sched, pick(r, false)))
@@ -262,6 +340,10 @@ impl Engine {
             prog,
             plan,
             segments,
+            block_code,
+            split,
+            lane_buf,
+            lane_entries,
             outputs,
             state_regs,
             der_regs,
@@ -273,6 +355,7 @@ impl Engine {
             rhs_buf: Vec::new(),
             tmp: Vec::new(),
             z0: Vec::new(),
+            many: Vec::new(),
             state_jac,
             res_tan: Vec::new(),
             cached: None,
@@ -432,13 +515,13 @@ impl Engine {
                                 self.tan[vars[m]] = 1.0;
                             }
                         }
-                        run_tangent(c, &self.regs, &mut self.tan);
+                        block_tangent(&self.block_code[si], c, &self.regs, &mut self.tan);
                         self.res_tan.clear();
                         self.res_tan
                             .extend(residuals.iter().map(|&r| self.tan[r as usize]));
                         continue;
                     }
-                    run_tangent(c, &self.regs, &mut self.tan);
+                    block_tangent(&self.block_code[si], c, &self.regs, &mut self.tan);
                     self.rhs_buf.clear();
                     self.rhs_buf
                         .extend(residuals.iter().map(|&r| -self.tan[r as usize]));
@@ -452,7 +535,7 @@ impl Engine {
                     }
                     // Again, so that temporaries inside the block carry the right tangents.
                     if self.blocks[si].temporaries_read_later {
-                        run_tangent(c, &self.regs, &mut self.tan);
+                        block_tangent(&self.block_code[si], c, &self.regs, &mut self.tan);
                     }
                 }
             }
@@ -527,6 +610,33 @@ impl Engine {
             }
         }
         let k = self.res_tan.len();
+        let b = &mut self.blocks[big];
+        if let (Some(lu), true) = (&mut b.sparse, b.use_sparse) {
+            // All states at once: one multi-column solve instead of one solve per state.
+            let cols: Vec<usize> = (0..n).filter(|&j| !dr[j].is_empty()).collect();
+            let m = cols.len();
+            self.many.clear();
+            self.many.resize(k * m, 0.0);
+            for (c, &j) in cols.iter().enumerate() {
+                for &(i, v) in &dr[j] {
+                    self.many[i * m + c] = -v;
+                }
+            }
+            lu.solve_many(&mut self.many, m, &mut self.tmp);
+            let mut acc = vec![0.0; m];
+            for (row, g) in gz.iter().enumerate() {
+                acc.iter_mut().for_each(|a| *a = 0.0);
+                for &(mm, v) in g {
+                    for (a, &z) in acc.iter_mut().zip(&self.many[mm * m..(mm + 1) * m]) {
+                        *a += v * z;
+                    }
+                }
+                for (c, &j) in cols.iter().enumerate() {
+                    out[row * n + j] += acc[c];
+                }
+            }
+            return true;
+        }
         for (j, col) in dr.iter().enumerate() {
             if col.is_empty() {
                 continue;
@@ -550,11 +660,7 @@ impl Engine {
     /// names the singular column). Returns the singular column.
     fn factor_block(&mut self, si: usize) -> Result<(), usize> {
         let Step::Implicit {
-            code,
-            vars,
-            residuals,
-            inputs,
-            ..
+            code, vars, inputs, ..
         } = &self.prog.steps[si]
         else {
             return Ok(());
@@ -571,22 +677,33 @@ impl Engine {
             self.jac.clear();
             self.jac.resize(k * k, 0.0);
         }
-        for (c, cols) in b.colors.iter().enumerate() {
+        let lanes = self.split[si].as_ref().and_then(|s| s.lanes.as_ref());
+        if let (Some(l), Some(lu)) = (lanes, &mut b.sparse) {
+            l.run(&self.regs, &mut self.lane_buf[si]);
+            let t = &self.lane_buf[si];
+            for &(ti, slot) in &self.lane_entries[si] {
+                lu.values[slot as usize] = if ti == u32::MAX { 0.0 } else { t[ti as usize] };
+            }
+        }
+        let ncolors = if lanes.is_some() { 0 } else { b.colors.len() };
+        for (c, cols) in b.colors.iter().enumerate().take(ncolors) {
             for &z in vars {
                 self.tan[z] = 0.0;
             }
             for &j in cols {
                 self.tan[vars[j]] = 1.0;
             }
-            run_tangent(code, &self.regs, &mut self.tan);
-            for (i, row) in b.rows.iter().enumerate() {
-                let t = self.tan[residuals[i] as usize];
-                for (p, &j) in row.iter().enumerate() {
-                    if b.color_of[j] == c {
-                        match &mut b.sparse {
-                            Some(lu) => lu.values[b.slots[i][p]] = t,
-                            None => self.jac[i * k + j] = t,
-                        }
+            block_tangent(&self.block_code[si], code, &self.regs, &mut self.tan);
+            let entries = &b.color_entries[c];
+            match &mut b.sparse {
+                Some(lu) => {
+                    for &(r, slot) in entries {
+                        lu.values[slot as usize] = self.tan[r as usize];
+                    }
+                }
+                None => {
+                    for &(r, slot) in entries {
+                        self.jac[slot as usize] = self.tan[r as usize];
                     }
                 }
             }
@@ -616,6 +733,27 @@ impl Engine {
         r
     }
 
+    /// Runs the code of block `si` (residuals from the unknowns in the registers).
+    fn block_run(&mut self, si: usize) {
+        match (&self.split[si], &self.block_code[si]) {
+            (Some(split), _) => {
+                split.fixed.run(&mut self.regs);
+                split.active.run(&mut self.regs);
+            }
+            (None, Some(seg)) => seg.run(&mut self.regs),
+            (None, None) => unreachable!("block_run on an explicit step"),
+        }
+    }
+
+    /// Runs the part of block `si`'s code that depends on its unknowns (after [`Self::block_run`]
+    /// at the same known values): the residuals for new values of the unknowns.
+    fn block_rerun(&mut self, si: usize) {
+        match &self.split[si] {
+            Some(split) => split.active.run(&mut self.regs),
+            None => self.block_run(si),
+        }
+    }
+
     /// Solves with the block's current factorization, in place in `rhs_buf`.
     fn block_solve(&mut self, si: usize) {
         let b = &mut self.blocks[si];
@@ -633,7 +771,6 @@ impl Engine {
     fn solve_block(&mut self, si: usize) -> Result<(), BlockError> {
         self.stats.block_solves += 1;
         let Step::Implicit {
-            code,
             vars,
             residuals,
             linear,
@@ -642,9 +779,8 @@ impl Engine {
         else {
             return Ok(());
         };
-        let (code, linear) = (code.clone(), *linear);
+        let linear = *linear;
         let (vars, residuals) = (vars.clone(), residuals.clone());
-        let code = &code;
         let max_iter = if linear { 1 } else { 50 };
         let z_start: Vec<f64> = vars
             .iter()
@@ -659,7 +795,7 @@ impl Engine {
         for (i, &v) in vars.iter().enumerate() {
             self.regs[v] = z_start[i];
         }
-        let result = self.newton(si, code.clone(), &vars, &residuals, linear, max_iter);
+        let result = self.newton(si, &vars, &residuals, linear, max_iter);
         if let Err(failure) = result {
             let err = BlockError {
                 step: si,
@@ -686,7 +822,6 @@ impl Engine {
     fn linear_solve(
         &mut self,
         si: usize,
-        code: std::ops::Range<usize>,
         vars: &[usize],
         residuals: &[u32],
     ) -> Result<(), NewtonFailure> {
@@ -697,7 +832,7 @@ impl Engine {
         };
         self.z0.clear();
         self.z0.extend(vars.iter().map(|&v| self.regs[v]));
-        run(&self.prog.code[code.clone()], &mut self.regs);
+        self.block_run(si);
         if let Some(e) = not_finite(&self.regs) {
             return Err(NewtonFailure::NotFinite { equation: e });
         }
@@ -719,7 +854,7 @@ impl Engine {
                 step = step.max(d.abs() / (1.0 + self.regs[z].abs()));
                 self.regs[z] -= d;
             }
-            run(&self.prog.code[code.clone()], &mut self.regs);
+            self.block_rerun(si);
             let bad = not_finite(&self.regs);
             if fresh {
                 // Exact up to rounding.
@@ -736,7 +871,7 @@ impl Engine {
                 for (i, &z) in vars.iter().enumerate() {
                     self.regs[z] = self.z0[i];
                 }
-                run(&self.prog.code[code.clone()], &mut self.regs);
+                self.block_rerun(si);
                 self.blocks[si].factored = false;
             } else if step > 0.1 * prev_step {
                 self.blocks[si].factored = false;
@@ -754,16 +889,15 @@ impl Engine {
     fn newton(
         &mut self,
         si: usize,
-        code: std::ops::Range<usize>,
         vars: &[usize],
         residuals: &[u32],
         linear: bool,
         max_iter: usize,
     ) -> Result<(), NewtonFailure> {
         if linear {
-            return self.linear_solve(si, code, vars, residuals);
+            return self.linear_solve(si, vars, residuals);
         }
-        run(&self.prog.code[code.clone()], &mut self.regs);
+        self.block_run(si);
         let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
         for _ in 0..max_iter {
             if let Some(e) = residuals
@@ -788,7 +922,7 @@ impl Engine {
                 for (i, &z) in vars.iter().enumerate() {
                     self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
                 }
-                run(&self.prog.code[code.clone()], &mut self.regs);
+                self.block_rerun(si);
                 new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
                 if new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
                     break;
@@ -1026,6 +1160,14 @@ fn temporaries_read_later(prog: &Program, code: std::ops::Range<usize>, vars: &[
         || prog.code[code.end..main_end.max(code.end)]
             .iter()
             .any(|i| i.reads().any(|o| written.contains(&o)))
+}
+
+/// One tangent pass of a block's code: its batched form when there is one.
+fn block_tangent(seg: &Option<Segment>, code: &[Instr], r: &[f64], t: &mut [f64]) {
+    match seg {
+        Some(seg) => seg.run_tangent(r, t),
+        None => run_tangent(code, r, t),
+    }
 }
 
 fn max_abs(it: impl Iterator<Item = f64>) -> f64 {

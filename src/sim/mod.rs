@@ -14,6 +14,7 @@
 //! - [`results`]: CSV, JSON and MAT v4 writers.
 
 pub mod batched;
+pub mod block_code;
 pub mod compile;
 pub mod eval;
 pub mod events;

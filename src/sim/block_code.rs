@@ -1,0 +1,215 @@
+//! The code of a large algebraic block, split by what depends on the block's unknowns.
+//!
+//! A block's code computes its residuals from the unknowns `z` and from values known before
+//! the block (states, earlier variables). In the vehicle's linear block of accelerations and
+//! forces most instructions only build coefficients from positions and velocities (rotation
+//! matrices, lever arms, friction directions); they do not change while the block is solved.
+//! So the code is split once, at compile time, into
+//!
+//! - the *fixed* part (no operand depends on `z`), run once per block solve, and
+//! - the *active* part, run for every refinement step;
+//!
+//! and the block Jacobian, whose columns the solver gets from tangent passes with one colour
+//! of columns seeded at a time, is computed by one pass of the active part over all colours
+//! at once ([`LaneTangent`]): each instruction's partial derivatives are computed once and
+//! applied to a row of lanes (one lane per colour), instead of one interpreted pass per colour.
+
+use super::batched::Scheduler;
+use super::tape::{Instr, Op, tangent};
+use std::collections::{HashMap, HashSet};
+
+/// Lanes are processed in chunks of this many values (the compiler vectorizes a chunk).
+const CHUNK: usize = 8;
+
+/// Fixed and active code of a block, and the all-colours tangent of its active part.
+#[derive(Clone, Debug)]
+pub struct SplitBlock {
+    pub(super) fixed: super::eval::Segment,
+    pub(super) active: super::eval::Segment,
+    pub lanes: Option<LaneTangent>,
+}
+
+/// One instruction of the active part with its tangent slots (slot 0 is always zero).
+#[derive(Clone, Copy, Debug)]
+struct LaneInstr {
+    ins: Instr,
+    td: u32,
+    ta: u32,
+    tb: u32,
+    tc: u32,
+}
+
+/// Forward tangents of the active code for all colours at once: slot `s`, lane `l` is at
+/// `s * width + l`.
+#[derive(Clone, Debug)]
+pub struct LaneTangent {
+    code: Vec<LaneInstr>,
+    width: usize,
+    nslots: usize,
+    /// Slot of each register that has one (active registers and the unknowns).
+    slot_of: HashMap<u32, u32>,
+    /// The unknowns' slots and their lanes (colours): set once, never written by the code.
+    seeds: Vec<(u32, u32)>,
+}
+
+impl SplitBlock {
+    /// Splits `code` (a block with unknowns `vars`, coloured by `color_of`). Returns `None` when
+    /// the split would not be safe: a register written twice, read before it is written within
+    /// the block, or an unknown written by the block.
+    pub fn new(
+        sched: &mut Scheduler,
+        code: &[Instr],
+        vars: &[usize],
+        color_of: &[usize],
+        ncolors: usize,
+    ) -> Option<SplitBlock> {
+        let mut written = HashSet::new();
+        let mut active: HashSet<u32> = vars.iter().map(|&z| z as u32).collect();
+        let unknowns = active.clone();
+        let mut fixed_code = Vec::new();
+        let mut active_code = Vec::new();
+        for ins in code {
+            if unknowns.contains(&ins.dst) || !written.insert(ins.dst) {
+                return None;
+            }
+            if ins.reads().any(|r| active.contains(&r)) {
+                active.insert(ins.dst);
+                active_code.push(*ins);
+            } else {
+                fixed_code.push(*ins);
+            }
+        }
+        // A register read by an instruction before another writes it would change meaning
+        // when the fixed part runs first.
+        let mut seen_write = HashSet::new();
+        for ins in code {
+            if ins
+                .reads()
+                .any(|r| written.contains(&r) && !seen_write.contains(&r))
+            {
+                return None;
+            }
+            seen_write.insert(ins.dst);
+        }
+        let lanes = LaneTangent::new(&active_code, vars, color_of, ncolors, &active);
+        Some(SplitBlock {
+            fixed: super::eval::Segment::new(sched, fixed_code),
+            active: super::eval::Segment::new(sched, active_code),
+            lanes,
+        })
+    }
+}
+
+impl LaneTangent {
+    fn new(
+        code: &[Instr],
+        vars: &[usize],
+        color_of: &[usize],
+        ncolors: usize,
+        active: &HashSet<u32>,
+    ) -> Option<LaneTangent> {
+        if code.iter().any(|i| i.op == Op::Call) {
+            return None;
+        }
+        let width = ncolors.div_ceil(CHUNK).max(1) * CHUNK;
+        let mut slot_of = HashMap::new();
+        let mut next = 1u32;
+        let mut slot = |r: u32, slot_of: &mut HashMap<u32, u32>| {
+            *slot_of.entry(r).or_insert_with(|| {
+                next += 1;
+                next - 1
+            })
+        };
+        let mut seeds = Vec::new();
+        for (j, &z) in vars.iter().enumerate() {
+            let s = slot(z as u32, &mut slot_of);
+            seeds.push((s, color_of[j] as u32));
+        }
+        let mut lane_code = Vec::with_capacity(code.len());
+        for ins in code {
+            let mut operand = |r: u32, k: usize| {
+                if k < ins.op.arity() && active.contains(&r) {
+                    slot(r, &mut slot_of)
+                } else {
+                    0
+                }
+            };
+            let (ta, tb, tc) = (operand(ins.a, 0), operand(ins.b, 1), operand(ins.c, 2));
+            let td = slot(ins.dst, &mut slot_of);
+            lane_code.push(LaneInstr {
+                ins: *ins,
+                td,
+                ta,
+                tb,
+                tc,
+            });
+        }
+        Some(LaneTangent {
+            code: lane_code,
+            width,
+            nslots: next as usize,
+            slot_of,
+            seeds,
+        })
+    }
+
+    /// Index into the tangent buffer of register `r`'s lane `lane`, if `r` has a slot.
+    pub fn index(&self, r: u32, lane: usize) -> Option<usize> {
+        self.slot_of
+            .get(&r)
+            .map(|&s| s as usize * self.width + lane)
+    }
+
+    /// The tangents of every active register for all colours, from the values in `r`. `t` is
+    /// this block's own buffer (sized and seeded on the first call).
+    pub fn run(&self, r: &[f64], t: &mut Vec<f64>) {
+        let w = self.width;
+        if t.len() != self.nslots * w {
+            t.clear();
+            t.resize(self.nslots * w, 0.0);
+            for &(s, lane) in &self.seeds {
+                t[s as usize * w + lane as usize] = 1.0;
+            }
+        }
+        for li in &self.code {
+            let i = li.ins;
+            let v = [r[i.a as usize], r[i.b as usize], r[i.c as usize]];
+            let d = r[i.dst as usize];
+            // The tangent of every operation is linear in its operands' tangents: its partial
+            // derivatives at this point, applied to all lanes.
+            let (ca, cb, cc) = match i.op {
+                Op::Copy => (1.0, 0.0, 0.0),
+                Op::Neg => (-1.0, 0.0, 0.0),
+                Op::Add => (1.0, 1.0, 0.0),
+                Op::Sub => (1.0, -1.0, 0.0),
+                Op::Mul => (v[1], v[0], 0.0),
+                Op::MulAdd => (v[1], v[0], 1.0),
+                Op::MulSub => (v[1], v[0], -1.0),
+                Op::SubMul => (v[2], -v[2], v[0] - v[1]),
+                op => (
+                    tangent(op, v, [1.0, 0.0, 0.0], d),
+                    tangent(op, v, [0.0, 1.0, 0.0], d),
+                    tangent(op, v, [0.0, 0.0, 1.0], d),
+                ),
+            };
+            // An operand without a slot has a zero tangent: its partial is not used (it may be
+            // infinite where the operand's value makes it so, and 0 * inf would be NaN).
+            let ca = if li.ta == 0 { 0.0 } else { ca };
+            let cb = if li.tb == 0 { 0.0 } else { cb };
+            let cc = if li.tc == 0 { 0.0 } else { cc };
+            let (sd, sa, sb, sc) = (
+                li.td as usize * w,
+                li.ta as usize * w,
+                li.tb as usize * w,
+                li.tc as usize * w,
+            );
+            for k in (0..w).step_by(CHUNK) {
+                let mut out = [0.0; CHUNK];
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = ca * t[sa + k + l] + cb * t[sb + k + l] + cc * t[sc + k + l];
+                }
+                t[sd + k..sd + k + CHUNK].copy_from_slice(&out);
+            }
+        }
+    }
+}
