@@ -360,4 +360,107 @@ mod tests {
             assert!((b[i] - x_true[i]).abs() < 1e-13, "{b:?}");
         }
     }
+
+    /// A banded-plus-random sparse matrix of size `n` (deterministic), as dense rows.
+    fn test_matrix(n: usize, seed: u64) -> Vec<Vec<f64>> {
+        let mut state = seed;
+        let mut rnd = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as f64) / (1u64 << 31) as f64 - 0.5
+        };
+        let mut a = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            a[i][i] = 0.1 + rnd();
+            a[i][(i + 1) % n] = rnd();
+            a[i][(i * 7 + 3) % n] += rnd();
+            a[(i * 5 + 1) % n][i] += rnd();
+        }
+        a
+    }
+
+    fn load(lu: &mut SparseLu, a: &[Vec<f64>]) {
+        lu.values.iter_mut().for_each(|v| *v = 0.0);
+        for (i, r) in a.iter().enumerate() {
+            for (j, &x) in r.iter().enumerate() {
+                if let Some(s) = lu.slot(i, j) {
+                    lu.values[s] = x;
+                }
+            }
+        }
+    }
+
+    fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(r, bi)| (r.iter().zip(x).map(|(p, q)| p * q).sum::<f64>() - bi).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn refactorization_with_the_old_pivots_solves_new_values_and_falls_back_when_needed() {
+        let n = 60;
+        let a0 = test_matrix(n, 1);
+        let rows: Vec<Vec<usize>> = a0
+            .iter()
+            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
+            .collect();
+        let mut lu = SparseLu::new(n, &rows).unwrap();
+        load(&mut lu, &a0);
+        assert!(lu.factor());
+        assert_eq!(lu.full_factorizations, 1);
+        // Small changes: the pivot sequence is kept.
+        let mut a1 = a0.clone();
+        for (i, r) in a1.iter_mut().enumerate() {
+            for x in r.iter_mut().filter(|x| **x != 0.0) {
+                *x *= 1.0 + 0.01 * ((i % 3) as f64 - 1.0);
+            }
+        }
+        load(&mut lu, &a1);
+        assert!(lu.factor());
+        assert_eq!(lu.full_factorizations, 1, "refactored with the old pivots");
+        let b: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
+        let mut x = b.clone();
+        lu.solve(&mut x);
+        assert!(residual(&a1, &x, &b) < 1e-10, "{}", residual(&a1, &x, &b));
+        // A pivot that becomes zero: factored again with fresh pivots.
+        let mut a2 = a1.clone();
+        let p0 = lu.col_perm[0];
+        let r0 = (0..n).find(|&i| lu.row_pos[i] == 0).unwrap();
+        a2[r0][p0] = 0.0;
+        load(&mut lu, &a2);
+        assert!(lu.factor());
+        assert_eq!(lu.full_factorizations, 2, "zero pivot: fresh pivots");
+        let mut x = b.clone();
+        lu.solve(&mut x);
+        assert!(residual(&a2, &x, &b) < 1e-8, "{}", residual(&a2, &x, &b));
+    }
+
+    #[test]
+    fn multi_column_solve_matches_single_solves() {
+        let n = 40;
+        let a = test_matrix(n, 7);
+        let rows: Vec<Vec<usize>> = a
+            .iter()
+            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
+            .collect();
+        let mut lu = SparseLu::new(n, &rows).unwrap();
+        load(&mut lu, &a);
+        assert!(lu.factor());
+        let m = 5;
+        let mut many: Vec<f64> = (0..n * m).map(|k| ((k * 13 % 17) as f64) - 8.0).collect();
+        let cols: Vec<Vec<f64>> = (0..m)
+            .map(|c| (0..n).map(|i| many[i * m + c]).collect())
+            .collect();
+        let mut scratch = Vec::new();
+        lu.solve_many(&mut many, m, &mut scratch);
+        for (c, col) in cols.iter().enumerate() {
+            let mut x = col.clone();
+            lu.solve(&mut x);
+            for i in 0..n {
+                assert!((x[i] - many[i * m + c]).abs() < 1e-12 * (1.0 + x[i].abs()));
+            }
+        }
+    }
 }
