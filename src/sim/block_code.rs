@@ -205,8 +205,15 @@ impl LaneTangent {
             );
             for k in (0..w).step_by(CHUNK) {
                 let mut out = [0.0; CHUNK];
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = ca * t[sa + k + l] + cb * t[sb + k + l] + cc * t[sc + k + l];
+                {
+                    let (ta, tb, tc) = (
+                        &t[sa + k..sa + k + CHUNK],
+                        &t[sb + k..sb + k + CHUNK],
+                        &t[sc + k..sc + k + CHUNK],
+                    );
+                    for (o, ((&x, &y), &z)) in out.iter_mut().zip(ta.iter().zip(tb).zip(tc)) {
+                        *o = ca * x + cb * y + cc * z;
+                    }
                 }
                 t[sd + k..sd + k + CHUNK].copy_from_slice(&out);
             }

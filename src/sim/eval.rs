@@ -41,6 +41,9 @@ struct BlockJac {
     use_sparse: bool,
     /// A factorization exists (possibly from an earlier point: see [`Engine::linear_solve`]).
     factored: bool,
+    /// The factorization is of the matrix at the last evaluated point (not an older one kept
+    /// for refinement): derivatives through the block are then exact.
+    current: bool,
     /// Later steps or the derivatives read temporaries of the block code: the Jacobian-vector
     /// product must then run the block's tangents a second time, with the unknowns' tangents.
     temporaries_read_later: bool,
@@ -103,6 +106,7 @@ impl BlockJac {
             sparse,
             use_sparse: false,
             factored: false,
+            current: false,
             temporaries_read_later: temporaries_read_later(prog, code.clone(), vars),
         }
     }
@@ -475,12 +479,30 @@ impl Engine {
     /// `J v` of the derivatives with respect to the states, at the last evaluated point.
     pub fn jvp(&mut self, v: &[f64], out: &mut [f64]) {
         self.stats.jvp += 1;
+        self.refresh_factorizations();
         for (i, &(s, _)) in self.prog.states.iter().enumerate() {
             self.tan[s] = v[i];
         }
         self.tangent_steps(usize::MAX, BigSeed::Zero);
         for (o, &d) in out.iter_mut().zip(&self.der_regs) {
             *o = self.tan[d as usize];
+        }
+    }
+
+    /// Factors again every linear block whose factorization is from an older point (kept for
+    /// refinement): derivatives through a block use its factorization, and one from a point a
+    /// step back gives the integrator a Jacobian wrong by as much as the matrix changed
+    /// (rotation matrices of rollers spinning at hundreds of rad/s change by percents per
+    /// step), which costs Newton failures.
+    fn refresh_factorizations(&mut self) {
+        for i in 0..self.plan.len() {
+            if let Plan::Block(si) = self.plan[i]
+                && !self.blocks[si].current
+            {
+                // A singular matrix leaves the block without a factorization: the derivatives
+                // through it come out NaN, which the integrator treats as a failed step.
+                let _ = self.factor_block(si);
+            }
         }
     }
 
@@ -555,6 +577,10 @@ impl Engine {
     /// replaces the dense part, which costs one full tangent pass per state through `jvp`.
     /// Returns false (leaving `out` alone) when the program has no such block.
     pub fn state_jacobian(&mut self, out: &mut [f64]) -> bool {
+        if self.state_jac.is_none() {
+            return false;
+        }
+        self.refresh_factorizations();
         let Some(plan) = self.state_jac.take() else {
             return false;
         };
@@ -718,6 +744,7 @@ impl Engine {
             };
             if b.use_sparse {
                 b.factored = true;
+                b.current = true;
                 return Ok(());
             }
             self.jac.clear();
@@ -730,6 +757,7 @@ impl Engine {
         }
         let r = self.lus[si].factor(k, &self.jac);
         self.blocks[si].factored = r.is_ok();
+        self.blocks[si].current = r.is_ok();
         r
     }
 
@@ -837,6 +865,7 @@ impl Engine {
             return Err(NewtonFailure::NotFinite { equation: e });
         }
         let mut prev_step = f64::INFINITY;
+        self.blocks[si].current = false;
         for attempt in 0..=MAX_REFINEMENTS {
             let fresh = !self.blocks[si].factored || attempt == MAX_REFINEMENTS;
             if fresh {

@@ -202,7 +202,10 @@ impl SparseLu {
             }
             self.u_ptr.push(self.u_idx.len());
         }
-        self.pivots_known = self.u_diag.iter().all(|d| d.is_finite() && *d != 0.0);
+        // The index check makes the unchecked inner loops (`axpy_scatter`) sound.
+        self.pivots_known = self.u_diag.iter().all(|d| d.is_finite() && *d != 0.0)
+            && self.l_idx.iter().chain(&self.u_idx).all(|&i| i < n)
+            && self.work.len() == n;
         self.pivots_known
     }
 
@@ -221,9 +224,9 @@ impl SparseLu {
                 x[k] = 0.0;
                 self.u_val[p] = xk;
                 if xk != 0.0 {
-                    for q in self.l_ptr[k]..self.l_ptr[k + 1] {
-                        x[self.l_idx[q]] -= self.l_val[q] * xk;
-                    }
+                    let r = self.l_ptr[k]..self.l_ptr[k + 1];
+                    // SAFETY: L's row indices were checked against n (`factor_fresh`).
+                    unsafe { axpy_scatter(x, &self.l_idx[r.clone()], &self.l_val[r], xk) };
                 }
             }
             let piv = x[j];
@@ -261,9 +264,8 @@ impl SparseLu {
             let yk = y[k];
             if yk != 0.0 {
                 let r = self.l_ptr[k]..self.l_ptr[k + 1];
-                for (&i, &l) in self.l_idx[r.clone()].iter().zip(&self.l_val[r]) {
-                    y[i] -= l * yk;
-                }
+                // SAFETY: as in `refactor`.
+                unsafe { axpy_scatter(y, &self.l_idx[r.clone()], &self.l_val[r], yk) };
             }
         }
         for j in (0..self.n).rev() {
@@ -271,9 +273,8 @@ impl SparseLu {
             y[j] = yj;
             if yj != 0.0 {
                 let r = self.u_ptr[j]..self.u_ptr[j + 1];
-                for (&i, &u) in self.u_idx[r.clone()].iter().zip(&self.u_val[r]) {
-                    y[i] -= u * yj;
-                }
+                // SAFETY: U's row indices were checked against n (`factor_fresh`).
+                unsafe { axpy_scatter(y, &self.u_idx[r.clone()], &self.u_val[r], yj) };
             }
         }
         for (j, &c) in self.col_perm.iter().enumerate() {
@@ -326,6 +327,20 @@ impl SparseLu {
         for (j, &c) in self.col_perm.iter().enumerate() {
             b[c * m..(c + 1) * m].copy_from_slice(&y[j * m..(j + 1) * m]);
         }
+    }
+}
+
+/// `x[idx[k]] -= val[k] * s` for all `k`: the inner loop of the factorization and the solves.
+///
+/// # Safety
+/// Every index in `idx` is below `x.len()`. The callers pass row indices of L and U, which
+/// [`SparseLu::factor_fresh`] checks against `n` (the length of the work vector) before it
+/// marks the pattern usable.
+#[inline(always)]
+unsafe fn axpy_scatter(x: &mut [f64], idx: &[usize], val: &[f64], s: f64) {
+    for (&i, &v) in idx.iter().zip(val) {
+        // SAFETY: the caller's guarantee.
+        unsafe { *x.get_unchecked_mut(i) -= v * s };
     }
 }
 
