@@ -564,6 +564,20 @@ impl Engine {
         }
     }
 
+    /// The register that holds variable `v` after a main pass, if the main pass computes it: a
+    /// state derivative whose copy was moved to the outputs is read from the copy's source.
+    pub fn value_reg(&self, v: usize) -> Option<u32> {
+        if let Some(i) = self.prog.states.iter().position(|&(_, d)| d == v) {
+            return Some(self.der_regs[i]);
+        }
+        self.prog.computed_by.get(v)?.map(|_| v as u32)
+    }
+
+    /// The tangent of register `r` after the last [`Self::jvp`].
+    pub fn tangent(&self, r: u32) -> f64 {
+        self.tan[r as usize]
+    }
+
     /// Whether [`Self::state_jacobian`] applies (the program has a sparse-LU block).
     pub fn has_state_jacobian(&self) -> bool {
         self.state_jac.is_some()

@@ -11,10 +11,16 @@ use super::tape::{run_deps, union};
 
 /// Non-zero `(row, column)` entries of `d der(x_row) / d x_col`, sorted.
 pub fn state_jacobian_pattern(p: &Program) -> Vec<(usize, usize)> {
+    let ders: Vec<usize> = p.states.iter().map(|&(_, d)| d).collect();
+    register_pattern(p, &ders)
+}
+
+/// Non-zero `(row, column)` entries of `d regs[rows[row]] / d x_col` after the main pass, sorted.
+pub fn register_pattern(p: &Program, rows: &[usize]) -> Vec<(usize, usize)> {
     let deps = propagate(p);
     let mut out = Vec::new();
-    for (row, &(_, d)) in p.states.iter().enumerate() {
-        for &col in &deps[d] {
+    for (row, &r) in rows.iter().enumerate() {
+        for &col in &deps[r] {
             out.push((row, col as usize));
         }
     }
