@@ -63,6 +63,9 @@ pub struct SimEqn<M: Matrix<T = f64>> {
     /// Set when the engine builds the state Jacobian itself ([`Engine::state_jacobian`]).
     scatter: Option<Scatter<M>>,
     pub jacobians: RefCell<usize>,
+    /// The dense state Jacobian of the engine, kept between Jacobians (an allocation of this
+    /// size is a fresh mapping each time: its pages are zeroed by the kernel on every call).
+    dense: RefCell<Vec<f64>>,
 }
 
 impl<M: Matrix<T = f64>> SimEqn<M> {
@@ -107,6 +110,7 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
             coloring,
             scatter,
             jacobians: RefCell::new(0),
+            dense: RefCell::new(Vec::new()),
         }
     }
 }
@@ -189,7 +193,8 @@ impl<M: Matrix<T = f64>> NonLinearOpJacobian for SimRhs<'_, M> {
         *self.0.jacobians.borrow_mut() += 1;
         if let Some(Scatter { dst, src, pattern }) = &self.0.scatter {
             let n = self.0.n;
-            let mut dense = vec![0.0; n * n];
+            let mut dense = self.0.dense.borrow_mut();
+            dense.resize(n * n, 0.0);
             let mut ok = false;
             let mut e = self.0.engine.borrow_mut();
             x.clone().for_each_batch_host([x], |_, [x], _| {
