@@ -897,6 +897,21 @@ impl Engine {
                 step = step.max(d.abs() / (1.0 + self.regs[z].abs()));
                 self.regs[z] -= d;
             }
+            // The refinement contracts linearly: with rate `q` the error left after this step is
+            // about q / (1 - q) times the step (the usual rate-based Newton test). Converged, the
+            // block code need not run again unless later steps read its temporaries: the
+            // unknowns are all they read.
+            let q = if prev_step.is_finite() {
+                step / prev_step
+            } else {
+                1.0
+            };
+            let converged = fresh
+                || step <= self.newton_tol
+                || (q < 0.5 && step * q / (1.0 - q) <= self.newton_tol);
+            if converged && step.is_finite() && !self.blocks[si].temporaries_read_later {
+                return Ok(());
+            }
             self.block_rerun(si);
             let bad = not_finite(&self.regs);
             if fresh {
@@ -906,7 +921,7 @@ impl Engine {
                     None => Ok(()),
                 };
             }
-            if bad.is_none() && step <= self.newton_tol {
+            if bad.is_none() && converged {
                 return Ok(());
             }
             if bad.is_some() || !step.is_finite() {
