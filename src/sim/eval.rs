@@ -652,8 +652,35 @@ impl Engine {
         let k = self.res_tan.len();
         let b = &mut self.blocks[big];
         if let (Some(lu), true) = (&mut b.sparse, b.use_sparse) {
-            // All states at once: one multi-column solve instead of one solve per state.
+            // All states at once: one multi-column solve instead of one solve per state; or,
+            // when fewer derivatives depend on the unknowns than states on the residuals (the
+            // accelerations of a multibody system), the rows of `G A⁻¹` by one transposed solve.
             let cols: Vec<usize> = (0..n).filter(|&j| !dr[j].is_empty()).collect();
+            let rows: Vec<usize> = (0..n).filter(|&r| !gz[r].is_empty()).collect();
+            if rows.len() < cols.len() {
+                let m = rows.len();
+                self.many.clear();
+                self.many.resize(k * m, 0.0);
+                for (c, &row) in rows.iter().enumerate() {
+                    for &(mm, v) in &gz[row] {
+                        self.many[mm * m + c] += v;
+                    }
+                }
+                lu.solve_transpose_many(&mut self.many, m, &mut self.tmp);
+                let mut acc = vec![0.0; m];
+                for &j in &cols {
+                    acc.iter_mut().for_each(|a| *a = 0.0);
+                    for &(i, v) in &dr[j] {
+                        for (a, &y) in acc.iter_mut().zip(&self.many[i * m..(i + 1) * m]) {
+                            *a += v * y;
+                        }
+                    }
+                    for (c, &row) in rows.iter().enumerate() {
+                        out[row * n + j] -= acc[c];
+                    }
+                }
+                return true;
+            }
             let m = cols.len();
             self.many.clear();
             self.many.resize(k * m, 0.0);

@@ -328,6 +328,49 @@ impl SparseLu {
             b[c * m..(c + 1) * m].copy_from_slice(&y[j * m..(j + 1) * m]);
         }
     }
+    /// Solves `Aᵀ X = B` in place for `m` right-hand sides stored row by row, like
+    /// [`Self::solve_many`]. With `A = Pᵀ L U Qᵀ`, `Aᵀ = Q Uᵀ Lᵀ P`: a forward pass with `Uᵀ`
+    /// and a backward pass with `Lᵀ`, each reading the columns of U and L as rows.
+    pub fn solve_transpose_many(&mut self, b: &mut [f64], m: usize, scratch: &mut Vec<f64>) {
+        let n = self.n;
+        if !self.factored {
+            b.iter_mut().for_each(|x| *x = f64::NAN);
+            return;
+        }
+        scratch.clear();
+        scratch.resize(n * m, 0.0);
+        let y = scratch.as_mut_slice();
+        for (j, &c) in self.col_perm.iter().enumerate() {
+            y[j * m..(j + 1) * m].copy_from_slice(&b[c * m..(c + 1) * m]);
+        }
+        for j in 0..n {
+            let (lo, hi) = y.split_at_mut(j * m);
+            let yj = &mut hi[..m];
+            let r = self.u_ptr[j]..self.u_ptr[j + 1];
+            for (&i, &u) in self.u_idx[r.clone()].iter().zip(&self.u_val[r]) {
+                for (t, &s) in yj.iter_mut().zip(&lo[i * m..(i + 1) * m]) {
+                    *t -= u * s;
+                }
+            }
+            let d = 1.0 / self.u_diag[j];
+            yj.iter_mut().for_each(|v| *v *= d);
+        }
+        for k in (0..n).rev() {
+            let (lo, hi) = y.split_at_mut((k + 1) * m);
+            let yk = &mut lo[k * m..];
+            let r = self.l_ptr[k]..self.l_ptr[k + 1];
+            for (&i, &l) in self.l_idx[r.clone()].iter().zip(&self.l_val[r]) {
+                let row = &hi[(i - k - 1) * m..(i - k) * m];
+                for (t, &s) in yk.iter_mut().zip(row) {
+                    *t -= l * s;
+                }
+            }
+        }
+        for i in 0..n {
+            let p = self.row_pos[i];
+            b[i * m..(i + 1) * m].copy_from_slice(&y[p * m..(p + 1) * m]);
+        }
+    }
 }
 
 /// `x[idx[k]] -= val[k] * s` for all `k`: the inner loop of the factorization and the solves.
@@ -475,6 +518,30 @@ mod tests {
             lu.solve(&mut x);
             for i in 0..n {
                 assert!((x[i] - many[i * m + c]).abs() < 1e-12 * (1.0 + x[i].abs()));
+            }
+        }
+    }
+
+    #[test]
+    fn transposed_multi_column_solve_solves_the_transpose() {
+        let n = 40;
+        let a = test_matrix(n, 11);
+        let rows: Vec<Vec<usize>> = a
+            .iter()
+            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
+            .collect();
+        let mut lu = SparseLu::new(n, &rows).unwrap();
+        load(&mut lu, &a);
+        assert!(lu.factor());
+        let m = 3;
+        let b: Vec<f64> = (0..n * m).map(|k| ((k * 7 % 13) as f64) - 6.0).collect();
+        let mut x = b.clone();
+        lu.solve_transpose_many(&mut x, m, &mut Vec::new());
+        for c in 0..m {
+            for j in 0..n {
+                // (Aᵀ x)[j] = sum_i a[i][j] x[i]
+                let s: f64 = (0..n).map(|i| a[i][j] * x[i * m + c]).sum();
+                assert!((s - b[j * m + c]).abs() < 1e-9, "{s} {}", b[j * m + c]);
             }
         }
     }
