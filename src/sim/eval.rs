@@ -9,6 +9,8 @@
 //! through explicit segments by the tangent rules of each instruction, through a loop by the
 //! implicit function theorem with the LU of the loop's Jacobian (`dz = -J⁻¹ ∂r/∂known · dknown`).
 
+use std::rc::Rc;
+
 use super::batched::{Batched, Scheduler};
 use super::block_code::SplitBlock;
 use super::compile::{Program, Step};
@@ -27,6 +29,10 @@ const SPARSE_BLOCK: usize = 40;
 /// LU with its symbolic factorization for large blocks.
 #[derive(Debug, Default)]
 struct BlockJac {
+    /// The block's unknowns and residual registers, shared (a solve needs them while it
+    /// mutates the engine; cloning the step's vectors cost an allocation per solve).
+    vars: Rc<[usize]>,
+    residuals: Rc<[u32]>,
     /// `rows[i]`: the unknowns residual `i` depends on (both branches of every `if`).
     rows: Vec<Vec<usize>>,
     /// Columns of each colour.
@@ -99,6 +105,8 @@ impl BlockJac {
             }
         }
         BlockJac {
+            vars: vars.as_slice().into(),
+            residuals: residuals.as_slice().into(),
             rows,
             colors,
             slots,
@@ -201,6 +209,8 @@ pub struct Engine {
     z0: Vec<f64>,
     /// Right-hand sides of the state Jacobian's multi-column block solve.
     many: Vec<f64>,
+    /// The unknowns of the block being solved, as they were before the solve.
+    z_start: Vec<f64>,
     /// How to build the state Jacobian through the largest sparse block (if there is one).
     state_jac: Option<StateJacPlan>,
     /// Tangents of the largest block's residuals in a state Jacobian pass.
@@ -360,6 +370,7 @@ impl Engine {
             tmp: Vec::new(),
             z0: Vec::new(),
             many: Vec::new(),
+            z_start: Vec::new(),
             state_jac,
             res_tan: Vec::new(),
             cached: None,
@@ -839,28 +850,24 @@ impl Engine {
     /// later attempt of the integrator (with a smaller step) would fail from there.
     fn solve_block(&mut self, si: usize) -> Result<(), BlockError> {
         self.stats.block_solves += 1;
-        let Step::Implicit {
-            vars,
-            residuals,
-            linear,
-            ..
-        } = &self.prog.steps[si]
-        else {
+        let Step::Implicit { linear, .. } = &self.prog.steps[si] else {
             return Ok(());
         };
         let linear = *linear;
-        let (vars, residuals) = (vars.clone(), residuals.clone());
+        let (vars, residuals) = (
+            self.blocks[si].vars.clone(),
+            self.blocks[si].residuals.clone(),
+        );
         let max_iter = if linear { 1 } else { 50 };
-        let z_start: Vec<f64> = vars
-            .iter()
-            .map(|&v| {
-                if self.regs[v].is_finite() {
-                    self.regs[v]
-                } else {
-                    self.prog.init_regs[v]
-                }
-            })
-            .collect();
+        let mut z_start = std::mem::take(&mut self.z_start);
+        z_start.clear();
+        z_start.extend(vars.iter().map(|&v| {
+            if self.regs[v].is_finite() {
+                self.regs[v]
+            } else {
+                self.prog.init_regs[v]
+            }
+        }));
         for (i, &v) in vars.iter().enumerate() {
             self.regs[v] = z_start[i];
         }
@@ -876,9 +883,11 @@ impl Engine {
             for (i, &v) in vars.iter().enumerate() {
                 self.regs[v] = z_start[i];
             }
+            self.z_start = z_start;
             self.last_error = Some(err.clone());
             return Err(err);
         }
+        self.z_start = z_start;
         Ok(())
     }
 
