@@ -624,19 +624,11 @@ impl Engine {
                 self.tan[self.prog.states[j].0] = 1.0;
             }
             self.tangent_steps(big, BigSeed::Zero);
-            for (i, deps) in plan.res_x.iter().enumerate() {
-                for &j in deps {
-                    if plan.x_color_of[j] == c {
-                        dr[j].push((i, self.res_tan[i]));
-                    }
-                }
+            for &(i, j) in &plan.res_x_by_color[c] {
+                dr[j].push((i, self.res_tan[i]));
             }
-            for (row, deps) in plan.der_x.iter().enumerate() {
-                for &j in deps {
-                    if plan.x_color_of[j] == c {
-                        out[row * n + j] = self.tan[ders[row]];
-                    }
-                }
+            for &(row, j) in &plan.der_x_by_color[c] {
+                out[row * n + j] = self.tan[ders[row]];
             }
         }
         // ∂der/∂z by row: (unknown, value).
@@ -652,12 +644,8 @@ impl Engine {
             let Some(plan) = &self.state_jac else {
                 return false;
             };
-            for (row, deps) in plan.der_z.iter().enumerate() {
-                for &m in deps {
-                    if plan.z_color_of[m] == c {
-                        gz[row].push((m, self.tan[ders[row]]));
-                    }
-                }
+            for &(row, m) in &plan.der_z_by_color[c] {
+                gz[row].push((m, self.tan[ders[row]]));
             }
         }
         let k = self.res_tan.len();
@@ -1056,16 +1044,27 @@ enum BigSeed {
 #[derive(Debug)]
 struct StateJacPlan {
     big: usize,
-    /// States each residual of the block depends on with the block's unknowns held fixed.
-    res_x: Vec<Vec<usize>>,
-    /// States each state derivative depends on with the block's unknowns held fixed.
-    der_x: Vec<Vec<usize>>,
-    /// Block unknowns each state derivative depends on with the states held fixed.
-    der_z: Vec<Vec<usize>>,
     x_colors: Vec<Vec<usize>>,
-    x_color_of: Vec<usize>,
     z_colors: Vec<Vec<usize>>,
-    z_color_of: Vec<usize>,
+    /// For each state colour, the entries its pass fills: (block residual, state) where the
+    /// residual depends on the state with the block's unknowns held fixed, and (derivative,
+    /// state) likewise; for each colour of the unknowns, (derivative, unknown) where the
+    /// derivative depends on the unknown with the states held fixed. Listed once here, so a pass
+    /// does not scan every dependency for its colour.
+    res_x_by_color: Vec<Vec<(usize, usize)>>,
+    der_x_by_color: Vec<Vec<(usize, usize)>>,
+    der_z_by_color: Vec<Vec<(usize, usize)>>,
+}
+
+/// The entries `(i, j)` of `deps` (`deps[i]` lists the `j`) grouped by the colour of `j`.
+fn by_color(deps: &[Vec<usize>], color_of: &[usize], ncolors: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut out = vec![Vec::new(); ncolors];
+    for (i, row) in deps.iter().enumerate() {
+        for &j in row {
+            out[color_of[j]].push((i, j));
+        }
+    }
+    out
 }
 
 impl StateJacPlan {
@@ -1119,13 +1118,11 @@ impl StateJacPlan {
         let (z_colors, z_color_of) = color_columns(k, &der_z);
         Some(StateJacPlan {
             big,
-            res_x,
-            der_x,
-            der_z,
+            res_x_by_color: by_color(&res_x, &x_color_of, x_colors.len()),
+            der_x_by_color: by_color(&der_x, &x_color_of, x_colors.len()),
+            der_z_by_color: by_color(&der_z, &z_color_of, z_colors.len()),
             x_colors,
-            x_color_of,
             z_colors,
-            z_color_of,
         })
     }
 }
