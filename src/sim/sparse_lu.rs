@@ -41,10 +41,10 @@ pub struct SparseLu {
     /// positions; U's rows increase within a column, which is the order the refactorization
     /// needs.
     l_ptr: Vec<usize>,
-    l_idx: Vec<usize>,
+    l_idx: Vec<u32>,
     l_val: Vec<f64>,
     u_ptr: Vec<usize>,
-    u_idx: Vec<usize>,
+    u_idx: Vec<u32>,
     u_val: Vec<f64>,
     u_diag: Vec<f64>,
     /// Dense work vector, all zeros between calls.
@@ -174,7 +174,7 @@ impl SparseLu {
         for j in 0..n {
             for (i, &v) in l.row_idx_of_col(j).zip(l.val_of_col(j)) {
                 if i != j {
-                    self.l_idx.push(i);
+                    self.l_idx.push(i as u32);
                     self.l_val.push(v);
                 }
             }
@@ -197,14 +197,19 @@ impl SparseLu {
             }
             col.sort_unstable_by_key(|e| e.0);
             for &(i, v) in &col {
-                self.u_idx.push(i);
+                self.u_idx.push(i as u32);
                 self.u_val.push(v);
             }
             self.u_ptr.push(self.u_idx.len());
         }
         // The index check makes the unchecked inner loops (`axpy_scatter`) sound.
         self.pivots_known = self.u_diag.iter().all(|d| d.is_finite() && *d != 0.0)
-            && self.l_idx.iter().chain(&self.u_idx).all(|&i| i < n)
+            && n <= u32::MAX as usize
+            && self
+                .l_idx
+                .iter()
+                .chain(&self.u_idx)
+                .all(|&i| (i as usize) < n)
             && self.work.len() == n;
         self.pivots_known
     }
@@ -219,7 +224,7 @@ impl SparseLu {
                 x[self.row_pos[self.row_idx[p]]] = self.values[p];
             }
             for p in self.u_ptr[j]..self.u_ptr[j + 1] {
-                let k = self.u_idx[p];
+                let k = self.u_idx[p] as usize;
                 let xk = x[k];
                 x[k] = 0.0;
                 self.u_val[p] = xk;
@@ -234,7 +239,7 @@ impl SparseLu {
             let (a, b) = (self.l_ptr[j], self.l_ptr[j + 1]);
             let col_max = self.l_idx[a..b]
                 .iter()
-                .fold(0.0f64, |m, &i| m.max(x[i].abs()));
+                .fold(0.0f64, |m, &i| m.max(x[i as usize].abs()));
             if !(piv.abs() >= PIVOT_THRESHOLD * col_max && piv != 0.0 && piv.is_finite()) {
                 x.iter_mut().for_each(|v| *v = 0.0);
                 return false;
@@ -242,7 +247,7 @@ impl SparseLu {
             self.u_diag[j] = piv;
             let inv = 1.0 / piv;
             for q in a..b {
-                let i = self.l_idx[q];
+                let i = self.l_idx[q] as usize;
                 self.l_val[q] = x[i] * inv;
                 x[i] = 0.0;
             }
@@ -305,6 +310,7 @@ impl SparseLu {
             let yk = &lo[k * m..];
             let r = self.l_ptr[k]..self.l_ptr[k + 1];
             for (&i, &l) in self.l_idx[r.clone()].iter().zip(&self.l_val[r]) {
+                let i = i as usize;
                 let row = &mut hi[(i - k - 1) * m..(i - k) * m];
                 for (t, &s) in row.iter_mut().zip(yk) {
                     *t -= l * s;
@@ -318,6 +324,7 @@ impl SparseLu {
             yj.iter_mut().for_each(|v| *v *= d);
             let r = self.u_ptr[j]..self.u_ptr[j + 1];
             for (&i, &u) in self.u_idx[r.clone()].iter().zip(&self.u_val[r]) {
+                let i = i as usize;
                 let row = &mut lo[i * m..(i + 1) * m];
                 for (t, &s) in row.iter_mut().zip(yj.iter()) {
                     *t -= u * s;
@@ -348,6 +355,7 @@ impl SparseLu {
             let yj = &mut hi[..m];
             let r = self.u_ptr[j]..self.u_ptr[j + 1];
             for (&i, &u) in self.u_idx[r.clone()].iter().zip(&self.u_val[r]) {
+                let i = i as usize;
                 for (t, &s) in yj.iter_mut().zip(&lo[i * m..(i + 1) * m]) {
                     *t -= u * s;
                 }
@@ -360,6 +368,7 @@ impl SparseLu {
             let yk = &mut lo[k * m..];
             let r = self.l_ptr[k]..self.l_ptr[k + 1];
             for (&i, &l) in self.l_idx[r.clone()].iter().zip(&self.l_val[r]) {
+                let i = i as usize;
                 let row = &hi[(i - k - 1) * m..(i - k) * m];
                 for (t, &s) in yk.iter_mut().zip(row) {
                     *t -= l * s;
@@ -380,10 +389,10 @@ impl SparseLu {
 /// [`SparseLu::factor_fresh`] checks against `n` (the length of the work vector) before it
 /// marks the pattern usable.
 #[inline(always)]
-unsafe fn axpy_scatter(x: &mut [f64], idx: &[usize], val: &[f64], s: f64) {
+unsafe fn axpy_scatter(x: &mut [f64], idx: &[u32], val: &[f64], s: f64) {
     for (&i, &v) in idx.iter().zip(val) {
         // SAFETY: the caller's guarantee.
-        unsafe { *x.get_unchecked_mut(i) -= v * s };
+        unsafe { *x.get_unchecked_mut(i as usize) -= v * s };
     }
 }
 
