@@ -288,19 +288,32 @@ impl SparseLu {
         }
     }
 
+    /// The `n x m` work rows of a multi-column solve, or `None` (and `b` set to NaN) without a
+    /// factorization.
+    fn rows_scratch<'s>(
+        &self,
+        b: &mut [f64],
+        m: usize,
+        scratch: &'s mut Vec<f64>,
+    ) -> Option<&'s mut [f64]> {
+        if !self.factored {
+            b.iter_mut().for_each(|x| *x = f64::NAN);
+            return None;
+        }
+        scratch.clear();
+        scratch.resize(self.n * m, 0.0);
+        Some(scratch.as_mut_slice())
+    }
+
     /// Solves `A X = B` in place for `m` right-hand sides stored row by row (`b[i * m + c]` is
     /// row `i` of column `c`). Each entry of L and U is then applied to a contiguous row of
     /// `m` values, which the compiler vectorizes: the state Jacobian through a block needs one
     /// solve per state.
     pub fn solve_many(&mut self, b: &mut [f64], m: usize, scratch: &mut Vec<f64>) {
         let n = self.n;
-        if !self.factored {
-            b.iter_mut().for_each(|x| *x = f64::NAN);
+        let Some(y) = self.rows_scratch(b, m, scratch) else {
             return;
-        }
-        scratch.clear();
-        scratch.resize(n * m, 0.0);
-        let y = scratch.as_mut_slice();
+        };
         for i in 0..n {
             let p = self.row_pos[i];
             y[p * m..(p + 1) * m].copy_from_slice(&b[i * m..(i + 1) * m]);
@@ -335,18 +348,15 @@ impl SparseLu {
             b[c * m..(c + 1) * m].copy_from_slice(&y[j * m..(j + 1) * m]);
         }
     }
+
     /// Solves `Aᵀ X = B` in place for `m` right-hand sides stored row by row, like
     /// [`Self::solve_many`]. With `A = Pᵀ L U Qᵀ`, `Aᵀ = Q Uᵀ Lᵀ P`: a forward pass with `Uᵀ`
     /// and a backward pass with `Lᵀ`, each reading the columns of U and L as rows.
     pub fn solve_transpose_many(&mut self, b: &mut [f64], m: usize, scratch: &mut Vec<f64>) {
         let n = self.n;
-        if !self.factored {
-            b.iter_mut().for_each(|x| *x = f64::NAN);
+        let Some(y) = self.rows_scratch(b, m, scratch) else {
             return;
-        }
-        scratch.clear();
-        scratch.resize(n * m, 0.0);
-        let y = scratch.as_mut_slice();
+        };
         for (j, &c) in self.col_perm.iter().enumerate() {
             y[j * m..(j + 1) * m].copy_from_slice(&b[c * m..(c + 1) * m]);
         }
@@ -458,6 +468,19 @@ mod tests {
         }
     }
 
+    /// The sparse LU of the dense matrix `a` (its non-zeros as the pattern), factored.
+    fn factored(a: &[Vec<f64>]) -> SparseLu {
+        let n = a.len();
+        let rows: Vec<Vec<usize>> = a
+            .iter()
+            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
+            .collect();
+        let mut lu = SparseLu::new(n, &rows).unwrap();
+        load(&mut lu, a);
+        assert!(lu.factor());
+        lu
+    }
+
     fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
         a.iter()
             .zip(b)
@@ -508,13 +531,7 @@ mod tests {
     fn multi_column_solve_matches_single_solves() {
         let n = 40;
         let a = test_matrix(n, 7);
-        let rows: Vec<Vec<usize>> = a
-            .iter()
-            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
-            .collect();
-        let mut lu = SparseLu::new(n, &rows).unwrap();
-        load(&mut lu, &a);
-        assert!(lu.factor());
+        let mut lu = factored(&a);
         let m = 5;
         let mut many: Vec<f64> = (0..n * m).map(|k| ((k * 13 % 17) as f64) - 8.0).collect();
         let cols: Vec<Vec<f64>> = (0..m)
@@ -535,13 +552,7 @@ mod tests {
     fn transposed_multi_column_solve_solves_the_transpose() {
         let n = 40;
         let a = test_matrix(n, 11);
-        let rows: Vec<Vec<usize>> = a
-            .iter()
-            .map(|r| (0..n).filter(|&j| r[j] != 0.0).collect())
-            .collect();
-        let mut lu = SparseLu::new(n, &rows).unwrap();
-        load(&mut lu, &a);
-        assert!(lu.factor());
+        let mut lu = factored(&a);
         let m = 3;
         let b: Vec<f64> = (0..n * m).map(|k| ((k * 7 % 13) as f64) - 6.0).collect();
         let mut x = b.clone();
