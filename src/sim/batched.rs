@@ -270,25 +270,21 @@ mod tests {
     use super::*;
     use crate::sim::tape::{run, run_tangent};
 
-    fn ins(op: Op, dst: u32, a: u32, b: u32, c: u32) -> Instr {
-        Instr { op, dst, a, b, c }
-    }
-
     /// A chain-like tape with a reused register (write after read) and a rewritten one.
     fn tape() -> Vec<Instr> {
         vec![
-            ins(Op::Sub, 10, 0, 1, 0),
-            ins(Op::Sub, 11, 2, 3, 0),
-            ins(Op::Mul, 12, 10, 4, 0),
-            ins(Op::MulAdd, 13, 11, 5, 12),
-            ins(Op::Sin, 14, 13, 0, 0),
+            Instr::new(Op::Sub, 10, 0, 1, 0),
+            Instr::new(Op::Sub, 11, 2, 3, 0),
+            Instr::new(Op::Mul, 12, 10, 4, 0),
+            Instr::new(Op::MulAdd, 13, 11, 5, 12),
+            Instr::new(Op::Sin, 14, 13, 0, 0),
             // Reads 10, then 10 is overwritten: the reader must stay first.
-            ins(Op::Mul, 15, 10, 10, 0),
-            ins(Op::Sub, 10, 13, 14, 0),
-            ins(Op::Div, 16, 10, 15, 0),
+            Instr::new(Op::Mul, 15, 10, 10, 0),
+            Instr::new(Op::Sub, 10, 13, 14, 0),
+            Instr::new(Op::Div, 16, 10, 15, 0),
             // Writes 14 again (write after write).
-            ins(Op::Atan2, 14, 16, 2, 0),
-            ins(Op::Select, 17, 4, 14, 16),
+            Instr::new(Op::Atan2, 14, 16, 2, 0),
+            Instr::new(Op::Select, 17, 4, 14, 16),
         ]
     }
 
@@ -313,10 +309,10 @@ mod tests {
         // Four independent subtractions, then four products of their results.
         let mut code = Vec::new();
         for k in 0..4 {
-            code.push(ins(Op::Sub, 20 + k, k, k + 1, 0));
+            code.push(Instr::new(Op::Sub, 20 + k, k, k + 1, 0));
         }
         for k in 0..4 {
-            code.push(ins(Op::Mul, 30 + k, 20 + k, 9, 0));
+            code.push(Instr::new(Op::Mul, 30 + k, 20 + k, 9, 0));
         }
         let b = Batched::new(&code, 40).expect("indices in range");
         assert_eq!(b.batches(), 2);
@@ -325,6 +321,6 @@ mod tests {
 
     #[test]
     fn out_of_range_registers_are_refused() {
-        assert!(Batched::new(&[ins(Op::Add, 3, 1, 7, 0)], 5).is_none());
+        assert!(Batched::new(&[Instr::new(Op::Add, 3, 1, 7, 0)], 5).is_none());
     }
 }

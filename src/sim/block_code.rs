@@ -226,21 +226,17 @@ mod tests {
     use super::*;
     use crate::sim::tape::{run, run_tangent};
 
-    fn ins(op: Op, dst: u32, a: u32, b: u32, c: u32) -> Instr {
-        Instr { op, dst, a, b, c }
-    }
-
     /// Unknowns in registers 0..3, known values in 3..6; residuals in 20, 21, 22.
     fn code() -> Vec<Instr> {
         vec![
-            ins(Op::Sin, 10, 3, 0, 0),       // fixed: sin(k0)
-            ins(Op::Mul, 11, 10, 4, 0),      // fixed
-            ins(Op::MulAdd, 12, 11, 0, 5),   // active: c * z0 + k2
-            ins(Op::SubMul, 13, 1, 2, 10),   // active: (z1 - z2) * s
-            ins(Op::Div, 14, 2, 4, 0),       // active: z2 / k1
-            ins(Op::Add, 20, 12, 13, 0),     // residual 0
-            ins(Op::MulSub, 21, 14, 11, 12), // residual 1
-            ins(Op::Select, 22, 5, 14, 13),  // residual 2 (both branches active)
+            Instr::new(Op::Sin, 10, 3, 0, 0),       // fixed: sin(k0)
+            Instr::new(Op::Mul, 11, 10, 4, 0),      // fixed
+            Instr::new(Op::MulAdd, 12, 11, 0, 5),   // active: c * z0 + k2
+            Instr::new(Op::SubMul, 13, 1, 2, 10),   // active: (z1 - z2) * s
+            Instr::new(Op::Div, 14, 2, 4, 0),       // active: z2 / k1
+            Instr::new(Op::Add, 20, 12, 13, 0),     // residual 0
+            Instr::new(Op::MulSub, 21, 14, 11, 12), // residual 1
+            Instr::new(Op::Select, 22, 5, 14, 13),  // residual 2 (both branches active)
         ]
     }
 
@@ -279,7 +275,7 @@ mod tests {
     #[test]
     fn a_register_written_twice_is_not_split() {
         let mut c = code();
-        c.push(ins(Op::Copy, 12, 3, 0, 0));
+        c.push(Instr::new(Op::Copy, 12, 3, 0, 0));
         let mut sched = Scheduler::new(32);
         assert!(SplitBlock::new(&mut sched, &c, &[0, 1, 2], &[0, 1, 2], 3).is_none());
     }

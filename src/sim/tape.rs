@@ -94,6 +94,10 @@ pub struct Instr {
 }
 
 impl Instr {
+    pub fn new(op: Op, dst: Reg, a: Reg, b: Reg, c: Reg) -> Instr {
+        Instr { op, dst, a, b, c }
+    }
+
     /// Every register the instruction reads (a call reads its argument range and its site).
     pub fn reads(&self) -> impl Iterator<Item = Reg> + '_ {
         let ops = [self.a, self.b, self.c];
