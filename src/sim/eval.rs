@@ -251,46 +251,12 @@ impl Engine {
             .map(|s| BlockJac::new(&prog, s, &mut deps))
             .collect();
         let state_jac = StateJacPlan::new(&prog, &blocks);
-        let mut split: Vec<Option<SplitBlock>> = Vec::new();
-        let mut lane_entries = Vec::new();
-        for (s, b) in prog.steps.iter().zip(&blocks) {
-            let (sb, entries) = match s {
-                Step::Implicit {
-                    code,
-                    vars,
-                    residuals,
-                    ..
-                } if b.sparse.is_some() => {
-                    let mut color_of = vec![0; vars.len()];
-                    for (c, cols) in b.colors.iter().enumerate() {
-                        for &j in cols {
-                            color_of[j] = c;
-                        }
-                    }
-                    let sb = SplitBlock::new(
-                        &mut sched,
-                        &prog.code[code.clone()],
-                        vars,
-                        &color_of,
-                        b.colors.len(),
-                    );
-                    let mut entries = Vec::new();
-                    if let Some(l) = sb.as_ref().and_then(|sb| sb.lanes.as_ref()) {
-                        for (i, row) in b.rows.iter().enumerate() {
-                            for (p, &j) in row.iter().enumerate() {
-                                let t = l.index(residuals[i], color_of[j]);
-                                let t = t.map_or(u32::MAX, |t| t as u32);
-                                entries.push((t, b.slots[i][p] as u32));
-                            }
-                        }
-                    }
-                    (sb, entries)
-                }
-                _ => (None, Vec::new()),
-            };
-            split.push(sb);
-            lane_entries.push(entries);
-        }
+        let (split, lane_entries): (Vec<_>, Vec<_>) = prog
+            .steps
+            .iter()
+            .zip(&blocks)
+            .map(|(s, b)| split_block(&mut sched, &prog, s, b))
+            .unzip();
         let lane_buf = vec![Vec::new(); split.len()];
         let mut plan: Vec<Plan> = Vec::new();
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
@@ -1251,6 +1217,51 @@ fn temporaries_read_later(prog: &Program, code: std::ops::Range<usize>, vars: &[
         || prog.code[code.end..main_end.max(code.end)]
             .iter()
             .any(|i| i.reads().any(|o| written.contains(&o)))
+}
+
+/// The split code of a sparse (large) block and the Jacobian entries of its lane pass:
+/// (index into the lane buffer or `u32::MAX` for an entry that is always zero, value slot).
+fn split_block(
+    sched: &mut Scheduler,
+    prog: &Program,
+    step: &Step,
+    b: &BlockJac,
+) -> (Option<SplitBlock>, Vec<(u32, u32)>) {
+    let Step::Implicit {
+        code,
+        vars,
+        residuals,
+        ..
+    } = step
+    else {
+        return (None, Vec::new());
+    };
+    if b.sparse.is_none() {
+        return (None, Vec::new());
+    }
+    let mut color_of = vec![0; vars.len()];
+    for (c, cols) in b.colors.iter().enumerate() {
+        for &j in cols {
+            color_of[j] = c;
+        }
+    }
+    let sb = SplitBlock::new(
+        sched,
+        &prog.code[code.clone()],
+        vars,
+        &color_of,
+        b.colors.len(),
+    );
+    let mut entries = Vec::new();
+    if let Some(l) = sb.as_ref().and_then(|sb| sb.lanes.as_ref()) {
+        for (i, row) in b.rows.iter().enumerate() {
+            for (p, &j) in row.iter().enumerate() {
+                let t = l.index(residuals[i], color_of[j]);
+                entries.push((t.map_or(u32::MAX, |t| t as u32), b.slots[i][p] as u32));
+            }
+        }
+    }
+    (sb, entries)
 }
 
 /// One tangent pass of a block's code: its batched form when there is one.
