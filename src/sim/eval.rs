@@ -35,8 +35,9 @@ struct BlockJac {
     residuals: Rc<[u32]>,
     /// `rows[i]`: the unknowns residual `i` depends on (both branches of every `if`).
     rows: Vec<Vec<usize>>,
-    /// Columns of each colour.
+    /// Columns of each colour, and the colour of each column.
     colors: Vec<Vec<usize>>,
+    color_of: Vec<usize>,
     /// For the sparse LU: `slots[i][p]` is the value slot of entry `(i, rows[i][p])`.
     slots: Vec<Vec<usize>>,
     /// For each colour, the entries its tangent pass fills: (residual register, value slot in
@@ -109,6 +110,7 @@ impl BlockJac {
             residuals: residuals.as_slice().into(),
             rows,
             colors,
+            color_of,
             slots,
             color_entries,
             sparse,
@@ -1239,17 +1241,12 @@ fn split_block(
     if b.sparse.is_none() {
         return (None, Vec::new());
     }
-    let mut color_of = vec![0; vars.len()];
-    for (c, cols) in b.colors.iter().enumerate() {
-        for &j in cols {
-            color_of[j] = c;
-        }
-    }
+    let color_of = &b.color_of;
     let sb = SplitBlock::new(
         sched,
         &prog.code[code.clone()],
         vars,
-        &color_of,
+        color_of,
         b.colors.len(),
     );
     let mut entries = Vec::new();
