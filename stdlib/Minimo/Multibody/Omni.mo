@@ -54,7 +54,28 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     final parameter Real Itrans(unit = "kg.m2") = m*(P4/4 + X2)/P2 "about a transverse axis through the centre";
   end RollerBody;
 
-  model Roller "A roller on its wheel: rigid body, revolute joint to the wheel, contact with the ground plane"
+  function rollerInertia "Inertia tensor of a homogeneous spindle roller about its centre (x = roller axis), closed form"
+    input Real m(unit = "kg") "roller mass";
+    input Real R(unit = "m") "radius of the generating arc (wheel radius)";
+    input Integer nRollers "rollers per wheel (the roller spans 2*pi/nRollers)";
+    output Real I[3, 3](each unit = "kg.m2");
+  protected
+    Real alpha = 3.141592653589793/nRollers;
+    Real a = R*sin(alpha) "half length";
+    Real c = R*cos(alpha) "distance from the axis to the arc centre";
+    // Profile rho(x) = sqrt(R^2 - x^2) - c on |x| <= a: the integrals of rho^2, rho^4 and
+    // rho^2*x^2 (the same as RollerBody's; spindleInertia checks them by Simpson's rule).
+    Real J1 = a*c + R^2*alpha;
+    Real J3 = a*(5*R^2 - 2*a^2)*c/4 + 3*R^4*alpha/4;
+    Real K1 = a*(2*a^2 - R^2)*c/4 + R^4*alpha/4;
+    Real P2 = (R^2 + c^2)*2*a - 2*a^3/3 - 2*c*J1;
+    Real P4 = (R^4*2*a - 2*R^2*2*a^3/3 + 2*a^5/5) - 4*c*J3 + 6*c^2*(R^2*2*a - 2*a^3/3) - 4*c^3*J1 + c^4*2*a;
+    Real X2 = (R^2 + c^2)*2*a^3/3 - 2*a^5/5 - 2*c*K1;
+  algorithm
+    I := diagonal({m*P4/(2*P2), m*(P4/4 + X2)/P2, m*(P4/4 + X2)/P2});
+  end rollerInertia;
+
+  model Roller "A roller on its wheel: rigid body on a revolute joint to the wheel, contact with the ground plane"
     parameter Integer j = 1 "roller index on the wheel (1: at the bottom when the wheel is upright)";
     parameter Integer nRollers = 4 "rollers per wheel";
     parameter Real R(unit = "m") = 0.05 "wheel radius (radius of the roller's generating arc)";
@@ -68,7 +89,9 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law (rigid: the paper's der(v_n) = 0, with drift stabilization)";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping (for compliant normal laws)";
-    // Start state of the wheel this roller sits on (the roller's start is placed consistently).
+    replaceable model Mount = Parts.HingedBody constrainedby Parts.PartialHingedBody
+      "the roller on its joint: joint coordinates (HingedBody) or the paper's constraint form (ConstrainedHingedBody)";
+    // Start state of the wheel this roller sits on (used by the constraint form of the joint).
     parameter Real wheel_r_start[3](each unit = "m") = {0, R, 0};
     parameter Real wheel_v_start[3](each unit = "m/s") = zeros(3);
     parameter Real wheel_q_start[4] = {1, 0, 0, 0};
@@ -86,46 +109,23 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
     final parameter Real s2 = sin((beta - 3.141592653589793/2)/2);
     final parameter Real q_mount[4] = {c1*c2, s1*c2, c1*s2, s1*s2} "roller orientation relative to the wheel";
     final parameter Real p_mount[3](each unit = "m") = {0, -R1*cos(kappa), -R1*sin(kappa)} "roller centre, wheel axes";
-    final parameter Real axis_mount[3] = {q_mount[1]^2 + q_mount[2]^2 - q_mount[3]^2 - q_mount[4]^2,
-      2*(q_mount[2]*q_mount[3] + q_mount[1]*q_mount[4]), 2*(q_mount[2]*q_mount[4] - q_mount[1]*q_mount[3])}
-      "roller axis, wheel axes";
-    final parameter Real qw[4] = wheel_q_start;
-    final parameter Real Tw[3, 3] = {{qw[1]^2 + qw[2]^2 - qw[3]^2 - qw[4]^2, 2*(qw[2]*qw[3] - qw[1]*qw[4]), 2*(qw[2]*qw[4] + qw[1]*qw[3])},
-      {2*(qw[2]*qw[3] + qw[1]*qw[4]), qw[1]^2 - qw[2]^2 + qw[3]^2 - qw[4]^2, 2*(qw[3]*qw[4] - qw[1]*qw[2])},
-      {2*(qw[2]*qw[4] - qw[1]*qw[3]), 2*(qw[3]*qw[4] + qw[1]*qw[2]), qw[1]^2 - qw[2]^2 - qw[3]^2 + qw[4]^2}}
-      "wheel rotation matrix at the start";
-    final parameter Real ww[3](each unit = "rad/s") = Tw*wheel_w_start "wheel angular velocity, world";
-    final parameter Real q_roller[4] = {qw[1]*q_mount[1] - qw[2]*q_mount[2] - qw[3]*q_mount[3] - qw[4]*q_mount[4],
-      qw[1]*q_mount[2] + qw[2]*q_mount[1] + qw[3]*q_mount[4] - qw[4]*q_mount[3],
-      qw[1]*q_mount[3] - qw[2]*q_mount[4] + qw[3]*q_mount[1] + qw[4]*q_mount[2],
-      qw[1]*q_mount[4] + qw[2]*q_mount[3] - qw[3]*q_mount[2] + qw[4]*q_mount[1]} "initial roller orientation";
-    final parameter Real qr[4] = q_roller;
-    final parameter Real Tr[3, 3] = {{qr[1]^2 + qr[2]^2 - qr[3]^2 - qr[4]^2, 2*(qr[2]*qr[3] - qr[1]*qr[4]), 2*(qr[2]*qr[4] + qr[1]*qr[3])},
-      {2*(qr[2]*qr[3] + qr[1]*qr[4]), qr[1]^2 - qr[2]^2 + qr[3]^2 - qr[4]^2, 2*(qr[3]*qr[4] - qr[1]*qr[2])},
-      {2*(qr[2]*qr[4] - qr[1]*qr[3]), 2*(qr[3]*qr[4] + qr[1]*qr[2]), qr[1]^2 - qr[2]^2 - qr[3]^2 + qr[4]^2}}
-      "roller rotation matrix at the start";
     Interfaces.ConstraintFrame wheelFrame "the wheel disc";
     Interfaces.ConstraintFrame groundFrame "the ground";
-    RollerBody body(m = m, R = R, nRollers = nRollers,
-      r_start = wheel_r_start + Tw*p_mount,
-      v_start = wheel_v_start + cross(ww, Tw*p_mount),
-      q_start = q_roller,
-      w_start = transpose(Tr)*ww + {spin_start, 0, 0});
-    Joints.Revolute joint(nA = axis_mount, rA = p_mount, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
+    Mount body(m = m, I = rollerInertia(m, R, nRollers), p = p_mount, q_mount = q_mount, w_start = spin_start,
+      parent_r_start = wheel_r_start, parent_v_start = wheel_v_start, parent_q_start = wheel_q_start,
+      parent_w_start = wheel_w_start);
     Contacts.PointContact contact(rRef = wheelFrame.r,
       redeclare model Geometry = Contacts.Geometries.InclinedRollerOnPlane(R = R, nRollers = nRollers, beta = beta),
       redeclare model NormalElastic = NormalLaw,
       redeclare model NormalDamping = DampingLaw,
       redeclare model TangentialForce = FrictionLaw);
   equation
-    connect(wheelFrame, joint.frame_a);
-    connect(joint.frame_b, body.frame);
+    connect(wheelFrame, body.parent);
     connect(groundFrame, contact.frame_a);
     connect(contact.frame_b, body.frame);
   end Roller;
 
-
-  model OmniWheel "Wheel disc with n rollers on revolute joints; roller 1 at the bottom when upright"
+  partial model PartialOmniWheel "n rollers around a wheel hub; the hub body is added by the subclass"
     parameter Integer nRollers = 4 "rollers per wheel";
     parameter Real R(unit = "m") = 0.05 "wheel radius (outer profile of the rollers)";
     parameter Real beta(unit = "rad") = 0 "inclination of the roller axes to the wheel plane";
@@ -141,6 +141,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
+    replaceable model Mount = Parts.HingedBody constrainedby Parts.PartialHingedBody
+      "how each roller (and a vehicle's wheel) is held on its joint";
     parameter Real r_start[3](each unit = "m") = {0, R, 0} "initial wheel centre";
     parameter Real v_start[3](each unit = "m/s") = zeros(3) "initial wheel centre velocity";
     parameter Real q_start[4] = {1, 0, 0, 0} "initial wheel orientation (x = wheel axis)";
@@ -154,22 +156,28 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       "spin of roller 1 so that its contact point does not slip";
     Interfaces.BodyFrame frame "the wheel disc (hub)";
     Interfaces.ConstraintFrame ground "the ground plane";
-    Parts.RigidBody wheel(m = mWheel, I = IWheel, r_start = r_start, v_start = v_start, q_start = q_start, w_start = w_start);
     Roller rollers[nRollers](j = {k for k in 1:nRollers}, each nRollers = nRollers, each R = R, each beta = beta, each m = mRoller,
       each muFriction = muFriction, each deltaFriction = deltaFriction, redeclare each model FrictionLaw = FrictionLaw,
       redeclare each model NormalLaw = NormalLaw, redeclare each model DampingLaw = DampingLaw,
+      redeclare each model Mount = Mount,
       each wheel_r_start = r_start, each wheel_v_start = v_start, each wheel_q_start = q_start, each wheel_w_start = w_start,
       spin_start = {if k == 1 then spin1 else 0 for k in 1:nRollers});
   equation
-    connect(wheel.frame, frame);
     for k in 1:nRollers loop
-      connect(wheel.frame, rollers[k].wheelFrame);
+      connect(frame, rollers[k].wheelFrame);
       connect(rollers[k].groundFrame, ground);
     end for;
+  end PartialOmniWheel;
+
+  model OmniWheel "A free omni wheel: wheel disc with n rollers on revolute joints; roller 1 at the bottom when upright"
+    extends PartialOmniWheel;
+    Parts.RigidBody wheel(m = mWheel, I = IWheel, r_start = r_start, v_start = v_start, q_start = q_start, w_start = w_start);
+  equation
+    connect(wheel.frame, frame);
   end OmniWheel;
 
   model VehicleWheel "An omni wheel on its axle: revolute joint to the platform, at the polygon corner 'angle'"
-    extends OmniWheel(final r_start = platform_r_start + Rp*dir, final v_start = vw,
+    extends PartialOmniWheel(final r_start = platform_r_start + Rp*dir, final v_start = vw,
       final q_start = {cos(angle/2), 0.0, sin(angle/2), 0.0}, final w_start = {chi, omega_start, 0.0});
     parameter Real angle(unit = "rad") = 0 "direction of the axle from the platform centre (about y, from x)";
     parameter Real Rp(unit = "m") = 0.15 "distance from the platform centre to the wheel centre";
@@ -181,10 +189,12 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       "initial wheel centre velocity";
     final parameter Real chi(unit = "rad/s") = vw*cross(dir, {0.0, 1.0, 0.0})/R "wheel spin rate of rolling without slip";
     Interfaces.ConstraintFrame platform "the platform body";
-    Joints.Revolute axle(nA = dir, rA = Rp*dir, rB = zeros(3), nB = {1, 0, 0}, wStab = 200);
+    Mount wheel(m = mWheel, I = IWheel, p = Rp*dir, q_mount = q_start, w_start = chi, parent_r_start = platform_r_start,
+      parent_v_start = platform_v_start, parent_q_start = {1, 0, 0, 0}, parent_w_start = {0, omega_start, 0})
+      "the wheel disc on its axle";
   equation
-    connect(platform, axle.frame_a);
-    connect(axle.frame_b, wheel.frame);
+    connect(platform, wheel.parent);
+    connect(wheel.frame, frame);
   end VehicleWheel;
 
   model Vehicle "Platform with N omni wheels on revolute joints at the corners of a regular polygon (y up)"
@@ -206,6 +216,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       constrainedby Contacts.Interfaces.PartialNormalElastic "normal contact law at every roller";
     replaceable model DampingLaw = Contacts.Damping.None
       constrainedby Contacts.Interfaces.PartialNormalDamping "normal damping at every roller";
+    replaceable model Mount = Parts.HingedBody constrainedby Parts.PartialHingedBody
+      "how wheels and rollers are held on their joints: joint coordinates (default, 43 states) or the paper's constraint form (Parts.ConstrainedHingedBody, 208 states)";
     parameter Real r_start[3](each unit = "m") = {0, R, 0} "initial platform centre (wheel centres at height R)";
     parameter Real v_start[3](each unit = "m/s") = {1, 0, 0} "initial platform velocity (horizontal)";
     parameter Real omega_start(unit = "rad/s") = 0 "initial yaw rate (about y)";
@@ -215,7 +227,8 @@ package Omni "Omni wheels and the omni vehicle (Kosenko & Gerasimov 2014; Gerasi
       each platform_r_start = r_start, each platform_v_start = v_start, each omega_start = omega_start,
       each nRollers = nRollers, each R = R, each beta = beta, each mWheel = mWheel, each mRoller = mRoller,
       each muFriction = muFriction, each deltaFriction = deltaFriction, redeclare each model FrictionLaw = FrictionLaw,
-      redeclare each model NormalLaw = NormalLaw, redeclare each model DampingLaw = DampingLaw);
+      redeclare each model NormalLaw = NormalLaw, redeclare each model DampingLaw = DampingLaw,
+      redeclare each model Mount = Mount);
     Real heading(unit = "rad") "platform heading: rotation about y";
   equation
     heading = 2*atan2(platform.q[3], platform.q[1]);

@@ -66,4 +66,87 @@ package Parts "Rigid bodies and the fixed ground"
     frame.a = zeros(3);
     frame.eps = zeros(3);
   end Ground;
+  partial model PartialHingedBody "A rigid body on a revolute joint to a parent body (the joint axis is the body's x axis)"
+    parameter Real m(unit = "kg", min = 0) = 1 "mass";
+    parameter Real I[3, 3](each unit = "kg.m2") = identity(3) "inertia tensor about the centre of mass, body axes";
+    parameter Real g[3](each unit = "m/s2") = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
+    parameter Real p[3](each unit = "m") = zeros(3) "joint point, parent axes (from the parent's reference point)";
+    parameter Real c[3](each unit = "m") = zeros(3) "centre of mass relative to the joint point, body axes";
+    parameter Real q_mount[4] = {1, 0, 0, 0}
+      "orientation relative to the parent at the start (unit quaternion, body to parent); body x = joint axis";
+    parameter Real w_start(unit = "rad/s") = 0 "rotation rate relative to the parent at the start";
+    parameter Real d(unit = "N.m.s/rad", min = 0) = 0 "viscous damping in the joint";
+    // The parent's start state: a body integrated in absolute coordinates starts consistently from it.
+    parameter Real parent_r_start[3](each unit = "m") = zeros(3) "parent reference point at the start";
+    parameter Real parent_v_start[3](each unit = "m/s") = zeros(3) "parent velocity at the start, world axes";
+    parameter Real parent_q_start[4] = {1, 0, 0, 0} "parent orientation at the start";
+    parameter Real parent_w_start[3](each unit = "rad/s") = zeros(3) "parent angular velocity at the start, parent axes";
+    final parameter Real Tm[3, 3] = {{q_mount[1]^2 + q_mount[2]^2 - q_mount[3]^2 - q_mount[4]^2, 2*(q_mount[2]*q_mount[3] - q_mount[1]*q_mount[4]), 2*(q_mount[2]*q_mount[4] + q_mount[1]*q_mount[3])},
+      {2*(q_mount[2]*q_mount[3] + q_mount[1]*q_mount[4]), q_mount[1]^2 - q_mount[2]^2 + q_mount[3]^2 - q_mount[4]^2, 2*(q_mount[3]*q_mount[4] - q_mount[1]*q_mount[2])},
+      {2*(q_mount[2]*q_mount[4] - q_mount[1]*q_mount[3]), 2*(q_mount[3]*q_mount[4] + q_mount[1]*q_mount[2]), q_mount[1]^2 - q_mount[2]^2 - q_mount[3]^2 + q_mount[4]^2}}
+      "body axes to parent axes at the start";
+    Interfaces.ConstraintFrame parent "the parent body";
+    Interfaces.BodyFrame frame "centre of mass frame of this body";
+  end PartialHingedBody;
+
+  model HingedBody "Rigid body on a revolute joint, in joint coordinates: the angle and rate relative to the parent are its states"
+    extends PartialHingedBody;
+    Real phi(start = 0, fixed = true, stateSelect = StateSelect.always, unit = "rad") "rotation angle relative to the parent";
+    Real wrel(start = w_start, fixed = true, stateSelect = StateSelect.always, unit = "rad/s") "rotation rate relative to the parent";
+    Real dwrel(unit = "rad/s2") "angular acceleration relative to the parent";
+    Real e[3] "joint axis, world axes";
+    Real dp[3](each unit = "m") "parent reference point to the joint point, world axes";
+    Real dc[3](each unit = "m") "joint point to the centre of mass, world axes";
+    Real Fj[3](each unit = "N") "force of the joint on this body, world axes";
+    Real Mj[3](each unit = "N.m") "couple of the joint on this body, world axes";
+    Real Iw[3, 3](each unit = "kg.m2") "inertia tensor in world axes";
+  equation
+    der(phi) = wrel;
+    der(wrel) = dwrel;
+    // The kinematics of a body on a revolute joint, from the parent's (Euler's and Rivals'
+    // formulas): no constraint is left to drift, and a fast spin only moves phi.
+    frame.T = parent.T*(Tm*{{1, 0, 0}, {0, cos(phi), -sin(phi)}, {0, sin(phi), cos(phi)}});
+    e = parent.T*Tm[:, 1];
+    dp = parent.T*p;
+    dc = frame.T*c;
+    frame.r = parent.r + dp + dc;
+    frame.w = parent.w + wrel*e;
+    frame.v = parent.v + cross(parent.w, dp) + cross(frame.w, dc);
+    frame.eps = parent.eps + dwrel*e + cross(parent.w, wrel*e);
+    frame.a = parent.a + cross(parent.eps, dp) + cross(parent.w, cross(parent.w, dp)) + cross(frame.eps, dc)
+      + cross(frame.w, cross(frame.w, dc));
+    // Newton-Euler about the centre of mass in world axes; the joint couple has no component
+    // along the axis but the damping.
+    Iw = frame.T*I*transpose(frame.T);
+    m*frame.a = frame.f + Fj + m*g;
+    Mj = Iw*frame.eps + cross(frame.w, Iw*frame.w) - frame.t + cross(dc, Fj);
+    Mj*e = -d*wrel;
+    // The reaction on the parent, about its reference point (flows: minus the wrench on it).
+    parent.f = Fj;
+    parent.t = Mj + cross(dp, Fj);
+  end HingedBody;
+
+  model ConstrainedHingedBody "Free rigid body held by a Joints.Revolute at acceleration level (Kosenko 2015): 13 states, the joint drifts"
+    extends PartialHingedBody;
+    parameter Real wStab(unit = "1/s", min = 0) = 200 "drift stabilization of the joint (see Joints.Joint)";
+    final parameter Real qp[4] = parent_q_start;
+    final parameter Real Tp[3, 3] = {{qp[1]^2 + qp[2]^2 - qp[3]^2 - qp[4]^2, 2*(qp[2]*qp[3] - qp[1]*qp[4]), 2*(qp[2]*qp[4] + qp[1]*qp[3])},
+      {2*(qp[2]*qp[3] + qp[1]*qp[4]), qp[1]^2 - qp[2]^2 + qp[3]^2 - qp[4]^2, 2*(qp[3]*qp[4] - qp[1]*qp[2])},
+      {2*(qp[2]*qp[4] - qp[1]*qp[3]), 2*(qp[3]*qp[4] + qp[1]*qp[2]), qp[1]^2 - qp[2]^2 - qp[3]^2 + qp[4]^2}}
+      "parent rotation matrix at the start";
+    final parameter Real qb[4] = {qp[1]*q_mount[1] - qp[2]*q_mount[2] - qp[3]*q_mount[3] - qp[4]*q_mount[4],
+      qp[1]*q_mount[2] + qp[2]*q_mount[1] + qp[3]*q_mount[4] - qp[4]*q_mount[3],
+      qp[1]*q_mount[3] - qp[2]*q_mount[4] + qp[3]*q_mount[1] + qp[4]*q_mount[2],
+      qp[1]*q_mount[4] + qp[2]*q_mount[3] - qp[3]*q_mount[2] + qp[4]*q_mount[1]} "body orientation at the start";
+    final parameter Real Tb[3, 3] = Tp*Tm "body rotation matrix at the start";
+    final parameter Real wp[3](each unit = "rad/s") = Tp*parent_w_start "parent angular velocity at the start, world";
+    final parameter Real wb0[3](each unit = "rad/s") = wp + w_start*Tb[:, 1] "body angular velocity at the start, world";
+    RigidBody body(m = m, I = I, g = g, r_start = parent_r_start + Tp*p + Tb*c,
+      v_start = parent_v_start + cross(wp, Tp*p) + cross(wb0, Tb*c), q_start = qb, w_start = transpose(Tb)*wb0);
+    Joints.Revolute joint(nA = Tm[:, 1], rA = p, rB = -c, nB = {1, 0, 0}, wStab = wStab, d = d);
+  equation
+    connect(parent, joint.frame_a);
+    connect(joint.frame_b, body.frame);
+    connect(body.frame, frame);
+  end ConstrainedHingedBody;
 end Parts;
