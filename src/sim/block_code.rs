@@ -101,7 +101,7 @@ impl SplitBlock {
 }
 
 impl LaneTangent {
-    fn new(
+    pub(super) fn new(
         code: &[Instr],
         vars: &[usize],
         color_of: &[usize],

@@ -15,6 +15,7 @@ use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
 use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
+use crate::structure::tearing::tear_linear_block;
 use crate::structure::{BlockKind, SortedSystem};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -610,6 +611,10 @@ impl Compiler<'_> {
     }
 }
 
+/// Linear blocks with at least this many unknowns are torn (see [`tear_linear_block`]); smaller
+/// ones are solved whole.
+const TEAR_MIN: usize = 10;
+
 /// Compiles a sorted system, with parameter values already fixed.
 pub fn compile(
     sys: &SortedSystem,
@@ -681,8 +686,22 @@ pub fn compile(
                 computed_by[var] = Some(steps.len() - 1);
             }
             BlockKind::Linear | BlockKind::Nonlinear => {
+                let torn = (block.kind == BlockKind::Linear && block.vars.len() >= TEAR_MIN)
+                    .then(|| tear_linear_block(&sys.equations, &block.equations, &block.vars))
+                    .flatten();
+                // Torn: the assignments first, then the residuals of the equations left over.
+                let (unknowns, residual_eqs) = match &torn {
+                    Some(t) => {
+                        for (ei, v, expr) in &t.inner {
+                            c.span = sys.equations[*ei].span;
+                            c.expr_into(expr, *v as Reg, start_pc);
+                        }
+                        (t.tears.clone(), t.residuals.clone())
+                    }
+                    None => (block.vars.clone(), block.equations.clone()),
+                };
                 let mut residuals = Vec::new();
-                for &ei in &block.equations {
+                for &ei in &residual_eqs {
                     let Some(eq) = sys.equations.get(ei) else {
                         c.errors.push(Diagnostic::error(
                             Span::DUMMY,
@@ -699,7 +718,7 @@ pub fn compile(
                 // A set local to the block: the register file can be large, blocks are small.
                 let mut written: std::collections::HashSet<Reg> =
                     c.code[code.clone()].iter().map(|i| i.dst).collect();
-                written.extend(block.vars.iter().map(|&v| v as Reg));
+                written.extend(unknowns.iter().map(|&v| v as Reg));
                 let mut inputs = Vec::new();
                 for i in &c.code[code.clone()] {
                     for o in i.reads() {
@@ -711,7 +730,7 @@ pub fn compile(
                 let linear = block.kind == BlockKind::Linear;
                 steps.push(Step::Implicit {
                     code,
-                    vars: block.vars.clone(),
+                    vars: unknowns,
                     residuals,
                     inputs,
                     linear,

@@ -12,11 +12,12 @@
 use std::rc::Rc;
 
 use super::batched::{Batched, Scheduler};
-use super::block_code::SplitBlock;
+use super::block_code::{LaneTangent, SplitBlock};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
 use super::tape::{Instr, Op, run, run_deps, run_tangent, union};
+use std::collections::HashSet;
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
@@ -583,7 +584,38 @@ impl Engine {
         let ders: Vec<usize> = self.der_regs.iter().map(|&d| d as usize).collect();
         // ∂r/∂x by state: (residual, value).
         let mut dr: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-        for (c, cols) in plan.x_colors.iter().enumerate() {
+        // ∂der/∂z by row: (unknown, value).
+        let mut gz: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        let mut plan = plan;
+        if let Some(lanes) = plan.lanes.as_deref_mut() {
+            let (lx, lz, bx, bz) = lanes;
+            self.stats.jvp += 2;
+            lx.run(&self.regs, bx);
+            lz.run(&self.regs, bz);
+            let Step::Implicit { residuals, .. } = &self.prog.steps[big] else {
+                return false;
+            };
+            let at = |l: &LaneTangent, b: &[f64], r: usize, lane: usize| {
+                l.index(r as u32, lane).map_or(0.0, |k| b[k])
+            };
+            self.res_tan.clear();
+            self.res_tan.resize(residuals.len(), 0.0);
+            for &(i, j) in plan.res_x_by_color.iter().flatten() {
+                dr[j].push((i, at(lx, bx, residuals[i] as usize, j)));
+            }
+            for &(row, j) in plan.der_x_by_color.iter().flatten() {
+                out[row * n + j] = at(lx, bx, ders[row], j);
+            }
+            for &(row, m) in plan.der_z_by_color.iter().flatten() {
+                gz[row].push((m, at(lz, bz, ders[row], m)));
+            }
+        }
+        let ncolors = if plan.lanes.is_some() {
+            0
+        } else {
+            plan.x_colors.len()
+        };
+        for (c, cols) in plan.x_colors.iter().enumerate().take(ncolors) {
             self.stats.jvp += 1;
             for &(s, _) in &self.prog.states {
                 self.tan[s] = 0.0;
@@ -599,10 +631,12 @@ impl Engine {
                 out[row * n + j] = self.tan[ders[row]];
             }
         }
-        // ∂der/∂z by row: (unknown, value).
-        let mut gz: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        let nz = if plan.lanes.is_some() {
+            0
+        } else {
+            plan.z_colors.len()
+        };
         self.state_jac = Some(plan);
-        let nz = self.state_jac.as_ref().map_or(0, |p| p.z_colors.len());
         for c in 0..nz {
             self.stats.jvp += 1;
             for &(s, _) in &self.prog.states {
@@ -1022,6 +1056,47 @@ struct StateJacPlan {
     res_x_by_color: Vec<Vec<(usize, usize)>>,
     der_x_by_color: Vec<Vec<(usize, usize)>>,
     der_z_by_color: Vec<Vec<(usize, usize)>>,
+    /// When the big block is the program's only algebraic block: the tangents of the whole main
+    /// pass for every state at once (one lane per state, the block's unknowns held fixed) and
+    /// for every unknown at once (one lane per unknown, the states held fixed), each in one
+    /// pass ([`LaneTangent`]) instead of one interpreted pass per colour. With their buffers.
+    lanes: Option<Box<(LaneTangent, LaneTangent, Vec<f64>, Vec<f64>)>>,
+}
+
+/// The lane passes of [`StateJacPlan::lanes`]: `None` when some other step is an algebraic
+/// block (its solve cannot run in lanes) or the code calls functions.
+fn state_lanes(
+    prog: &Program,
+    big: usize,
+) -> Option<Box<(LaneTangent, LaneTangent, Vec<f64>, Vec<f64>)>> {
+    let mut code = Vec::new();
+    for (si, s) in prog.steps.iter().enumerate() {
+        let (Step::Explicit { code: c, .. } | Step::Implicit { code: c, .. }) = s;
+        if matches!(s, Step::Implicit { .. }) && si != big {
+            return None;
+        }
+        code.extend_from_slice(&prog.code[c.clone()]);
+    }
+    let Step::Implicit { vars, .. } = &prog.steps[big] else {
+        return None;
+    };
+    let lanes = |seeds: &[usize]| {
+        let mut active: HashSet<u32> = seeds.iter().map(|&r| r as u32).collect();
+        for i in &code {
+            if i.reads().any(|r| active.contains(&r)) {
+                active.insert(i.dst);
+            }
+        }
+        let color_of: Vec<usize> = (0..seeds.len()).collect();
+        LaneTangent::new(&code, seeds, &color_of, seeds.len(), &active)
+    };
+    let xs: Vec<usize> = prog.states.iter().map(|&(x, _)| x).collect();
+    Some(Box::new((
+        lanes(&xs)?,
+        lanes(vars)?,
+        Vec::new(),
+        Vec::new(),
+    )))
 }
 
 /// The entries `(i, j)` of `deps` (`deps[i]` lists the `j`) grouped by the colour of `j`.
@@ -1085,6 +1160,7 @@ impl StateJacPlan {
         let (x_colors, x_color_of) = color_columns(n, &groups);
         let (z_colors, z_color_of) = color_columns(k, &der_z);
         Some(StateJacPlan {
+            lanes: state_lanes(prog, big),
             big,
             res_x_by_color: by_color(&res_x, &x_color_of, x_colors.len()),
             der_x_by_color: by_color(&der_x, &x_color_of, x_colors.len()),

@@ -21,6 +21,7 @@ pub mod print;
 mod redundancy;
 mod report;
 mod system;
+pub mod tearing;
 mod userfn;
 pub mod view;
 mod work;

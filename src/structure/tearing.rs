@@ -1,0 +1,239 @@
+//! Tearing of large linear blocks.
+//!
+//! A linear block of a multibody model (accelerations and reactions of every body, joint and
+//! contact) has hundreds of unknowns, but most of its equations are assignments in disguise:
+//! `frame.a = parent.a + ...`, `Fj = m*a - f - m*g`, flow sums. Tearing picks a few unknowns
+//! (the tearing variables) such that, once they are known, the other unknowns follow one
+//! equation at a time; the equations left over are the residuals of a small linear system in
+//! the tearing variables. The block is then solved by the code of the assignments followed by a
+//! dense LU of that small system instead of a sparse LU of the whole block.
+//!
+//! An equation is used as an assignment only when its unknown enters with a numeric nonzero
+//! coefficient (after constant folding): dividing by a coefficient that depends on the state
+//! could divide by zero at some point of the run. With nonzero pivots the torn system is regular
+//! whenever the block is (its matrix is a Schur complement of the block's).
+
+use super::blt::solve_linear;
+use super::incidence::{Lin, incidence};
+use super::system::SortedEquation;
+use crate::dae::{Expr, VarId};
+use std::collections::VecDeque;
+
+/// How one linear block is torn.
+#[derive(Clone, Debug)]
+pub struct Tearing {
+    /// Assignments in evaluation order: (equation, variable it computes, expression).
+    pub inner: Vec<(usize, VarId, Expr)>,
+    /// The tearing variables: the unknowns of the torn system.
+    pub tears: Vec<VarId>,
+    /// The equations left over: the residuals of the torn system (as many as `tears`).
+    pub residuals: Vec<usize>,
+}
+
+/// Tears the linear block with equations `block_eqs` (indices into `eqs`) and unknowns `vars`.
+/// `None` when tearing does not at least halve the system.
+pub fn tear_linear_block(
+    eqs: &[SortedEquation],
+    block_eqs: &[usize],
+    vars: &[VarId],
+) -> Option<Tearing> {
+    let n = vars.len();
+    if n != block_eqs.len() || n == 0 {
+        return None;
+    }
+    let local: std::collections::HashMap<VarId, usize> =
+        vars.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    // rows[e]: (local variable, usable as this equation's assignment target).
+    let mut rows: Vec<Vec<(usize, bool)>> = Vec::with_capacity(n);
+    for &e in block_eqs {
+        let inc = incidence(&eqs[e].residual, &|v| local.contains_key(&v));
+        rows.push(
+            inc.iter()
+                .map(|(v, l)| {
+                    let usable = matches!(l, Lin::Linear(Some(c)) if *c != 0.0 && c.is_finite());
+                    (local[v], usable)
+                })
+                .collect(),
+        );
+    }
+    let mut var_eqs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (e, row) in rows.iter().enumerate() {
+        for &(v, _) in row {
+            var_eqs[v].push(e);
+        }
+    }
+    let mut unknown_in: Vec<usize> = rows.iter().map(|r| r.len()).collect();
+    let mut known = vec![false; n];
+    let mut assigned = vec![false; n];
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut tears: Vec<usize> = Vec::new();
+    let mut nknown = 0;
+    let mut queue: VecDeque<usize> = (0..n).filter(|&e| unknown_in[e] == 1).collect();
+
+    // Marks `v` known and queues the equations it leaves with one unknown.
+    let learn = |v: usize,
+                 known: &mut Vec<bool>,
+                 unknown_in: &mut Vec<usize>,
+                 queue: &mut VecDeque<usize>| {
+        known[v] = true;
+        for &e in &var_eqs[v] {
+            unknown_in[e] -= 1;
+            if unknown_in[e] == 1 {
+                queue.push_back(e);
+            }
+        }
+    };
+
+    while nknown < n {
+        while let Some(e) = queue.pop_front() {
+            if assigned[e] || unknown_in[e] != 1 {
+                continue;
+            }
+            let Some(&(v, usable)) = rows[e].iter().find(|(v, _)| !known[*v]) else {
+                continue;
+            };
+            if !usable {
+                continue;
+            }
+            assigned[e] = true;
+            order.push((e, v));
+            nknown += 1;
+            learn(v, &mut known, &mut unknown_in, &mut queue);
+        }
+        if nknown == n {
+            break;
+        }
+        // A tearing variable: the unknown that completes most equations (those with two unknowns
+        // left), then the one in most equations; the first in block order on ties.
+        let mut best: Option<(usize, usize, usize)> = None;
+        for v in (0..n).filter(|&v| !known[v]) {
+            let mut pairs = 0;
+            let mut total = 0;
+            for &e in &var_eqs[v] {
+                if !assigned[e] {
+                    total += 1;
+                    if unknown_in[e] == 2 {
+                        pairs += 1;
+                    }
+                }
+            }
+            if best.is_none_or(|(_, p, t)| (pairs, total) > (p, t)) {
+                best = Some((v, pairs, total));
+            }
+        }
+        let (v, _, _) = best?;
+        tears.push(v);
+        nknown += 1;
+        learn(v, &mut known, &mut unknown_in, &mut queue);
+    }
+    if 2 * tears.len() > n {
+        return None;
+    }
+    let mut inner = Vec::with_capacity(order.len());
+    for &(e, v) in &order {
+        let expr = solve_linear(&eqs[block_eqs[e]].residual, vars[v])?;
+        inner.push((block_eqs[e], vars[v], expr));
+    }
+    let residuals: Vec<usize> = (0..n)
+        .filter(|&e| !assigned[e])
+        .map(|e| block_eqs[e])
+        .collect();
+    debug_assert_eq!(residuals.len(), tears.len());
+    Some(Tearing {
+        inner,
+        tears: tears.into_iter().map(|v| vars[v]).collect(),
+        residuals,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dae::BinOp;
+    use crate::diag::Span;
+
+    fn eq(residual: Expr) -> SortedEquation {
+        SortedEquation {
+            residual,
+            origin: 0,
+            differentiated: 0,
+            span: Span::DUMMY,
+            component: String::new(),
+        }
+    }
+    fn v(i: VarId) -> Expr {
+        Expr::Var(i)
+    }
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// A chain `x[i+1] = x[i] + c*y` closed by `k*x[n] = y` (k = variable 100, known): one
+    /// tearing variable, every other unknown assigned, and the assignments solve the block.
+    #[test]
+    fn a_closed_chain_tears_to_one_unknown() {
+        let n = 12;
+        let (y, k, c) = (n, 100, 101);
+        let mut eqs = Vec::new();
+        // x0 = 1 + y
+        eqs.push(eq(bin(
+            BinOp::Sub,
+            v(0),
+            bin(BinOp::Add, Expr::Integer(1), v(y)),
+        )));
+        for i in 0..n - 1 {
+            // x[i+1] - (x[i] + c*y)
+            eqs.push(eq(bin(
+                BinOp::Sub,
+                v(i + 1),
+                bin(BinOp::Add, v(i), bin(BinOp::Mul, v(c), v(y))),
+            )));
+        }
+        // k*x[n-1] - y: y enters with coefficient -1 but x[n-1] with the state-like k.
+        eqs.push(eq(bin(BinOp::Sub, bin(BinOp::Mul, v(k), v(n - 1)), v(y))));
+        let vars: Vec<VarId> = (0..=n).collect();
+        let block: Vec<usize> = (0..=n).collect();
+        let t = tear_linear_block(&eqs, &block, &vars).expect("torn");
+        assert_eq!(t.tears.len(), 1);
+        assert_eq!(t.residuals.len(), 1);
+        assert_eq!(t.inner.len(), n);
+        // Every unknown is either torn or assigned exactly once, and an assignment only reads
+        // unknowns that are torn or assigned before it.
+        let mut known: Vec<VarId> = t.tears.clone();
+        for (_, var, expr) in &t.inner {
+            let mut ok = true;
+            expr.visit(&mut |x| {
+                if let Expr::Var(u) = x
+                    && vars.contains(u)
+                    && !known.contains(u)
+                {
+                    ok = false;
+                }
+            });
+            assert!(ok, "assignment of {var} reads an unknown not yet computed");
+            known.push(*var);
+        }
+        known.sort_unstable();
+        assert_eq!(known, vars);
+    }
+
+    /// No equation has a numeric coefficient for any unknown: nothing can be assigned, so the
+    /// block is left whole.
+    #[test]
+    fn state_dependent_coefficients_are_never_divided_by() {
+        let (a, b) = (10, 11);
+        let eqs = vec![
+            eq(bin(
+                BinOp::Add,
+                bin(BinOp::Mul, v(a), v(0)),
+                bin(BinOp::Mul, v(b), v(1)),
+            )),
+            eq(bin(
+                BinOp::Sub,
+                bin(BinOp::Mul, v(b), v(0)),
+                bin(BinOp::Mul, v(a), v(1)),
+            )),
+        ];
+        assert!(tear_linear_block(&eqs, &[0, 1], &[0, 1]).is_none());
+    }
+}
