@@ -194,14 +194,19 @@ impl LaneTangent {
             };
             // An operand without a slot has a zero tangent: its partial is not used (it may be
             // infinite where the operand's value makes it so, and 0 * inf would be NaN).
-            let ca = if li.ta == 0 { 0.0 } else { ca };
-            let cb = if li.tb == 0 { 0.0 } else { cb };
-            let cc = if li.tc == 0 { 0.0 } else { cc };
+            // Likewise an operand whose partial is zero (the branch a `Select` does not take):
+            // its tangents may be NaN (a division by zero in that branch) and 0 * NaN is NaN.
+            let ta = if ca == 0.0 { 0 } else { li.ta };
+            let tb = if cb == 0.0 { 0 } else { li.tb };
+            let tc = if cc == 0.0 { 0 } else { li.tc };
+            let ca = if ta == 0 { 0.0 } else { ca };
+            let cb = if tb == 0 { 0.0 } else { cb };
+            let cc = if tc == 0 { 0.0 } else { cc };
             let (sd, sa, sb, sc) = (
                 li.td as usize * w,
-                li.ta as usize * w,
-                li.tb as usize * w,
-                li.tc as usize * w,
+                ta as usize * w,
+                tb as usize * w,
+                tc as usize * w,
             );
             for k in (0..w).step_by(CHUNK) {
                 let mut out = [0.0; CHUNK];
