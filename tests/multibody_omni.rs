@@ -93,15 +93,16 @@ fn omni_wheel_rolls_on_its_rollers() {
     assert!(r.max_abs("wheel.rollers[2].contact.Fn") == 0.0);
 }
 
-/// Roller changes for beta = 0: no velocity jumps, and the contact error stays small. The issue
-/// asks for a 10 s run; the test runs 0.5 s (about 10 roller changes, 10 s of wall time in the
-/// test profile); the 10 s figures are in ARCHITECTURE.md (Multibody).
+/// Roller changes for beta = 0 over the 10 s run the issue asks for (about 200 roller changes,
+/// translation and spin together): no velocity jumps, and the contact error stays below the
+/// papers' 1e-7 m (Kosenko & Gerasimov 2014 report about 1e-7 m; measured here 2e-8 m for the
+/// example's motion in session 4, with the rigid contact's drift stabilization).
 #[test]
 fn roller_changes_are_smooth_and_contact_error_stays_small() {
-    let r = vehicle(0.5, 0.01, 0.01, 1.0, 1.0);
+    let r = vehicle(10.0, 0.01, 0.01, 1.0, 1.0);
     assert!(r.all_finite());
     let err = contact_error(&r);
-    assert!(err < 1e-6, "contact error {err} m");
+    assert!(err < 1e-7, "contact error {err} m");
     for c in ["vehicle.platform.v[1]", "vehicle.platform.v[3]"] {
         let v = r.col(c);
         let jump = v
