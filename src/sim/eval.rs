@@ -16,8 +16,8 @@ use super::block_code::{LaneTangent, SplitBlock};
 use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
 use super::sparse_lu::SparseLu;
+use super::state_lanes::StateLanes;
 use super::tape::{Instr, Op, run, run_deps, run_tangent, union};
-use std::collections::HashSet;
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
@@ -588,10 +588,14 @@ impl Engine {
         let mut gz: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
         let mut plan = plan;
         if let Some(lanes) = plan.lanes.as_deref_mut() {
-            let (lx, lz, bx, bz) = lanes;
             self.stats.jvp += 2;
-            lx.run(&self.regs, bx);
-            lz.run(&self.regs, bz);
+            lanes.run(&self.regs);
+            let StateLanes {
+                x: lx,
+                z: lz,
+                x_buf: bx,
+                z_buf: bz,
+            } = lanes;
             let Step::Implicit { residuals, .. } = &self.prog.steps[big] else {
                 return false;
             };
@@ -1056,47 +1060,8 @@ struct StateJacPlan {
     res_x_by_color: Vec<Vec<(usize, usize)>>,
     der_x_by_color: Vec<Vec<(usize, usize)>>,
     der_z_by_color: Vec<Vec<(usize, usize)>>,
-    /// When the big block is the program's only algebraic block: the tangents of the whole main
-    /// pass for every state at once (one lane per state, the block's unknowns held fixed) and
-    /// for every unknown at once (one lane per unknown, the states held fixed), each in one
-    /// pass ([`LaneTangent`]) instead of one interpreted pass per colour. With their buffers.
-    lanes: Option<Box<(LaneTangent, LaneTangent, Vec<f64>, Vec<f64>)>>,
-}
-
-/// The lane passes of [`StateJacPlan::lanes`]: `None` when some other step is an algebraic
-/// block (its solve cannot run in lanes) or the code calls functions.
-fn state_lanes(
-    prog: &Program,
-    big: usize,
-) -> Option<Box<(LaneTangent, LaneTangent, Vec<f64>, Vec<f64>)>> {
-    let mut code = Vec::new();
-    for (si, s) in prog.steps.iter().enumerate() {
-        let (Step::Explicit { code: c, .. } | Step::Implicit { code: c, .. }) = s;
-        if matches!(s, Step::Implicit { .. }) && si != big {
-            return None;
-        }
-        code.extend_from_slice(&prog.code[c.clone()]);
-    }
-    let Step::Implicit { vars, .. } = &prog.steps[big] else {
-        return None;
-    };
-    let lanes = |seeds: &[usize]| {
-        let mut active: HashSet<u32> = seeds.iter().map(|&r| r as u32).collect();
-        for i in &code {
-            if i.reads().any(|r| active.contains(&r)) {
-                active.insert(i.dst);
-            }
-        }
-        let color_of: Vec<usize> = (0..seeds.len()).collect();
-        LaneTangent::new(&code, seeds, &color_of, seeds.len(), &active)
-    };
-    let xs: Vec<usize> = prog.states.iter().map(|&(x, _)| x).collect();
-    Some(Box::new((
-        lanes(&xs)?,
-        lanes(vars)?,
-        Vec::new(),
-        Vec::new(),
-    )))
+    /// The tangents of the whole main pass in lanes, when they apply ([`StateLanes`]).
+    lanes: Option<Box<StateLanes>>,
 }
 
 /// The entries `(i, j)` of `deps` (`deps[i]` lists the `j`) grouped by the colour of `j`.
@@ -1160,7 +1125,7 @@ impl StateJacPlan {
         let (x_colors, x_color_of) = color_columns(n, &groups);
         let (z_colors, z_color_of) = color_columns(k, &der_z);
         Some(StateJacPlan {
-            lanes: state_lanes(prog, big),
+            lanes: StateLanes::new(prog, big).map(Box::new),
             big,
             res_x_by_color: by_color(&res_x, &x_color_of, x_colors.len()),
             der_x_by_color: by_color(&der_x, &x_color_of, x_colors.len()),

@@ -26,6 +26,7 @@ pub mod newton;
 pub mod params;
 pub mod results;
 pub mod sparse_lu;
+pub mod state_lanes;
 pub mod statesel;
 pub mod tape;
 
