@@ -5,7 +5,8 @@ balance, although MLS 3.6 section 9.3.1 excludes them. minimo's frames carry the
 outputs (body side) and inputs (constraint side), so rumoca rejects them. For rumoca only, this
 script rewrites the two frame connectors: the causal prefixes are dropped and 18 dummy flow
 variables (kin_r[3], kin_T[3,3], kin_v[3], kin_w[3]) balance the 18 kinematic potentials (rumoca
-counts declarations, MLS counts scalars: both match then); every constraint sets them to zero.
+counts declarations, MLS counts scalars: both match then); every constraint, and every body in
+joint coordinates on its parent's frame, sets them to zero.
 The equations that matter (bodies, joints, contacts) are untouched.
 """
 import pathlib
@@ -33,6 +34,13 @@ def patched_stdlib(dest: pathlib.Path) -> pathlib.Path:
         f"    {f}.kin_{k} = zeros({d});\n" for f in ("frame_a", "frame_b") for k, d in
         (("r", "3"), ("T", "3, 3"), ("v", "3"), ("w", "3"))) + "    FA + FB = zeros(3);", 1)
     j.write_text(s)
+    # A body in joint coordinates is the constraint side of its parent's frame.
+    parts = dest / "Minimo" / "Multibody" / "Parts.mo"
+    s = parts.read_text()
+    s = s.replace("    der(phi) = wrel;\n", "".join(
+        f"    parent.kin_{k} = zeros({d});\n" for k, d in
+        (("r", "3"), ("T", "3, 3"), ("v", "3"), ("w", "3"))) + "    der(phi) = wrel;\n", 1)
+    parts.write_text(s)
     return dest
 
 
