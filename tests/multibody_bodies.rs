@@ -71,6 +71,39 @@ fn pendulum_on_revolute_joint_conserves_energy() {
     assert!((ymin + 0.5).abs() < 1e-3, "lowest point {ymin}");
 }
 
+/// The pendulum of the test above with the body in joint coordinates: nothing can drift, the
+/// angle follows an RK4 solution of `J phi'' = -m g L cos(phi)` (J = Izz + m L^2, released
+/// horizontally), and the energy stays constant.
+#[test]
+fn hinged_pendulum_follows_its_equation_of_motion() {
+    let r = run("BodyChecks.HingedPendulum", 5.0, 1e-10);
+    assert!(r.all_finite());
+    let (m, l, izz) = (1.0, 0.5, 0.03);
+    let j = izz + m * l * l;
+    let acc = |phi: f64| -m * G * l * phi.cos() / j;
+    let (mut phi, mut w, h) = (0.0f64, 0.0f64, 1e-5f64);
+    let mut t = 0.0;
+    let mut worst = 0.0f64;
+    for (k, &tk) in r.time().iter().enumerate() {
+        while t < tk - 1e-12 {
+            let step = h.min(tk - t);
+            let (k1p, k1w) = (w, acc(phi));
+            let (k2p, k2w) = (w + 0.5 * step * k1w, acc(phi + 0.5 * step * k1p));
+            let (k3p, k3w) = (w + 0.5 * step * k2w, acc(phi + 0.5 * step * k2p));
+            let (k4p, k4w) = (w + step * k3w, acc(phi + step * k3p));
+            phi += step / 6.0 * (k1p + 2.0 * k2p + 2.0 * k3p + k4p);
+            w += step / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+            t += step;
+        }
+        worst = worst.max((r.col("body.phi")[k] - phi).abs());
+        // The centre of mass is on the circle of radius L at that angle.
+        let (x, y) = (r.col("body.frame.r[1]")[k], r.col("body.frame.r[2]")[k]);
+        assert!((x - l * phi.cos()).abs() < 1e-6 && (y - l * phi.sin()).abs() < 1e-6);
+    }
+    assert!(worst < 1e-6, "angle differs from RK4 by {worst}");
+    assert!(r.spread("E") < 1e-7, "energy drift {}", r.spread("E"));
+}
+
 #[test]
 fn prismatic_slider_accelerates_with_g_sin_angle() {
     let r = run("BodyChecks.Slider", 2.0, 1e-8);

@@ -44,7 +44,9 @@ impl StateLanes {
         let written: HashSet<u32> = code.iter().map(|i| i.dst).collect();
         let mut seen = HashSet::new();
         for i in &code {
-            if i.reads().any(|r| written.contains(&r) && !seen.contains(&r)) {
+            if i.reads()
+                .any(|r| written.contains(&r) && !seen.contains(&r))
+            {
                 return None;
             }
             seen.insert(i.dst);

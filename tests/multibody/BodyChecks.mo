@@ -23,6 +23,20 @@ package BodyChecks "Small models with analytic answers, used by tests/multibody_
     annotation(experiment(StopTime = 5, Interval = 0.01, Tolerance = 1e-8));
   end Pendulum;
 
+  model HingedPendulum "The same pendulum in joint coordinates (Parts.HingedBody): the angle is the state"
+    // Body x = the joint axis = world z: q_mount turns x into z (-90 degrees about y), so the
+    // pendulum's inertia diag(0.01, 0.02, 0.03) (world axes at the start) reads diag(0.03, 0.02, 0.01)
+    // and the centre of mass, 0.5 m along world x, is at c = {0, 0, -0.5} in body axes.
+    Minimo.Multibody.Parts.Ground ground;
+    Minimo.Multibody.Parts.HingedBody body(m = 1, I = diagonal({0.03, 0.02, 0.01}), c = {0, 0, -0.5},
+      q_mount = {cos(-3.141592653589793/4), 0, sin(-3.141592653589793/4), 0});
+    Real E "kinetic plus potential energy";
+  equation
+    E = 0.5*body.m*(body.frame.v*body.frame.v) + 0.5*body.frame.w*(body.Iw*body.frame.w) - body.m*(body.g*body.frame.r);
+    connect(ground.frame, body.parent);
+    annotation(experiment(StopTime = 5, Interval = 0.01, Tolerance = 1e-8));
+  end HingedPendulum;
+
   model Slider "Body on a frictionless prismatic joint inclined by 30 degrees: s = g*sin(30 deg)*t^2/2"
     Minimo.Multibody.Parts.Ground ground;
     Minimo.Multibody.Joints.Prismatic joint(nA = {cos(0.5235987755982988), -sin(0.5235987755982988), 0});
