@@ -3,8 +3,11 @@
 
 #[path = "multibody/harness.rs"]
 mod harness;
+#[path = "sim/pendulum_angle.rs"]
+mod pendulum_angle;
 
 use harness::{Sim, data};
+use pendulum_angle::rk4_step;
 
 const G: f64 = 9.81;
 
@@ -87,12 +90,7 @@ fn hinged_pendulum_follows_its_equation_of_motion() {
     for (k, &tk) in r.time().iter().enumerate() {
         while t < tk - 1e-12 {
             let step = h.min(tk - t);
-            let (k1p, k1w) = (w, acc(phi));
-            let (k2p, k2w) = (w + 0.5 * step * k1w, acc(phi + 0.5 * step * k1p));
-            let (k3p, k3w) = (w + 0.5 * step * k2w, acc(phi + 0.5 * step * k2p));
-            let (k4p, k4w) = (w + step * k3w, acc(phi + step * k3p));
-            phi += step / 6.0 * (k1p + 2.0 * k2p + 2.0 * k3p + k4p);
-            w += step / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+            (phi, w) = rk4_step(phi, w, step, acc);
             t += step;
         }
         worst = worst.max((r.col("body.phi")[k] - phi).abs());
