@@ -223,6 +223,9 @@ fn print_stats(
         "  algebraic block iterations {} ({} factorizations)",
         s.block_iterations, s.block_factorizations
     );
+    for (k, t) in &s.torn_blocks {
+        eprintln!("  linear block torn          {k} -> {t} unknowns");
+    }
     eprintln!("  events                     {}", s.events);
     eprintln!("  output points              {}", r.time.len());
     eprintln!("phase timings:");

@@ -133,6 +133,8 @@ pub struct Program {
     pub terminal: Reg,
     /// Which step computes each variable (for error messages).
     pub computed_by: Vec<Option<usize>>,
+    /// Linear blocks compiled torn: (unknowns of the block, unknowns of the torn system).
+    pub torn: Vec<(usize, usize)>,
 }
 
 impl Program {
@@ -664,6 +666,7 @@ pub fn compile(
 
     // Main pass: blocks in BLT order.
     let mut steps = Vec::new();
+    let mut torn_sizes = Vec::new();
     let mut computed_by = vec![None; nvars];
     for (bi, block) in sys.blocks.iter().enumerate() {
         let start_pc = c.code.len();
@@ -692,6 +695,7 @@ pub fn compile(
                 // Torn: the assignments first, then the residuals of the equations left over.
                 let (unknowns, residual_eqs) = match &torn {
                     Some(t) => {
+                        torn_sizes.push((block.vars.len(), t.tears.len()));
                         for (ei, v, expr) in &t.inner {
                             c.span = sys.equations[*ei].span;
                             c.expr_into(expr, *v as Reg, start_pc);
@@ -860,6 +864,7 @@ pub fn compile(
         initial: c.initial,
         terminal: c.terminal,
         computed_by,
+        torn: torn_sizes,
     };
     eliminate_dead_code(&mut prog, nvars);
     Ok(prog)

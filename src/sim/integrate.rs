@@ -792,6 +792,7 @@ pub fn simulate_with(
         compile_time,
         init_time,
         states: n,
+        torn_blocks: engine.prog.torn.clone(),
         method: opts.method.name().to_string(),
         ..Default::default()
     };

@@ -119,6 +119,8 @@ pub struct SimStats {
     /// Iterations inside algebraic blocks of the right-hand side, and block factorizations.
     pub block_iterations: usize,
     pub block_factorizations: usize,
+    /// Linear blocks solved torn: (unknowns of the block, unknowns of the torn system).
+    pub torn_blocks: Vec<(usize, usize)>,
     pub events: usize,
     pub states: usize,
     pub sparse_jacobian: bool,
