@@ -330,3 +330,40 @@ fn friction_redeclare_reaches_every_roller() {
         }
     }
 }
+
+/// `minimo structure` shows how the vehicle's block of accelerations and reactions is torn: a
+/// few dozen tearing variables for a block of hundreds of equations (session 4: 45 of 594).
+#[test]
+fn structure_shows_the_torn_block() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("structure")
+        .arg(example("OmniVehicle.mo"))
+        .output()
+        .expect("run minimo structure");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let torn: Vec<&str> = text.lines().filter(|l| l.contains("torn:")).collect();
+    assert_eq!(torn.len(), 1, "one torn block");
+    let block = text
+        .lines()
+        .find(|l| l.contains("linear system of"))
+        .expect("the linear block");
+    let size: usize = block
+        .split("system of ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("block size");
+    let tears: usize = torn[0]
+        .split("from these ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .expect("number of tearing variables");
+    assert!(
+        size > 500 && tears <= 50,
+        "{size} equations torn to {tears}"
+    );
+    // Every roller's normal force is a tearing variable: the contacts close the loop.
+    assert_eq!(torn[0].matches("contact.Fn").count(), 12);
+}

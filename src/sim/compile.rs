@@ -15,7 +15,7 @@ use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
 use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
-use crate::structure::tearing::tear_linear_block;
+use crate::structure::tearing::{TEAR_MIN, tear_linear_block};
 use crate::structure::{BlockKind, SortedSystem};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -612,10 +612,6 @@ impl Compiler<'_> {
         self.expr(e)
     }
 }
-
-/// Linear blocks with at least this many unknowns are torn (see [`tear_linear_block`]); smaller
-/// ones are solved whole.
-const TEAR_MIN: usize = 10;
 
 /// Compiles a sorted system, with parameter values already fixed.
 pub fn compile(

@@ -3,6 +3,7 @@
 
 use super::matching::Matching;
 use super::print::{expr_text, residual_text};
+use super::tearing::{TEAR_MIN, tear_linear_block};
 use super::work::Work;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::{BlockKind, SortedSystem};
@@ -79,6 +80,9 @@ pub struct BlockLine {
     pub equations: Vec<String>,
     /// For explicit blocks: `var := expression`.
     pub solved: Option<String>,
+    /// For linear blocks the simulation solves torn: the tearing variables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub torn: Option<Vec<String>>,
     pub spans: Vec<Span>,
 }
 
@@ -137,6 +141,10 @@ pub(super) fn build(
                 }
                 _ => None,
             },
+            torn: (b.kind == BlockKind::Linear && b.vars.len() >= TEAR_MIN)
+                .then(|| tear_linear_block(&sys.equations, &b.equations, &b.vars))
+                .flatten()
+                .map(|t| t.tears.iter().map(|&v| name(v)).collect()),
             spans: b.equations.iter().map(|&e| sys.equations[e].span).collect(),
         })
         .collect();

@@ -19,6 +19,9 @@ use super::system::SortedEquation;
 use crate::dae::{Expr, VarId};
 use std::collections::VecDeque;
 
+/// Linear blocks with at least this many unknowns are torn (smaller ones are solved whole).
+pub const TEAR_MIN: usize = 10;
+
 /// How one linear block is torn.
 #[derive(Clone, Debug)]
 pub struct Tearing {

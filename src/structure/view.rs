@@ -92,6 +92,14 @@ pub fn text(a: &Analysis, sources: &SourceMap, timings: bool) -> String {
                     b.equations.len(),
                     b.variables.join(", ")
                 );
+                if let Some(tears) = &b.torn {
+                    let _ = writeln!(
+                        o,
+                        "       torn: the other unknowns follow one equation at a time from these {}: {}",
+                        tears.len(),
+                        tears.join(", ")
+                    );
+                }
                 for e in &b.equations {
                     let _ = writeln!(o, "         {e}");
                 }
