@@ -38,6 +38,9 @@ pub enum Step {
         residuals: Vec<Reg>,
         inputs: Vec<Reg>,
         linear: bool,
+        /// Torn (`structure::tearing`): the unknowns are the tearing variables, the code also
+        /// assigns the block's other unknowns.
+        torn: bool,
         block: usize,
     },
 }
@@ -734,6 +737,7 @@ pub fn compile(
                     residuals,
                     inputs,
                     linear,
+                    torn: torn.is_some(),
                     block: bi,
                 });
                 for &v in &block.vars {

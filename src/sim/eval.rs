@@ -64,6 +64,7 @@ impl BlockJac {
             vars,
             residuals,
             inputs,
+            torn,
             ..
         } = step
         else {
@@ -82,7 +83,9 @@ impl BlockJac {
             .map(|&r| deps[r as usize].iter().map(|&j| j as usize).collect())
             .collect();
         let (colors, color_of) = color_columns(k, &rows);
-        let sparse = if k >= SPARSE_BLOCK {
+        // A torn block takes the sparse path at any size: its Jacobian then comes from one lane
+        // pass, and the state Jacobian goes through it (`StateJacPlan`).
+        let sparse = if k >= SPARSE_BLOCK || *torn {
             SparseLu::new(k, &rows)
         } else {
             None

@@ -65,70 +65,32 @@ pub fn tear_linear_block(
             var_eqs[v].push(e);
         }
     }
-    let mut unknown_in: Vec<usize> = rows.iter().map(|r| r.len()).collect();
-    let mut known = vec![false; n];
-    let mut assigned = vec![false; n];
-    let mut order: Vec<(usize, usize)> = Vec::new();
-    let mut tears: Vec<usize> = Vec::new();
-    let mut nknown = 0;
-    let mut queue: VecDeque<usize> = (0..n).filter(|&e| unknown_in[e] == 1).collect();
-
-    // Marks `v` known and queues the equations it leaves with one unknown.
-    let learn = |v: usize,
-                 known: &mut Vec<bool>,
-                 unknown_in: &mut Vec<usize>,
-                 queue: &mut VecDeque<usize>| {
-        known[v] = true;
-        for &e in &var_eqs[v] {
-            unknown_in[e] -= 1;
-            if unknown_in[e] == 1 {
-                queue.push_back(e);
-            }
-        }
+    let g = Graph {
+        rows: &rows,
+        var_eqs: &var_eqs,
     };
-
-    while nknown < n {
-        while let Some(e) = queue.pop_front() {
-            if assigned[e] || unknown_in[e] != 1 {
-                continue;
-            }
-            let Some(&(v, usable)) = rows[e].iter().find(|(v, _)| !known[*v]) else {
-                continue;
-            };
-            if !usable {
-                continue;
-            }
-            assigned[e] = true;
-            order.push((e, v));
-            nknown += 1;
-            learn(v, &mut known, &mut unknown_in, &mut queue);
+    // The greedy choice of a tearing variable is short-sighted (it may tear an unknown that a
+    // chain of assignments would reach later), so in one sweep each tearing variable in turn is
+    // forbidden and the pass repeated; a forbidding that gives fewer tearing variables is kept.
+    let mut forbidden = vec![false; n];
+    let (mut order, mut tears) = g.greedy(&forbidden);
+    let mut k = 0;
+    while k < tears.len() {
+        let t = tears[k];
+        k += 1;
+        if forbidden[t] {
+            continue;
         }
-        if nknown == n {
-            break;
+        forbidden[t] = true;
+        let (o, ts) = g.greedy(&forbidden);
+        if ts.len() < tears.len() {
+            (order, tears) = (o, ts);
+            k -= 1;
+        } else {
+            forbidden[t] = false;
         }
-        // A tearing variable: the unknown that completes most equations (those with two unknowns
-        // left), then the one in most equations; the first in block order on ties.
-        let mut best: Option<(usize, usize, usize)> = None;
-        for v in (0..n).filter(|&v| !known[v]) {
-            let mut pairs = 0;
-            let mut total = 0;
-            for &e in &var_eqs[v] {
-                if !assigned[e] {
-                    total += 1;
-                    if unknown_in[e] == 2 {
-                        pairs += 1;
-                    }
-                }
-            }
-            if best.is_none_or(|(_, p, t)| (pairs, total) > (p, t)) {
-                best = Some((v, pairs, total));
-            }
-        }
-        let (v, _, _) = best?;
-        tears.push(v);
-        nknown += 1;
-        learn(v, &mut known, &mut unknown_in, &mut queue);
     }
+    let assigned: std::collections::HashSet<usize> = order.iter().map(|&(e, _)| e).collect();
     if 2 * tears.len() > n {
         return None;
     }
@@ -138,7 +100,7 @@ pub fn tear_linear_block(
         inner.push((block_eqs[e], vars[v], expr));
     }
     let residuals: Vec<usize> = (0..n)
-        .filter(|&e| !assigned[e])
+        .filter(|e| !assigned.contains(e))
         .map(|e| block_eqs[e])
         .collect();
     debug_assert_eq!(residuals.len(), tears.len());
@@ -147,6 +109,89 @@ pub fn tear_linear_block(
         tears: tears.into_iter().map(|v| vars[v]).collect(),
         residuals,
     })
+}
+
+/// The block's incidence in local indices: `rows[e]` lists (unknown, usable as the equation's
+/// assignment target); `var_eqs[v]` the equations of unknown `v`.
+struct Graph<'a> {
+    rows: &'a [Vec<(usize, bool)>],
+    var_eqs: &'a [Vec<usize>],
+}
+
+impl Graph<'_> {
+    /// One greedy tearing: the assignments (equation, unknown) in order and the tearing
+    /// variables. `forbidden` unknowns are torn only when nothing else is left to tear.
+    fn greedy(&self, forbidden: &[bool]) -> (Vec<(usize, usize)>, Vec<usize>) {
+        let (rows, var_eqs) = (self.rows, self.var_eqs);
+        let n = rows.len();
+        let mut unknown_in: Vec<usize> = rows.iter().map(|r| r.len()).collect();
+        let mut known = vec![false; n];
+        let mut assigned = vec![false; n];
+        let mut order: Vec<(usize, usize)> = Vec::new();
+        let mut tears: Vec<usize> = Vec::new();
+        let mut nknown = 0;
+        let mut queue: VecDeque<usize> = (0..n).filter(|&e| unknown_in[e] == 1).collect();
+        // Marks `v` known and queues the equations it leaves with one unknown.
+        let learn = |v: usize,
+                     known: &mut Vec<bool>,
+                     unknown_in: &mut Vec<usize>,
+                     queue: &mut VecDeque<usize>| {
+            known[v] = true;
+            for &e in &var_eqs[v] {
+                unknown_in[e] -= 1;
+                if unknown_in[e] == 1 {
+                    queue.push_back(e);
+                }
+            }
+        };
+        while nknown < n {
+            while let Some(e) = queue.pop_front() {
+                if assigned[e] || unknown_in[e] != 1 {
+                    continue;
+                }
+                let Some(&(v, usable)) = rows[e].iter().find(|(v, _)| !known[*v]) else {
+                    continue;
+                };
+                if !usable {
+                    continue;
+                }
+                assigned[e] = true;
+                order.push((e, v));
+                nknown += 1;
+                learn(v, &mut known, &mut unknown_in, &mut queue);
+            }
+            if nknown == n {
+                break;
+            }
+            // A tearing variable: not forbidden, then one that no equation left can assign (it
+            // must be torn anyway), then the one that completes most equations (those with two
+            // unknowns left), then the one in most equations; the first in block order on ties.
+            let mut best: Option<(usize, (bool, bool, usize, usize))> = None;
+            for v in (0..n).filter(|&v| !known[v]) {
+                let mut pairs = 0;
+                let mut total = 0;
+                let mut assignable = false;
+                for &e in &var_eqs[v] {
+                    if !assigned[e] {
+                        total += 1;
+                        if unknown_in[e] == 2 {
+                            pairs += 1;
+                        }
+                        assignable |= rows[e].iter().any(|&(u, usable)| u == v && usable);
+                    }
+                }
+                let score = (!forbidden[v], !assignable, pairs, total);
+                if best.is_none_or(|(_, b)| score > b) {
+                    best = Some((v, score));
+                }
+            }
+            let Some((v, _)) = best else { break };
+            tears.push(v);
+            nknown += 1;
+            learn(v, &mut known, &mut unknown_in, &mut queue);
+        }
+        (order, tears)
+    }
 }
 
 #[cfg(test)]
