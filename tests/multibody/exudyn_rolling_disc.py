@@ -55,6 +55,7 @@ def build(step):
     sim.timeIntegration.verboseMode = 0
     sim.solutionSettings.sensorsWritePeriod = 0.01
     sim.timeIntegration.newton.useModifiedNewton = True
+    sim.solutionSettings.writeSolutionToFile = False  # no solution/ folder in the working directory
     return SC, mbs, sim, sensors
 
 
