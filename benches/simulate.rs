@@ -139,6 +139,39 @@ fn example_benches(c: &mut Criterion) {
     g.finish();
 }
 
+/// The omni vehicle (16 bodies, rigid roller contacts), 0.25 s of model time, end to end: the
+/// joint-coordinate default against the papers' constraint joints (one redeclare apart), so the
+/// ratio of the two formulations comes from one run.
+fn vehicle_benches(c: &mut Criterion) {
+    let mut g = c.benchmark_group("omni_vehicle_0.25s");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(100));
+    g.measurement_time(Duration::from_secs(5));
+    let text = format!(
+        "{}\n{}",
+        example("multibody/OmniVehicle.mo"),
+        example("multibody/OmniVehiclePaperJoints.mo")
+    );
+    let opts = SimOptions {
+        stop_time: Some(0.25),
+        ..Default::default()
+    };
+    for (label, model) in [
+        ("joint_coordinates", "OmniVehicle"),
+        ("paper_joints", "OmniVehiclePaperJoints"),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                let flat =
+                    minimo::flatten::flatten_source("vehicle.mo", &text, Some(model)).unwrap();
+                let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+                black_box(simulate_analysis(&a, &opts).unwrap().time.len())
+            })
+        });
+    }
+    g.finish();
+}
+
 fn large_chain_benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("chain_1s_end_to_end");
     g.sample_size(10);
@@ -171,6 +204,6 @@ fn large_chain_benches(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = rhs_benches, example_benches, large_chain_benches
+    targets = rhs_benches, example_benches, vehicle_benches, large_chain_benches
 }
 criterion_main!(benches);
