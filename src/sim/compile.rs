@@ -15,7 +15,7 @@ use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
 use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
-use crate::structure::tearing::{TEAR_MIN, tear_linear_block};
+use crate::structure::tearing::tear_block;
 use crate::structure::{BlockKind, SortedSystem};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -688,9 +688,7 @@ pub fn compile(
                 computed_by[var] = Some(steps.len() - 1);
             }
             BlockKind::Linear | BlockKind::Nonlinear => {
-                let torn = (block.kind == BlockKind::Linear && block.vars.len() >= TEAR_MIN)
-                    .then(|| tear_linear_block(&sys.equations, &block.equations, &block.vars))
-                    .flatten();
+                let torn = tear_block(&sys.equations, block);
                 // Torn: the assignments first, then the residuals of the equations left over.
                 let (unknowns, residual_eqs) = match &torn {
                     Some(t) => {

@@ -3,9 +3,9 @@
 //! `Engine::state_jacobian` needs the tangents of the main pass with respect to every state
 //! (the big block's unknowns held fixed) and with respect to every unknown of that block (the
 //! states held fixed). Done one colour at a time, that is one interpreted pass over the whole
-//! program per colour; for the omni vehicle in joint coordinates (43 states, a torn block of 45
-//! unknowns whose residuals depend on nearly every state) about 44 passes per Jacobian, half of
-//! the integration time. When the big block is the program's only algebraic block, the main
+//! program per colour; for the omni vehicle in joint coordinates (43 states, a torn block whose
+//! residuals depend on nearly every state) about 44 passes per Jacobian, half of the
+//! integration time. When the big block is the program's only algebraic block, the main
 //! pass is straight-line code apart from that block's solve, so both sets of tangents come from
 //! one pass each with one lane per seed ([`LaneTangent`]): each instruction's partial
 //! derivatives are computed once and applied to all lanes.

@@ -3,7 +3,7 @@
 
 use super::matching::Matching;
 use super::print::{expr_text, residual_text};
-use super::tearing::{TEAR_MIN, tear_linear_block};
+use super::tearing::tear_block;
 use super::work::Work;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::{BlockKind, SortedSystem};
@@ -141,10 +141,7 @@ pub(super) fn build(
                 }
                 _ => None,
             },
-            torn: (b.kind == BlockKind::Linear && b.vars.len() >= TEAR_MIN)
-                .then(|| tear_linear_block(&sys.equations, &b.equations, &b.vars))
-                .flatten()
-                .map(|t| t.tears.iter().map(|&v| name(v)).collect()),
+            torn: tear_block(&sys.equations, b).map(|t| t.tears.iter().map(|&v| name(v)).collect()),
             spans: b.equations.iter().map(|&e| sys.equations[e].span).collect(),
         })
         .collect();

@@ -5,8 +5,8 @@
 //! `frame.a = parent.a + ...`, `Fj = m*a - f - m*g`, flow sums. Tearing picks a few unknowns
 //! (the tearing variables) such that, once they are known, the other unknowns follow one
 //! equation at a time; the equations left over are the residuals of a small linear system in
-//! the tearing variables. The block is then solved by the code of the assignments followed by a
-//! dense LU of that small system instead of a sparse LU of the whole block.
+//! the tearing variables. The block is then solved by the code of the assignments followed by an
+//! LU of that small system instead of an LU of the whole block.
 //!
 //! An equation is used as an assignment only when its unknown enters with a numeric nonzero
 //! coefficient (after constant folding): dividing by a coefficient that depends on the state
@@ -15,12 +15,21 @@
 
 use super::blt::solve_linear;
 use super::incidence::{Lin, incidence};
-use super::system::SortedEquation;
+use super::system::{Block, BlockKind, SortedEquation};
 use crate::dae::{Expr, VarId};
 use std::collections::VecDeque;
 
 /// Linear blocks with at least this many unknowns are torn (smaller ones are solved whole).
-pub const TEAR_MIN: usize = 10;
+const TEAR_MIN: usize = 10;
+
+/// How the simulation solves `block`: torn when it is linear, has at least [`TEAR_MIN`]
+/// unknowns and tearing at least halves it; `None` when it is solved whole.
+pub fn tear_block(eqs: &[SortedEquation], block: &Block) -> Option<Tearing> {
+    if block.kind != BlockKind::Linear || block.vars.len() < TEAR_MIN {
+        return None;
+    }
+    tear_linear_block(eqs, &block.equations, &block.vars)
+}
 
 /// How one linear block is torn.
 #[derive(Clone, Debug)]
