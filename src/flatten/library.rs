@@ -1,12 +1,19 @@
 //! Libraries: the built-in `stdlib/` (compiled into the binary), `--lib` folders and files,
-//! and the folders of `MODELICAPATH`. A top-level package is parsed the first time a name
-//! refers to it. Package folders hold `package.mo` and optionally `package.order` (MLS 13.4).
+//! and the folders of `MODELICAPATH`. Package folders hold `package.mo` and optionally
+//! `package.order` (MLS 13.4).
+//!
+//! Loading is lazy at the granularity of files: a top-level package is indexed the first time
+//! a name refers to it, and then only its `package.mo` is parsed. Each other entry of a package
+//! folder (a `.mo` file or a sub-package folder) is recorded as *pending* under its name and
+//! parsed the first time lookup asks the package for that name (`Flattener::child_class`). A
+//! model that uses one Rotational component therefore parses a few dozen files of the MSL, not
+//! its 2000, and a syntax error in a file nobody refers to is never seen.
 
 use super::Flattener;
 use super::classtree::ClassId;
 use crate::diag::Diagnostic;
 use crate::syntax::ast;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 mod embedded {
@@ -26,6 +33,8 @@ enum Source {
 #[derive(Debug, Default)]
 pub struct Library {
     roots: BTreeMap<String, Source>,
+    /// Entries of loaded package folders not parsed yet: package -> entry name -> where.
+    pending: HashMap<ClassId, BTreeMap<String, Pending>>,
     /// Problems met while loading library files (reported with the result).
     pub errors: Vec<Diagnostic>,
 }
@@ -148,8 +157,17 @@ fn embedded_entries(dir: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// An entry of a package folder whose file has not been parsed yet.
+#[derive(Clone, Debug)]
+struct Pending {
+    folder: Folder,
+    /// The file name (`Inertia.mo`) or sub-folder name.
+    entry: String,
+    is_dir: bool,
+}
+
 /// A folder in the real file system or in the embedded library.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 enum Folder {
     Real(PathBuf),
     Embedded(String),
@@ -202,7 +220,10 @@ impl Folder {
         }
     }
     fn is_package(&self) -> bool {
-        self.read("package.mo").is_some()
+        match self {
+            Folder::Real(p) => p.join("package.mo").is_file(),
+            Folder::Embedded(p) => embedded_file(&format!("{p}/package.mo")).is_some(),
+        }
     }
 }
 
@@ -226,7 +247,66 @@ impl Flattener<'_> {
             }
             _ => None,
         };
-        Ok(self.tree.add_file(def, parent))
+        let ids = self.tree.add_file(def, parent);
+        // A class loaded from a user file inside a library package (`within P;` in a copy of
+        // one of P's files) takes the place of the library's own file of that name.
+        if let Some(p) = parent
+            && let Some(pend) = self.lib.pending.get_mut(&p)
+        {
+            for &id in &ids {
+                pend.remove(&self.tree.get(id).name);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The class `name` defined directly in `class`, parsing its file first if it is a pending
+    /// entry of a library package folder.
+    pub fn child_class(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
+        if let Some(c) = self.tree.get(class).children.get(name) {
+            return Some(*c);
+        }
+        let p = self.lib.pending.get_mut(&class)?.remove(name)?;
+        self.load_entry(&p, class);
+        self.tree.get(class).children.get(name).copied()
+    }
+
+    /// Names of the pending (not yet parsed) classes of `class`, for hints.
+    pub fn pending_names(&self, class: ClassId) -> Vec<String> {
+        self.lib
+            .pending
+            .get(&class)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The pending (not yet parsed) classes of every package: the folder structure tells
+    /// their names without parsing anything (for "did you mean" hints).
+    pub fn pending_by_package(&self) -> Vec<(ClassId, Vec<String>)> {
+        let mut out: Vec<(ClassId, Vec<String>)> = self
+            .lib
+            .pending
+            .iter()
+            .map(|(&p, m)| (p, m.keys().cloned().collect()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn load_entry(&mut self, p: &Pending, parent: ClassId) {
+        let r = if p.is_dir {
+            let name = p.entry.clone();
+            self.load_package_dir(p.folder.join(&p.entry), &name, Some(parent), true)
+                .map(|_| ())
+        } else {
+            match p.folder.read(&p.entry) {
+                Some((f, t)) => self.load_text(f, t, Some(parent)).map(|_| ()),
+                None => Ok(()),
+            }
+        };
+        if let Err(e) = r {
+            self.lib.errors.extend(e);
+        }
     }
 
     /// Loads the top-level class `name` from the library path; `None` if it is not there.
@@ -247,10 +327,10 @@ impl Flattener<'_> {
                 self.load_text(format!("<stdlib>/{p}"), t, None).map(|_| ())
             }
             Source::Dir(p) => self
-                .load_package_dir(Folder::Real(p), name, None)
+                .load_package_dir(Folder::Real(p), name, None, true)
                 .map(|_| ()),
             Source::EmbeddedDir(p) => self
-                .load_package_dir(Folder::Embedded(p), name, None)
+                .load_package_dir(Folder::Embedded(p), name, None, true)
                 .map(|_| ()),
         };
         if let Err(e) = r {
@@ -259,11 +339,14 @@ impl Flattener<'_> {
         self.tree.roots.get(name).copied()
     }
 
+    /// Loads a package folder's `package.mo`; its other entries are parsed now, or, when
+    /// `lazy`, recorded as pending and parsed on first lookup.
     fn load_package_dir(
         &mut self,
         dir: Folder,
         name: &str,
         parent: Option<ClassId>,
+        lazy: bool,
     ) -> Result<ClassId, Vec<Diagnostic>> {
         let Some((fname, text)) = dir.read("package.mo") else {
             return Err(vec![Diagnostic::error(
@@ -296,10 +379,36 @@ impl Flattener<'_> {
         }
         let mut errors = Vec::new();
         for (entry, is_dir) in entries {
+            if lazy {
+                let pend = if is_dir {
+                    dir.join(&entry).is_package().then(|| entry.clone())
+                } else {
+                    entry
+                        .strip_suffix(".mo")
+                        .filter(|n| *n != "package")
+                        .map(str::to_string)
+                };
+                if let Some(cname) = pend
+                    && !self.tree.get(pkg).children.contains_key(&cname)
+                {
+                    let p = Pending {
+                        folder: dir.clone(),
+                        entry,
+                        is_dir,
+                    };
+                    self.lib
+                        .pending
+                        .entry(pkg)
+                        .or_default()
+                        .entry(cname)
+                        .or_insert(p);
+                }
+                continue;
+            }
             if is_dir {
                 let sub = dir.join(&entry);
                 if sub.is_package()
-                    && let Err(e) = self.load_package_dir(sub, &entry, Some(pkg))
+                    && let Err(e) = self.load_package_dir(sub, &entry, Some(pkg), false)
                 {
                     errors.extend(e);
                 }
@@ -317,7 +426,7 @@ impl Flattener<'_> {
     /// Loads a package folder given on the command line (as a model file).
     pub fn load_user_dir(&mut self, dir: &Path) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
         let name = package_name(dir).unwrap_or_default();
-        self.load_package_dir(Folder::Real(dir.to_path_buf()), &name, None)
+        self.load_package_dir(Folder::Real(dir.to_path_buf()), &name, None, false)
             .map(|id| vec![id])
     }
 }

@@ -52,6 +52,7 @@ impl Flattener<'_> {
                 None => {
                     let node = self.tree.get(cur);
                     let mut cands: Vec<String> = node.children.keys().cloned().collect();
+                    cands.extend(self.pending_names(cur));
                     if let Ok(e) = self.expanded(cur) {
                         cands.extend(e.classes.keys().cloned());
                     }
@@ -87,8 +88,8 @@ impl Flattener<'_> {
 
     /// A class element of `class` (nested or inherited).
     pub fn member_class(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
-        if let Some(c) = self.tree.get(class).children.get(name) {
-            return Some(*c);
+        if let Some(c) = self.child_class(class, name) {
+            return Some(c);
         }
         let e = self.expanded(class).ok()?;
         e.classes.get(name).map(|c| c.id)
@@ -108,8 +109,8 @@ impl Flattener<'_> {
         }
         let mut cur = Some(lex);
         while let Some(c) = cur {
-            if let Some(id) = self.tree.get(c).children.get(name) {
-                return Some(*id);
+            if let Some(id) = self.child_class(c, name) {
+                return Some(id);
             }
             // Inherited class elements of the enclosing class (only if already expanded or
             // cheap to expand; a failing expansion is reported elsewhere).
@@ -217,6 +218,7 @@ impl Flattener<'_> {
         }
         let mut cur = Some(lex);
         while let Some(c) = cur {
+            out.extend(self.pending_names(c));
             let node = self.tree.get(c);
             out.extend(node.children.keys().cloned());
             cur = node.parent;
@@ -229,8 +231,9 @@ impl Flattener<'_> {
     }
 
     /// Full names of the classes reachable through packages (every enclosing class a package)
-    /// whose own name is `name` (`exact`) or close to it, inside `within` or anywhere (then every
-    /// library is loaded: this only runs to explain an error). Sorted, so hints are stable.
+    /// whose own name is `name` (`exact`) or close to it, inside `within` or anywhere (then the
+    /// top of every library is loaded; files not parsed yet count by their names: this only runs
+    /// to explain an error). Sorted, so hints are stable.
     pub fn nested_classes(
         &mut self,
         name: &str,
@@ -246,9 +249,11 @@ impl Flattener<'_> {
             }
             self.lib.errors.truncate(n_errors);
         }
-        let reachable = |t: &super::classtree::ClassTree, id: ClassId| -> bool {
+        // Whether `id` is reached from the top level through packages only, and lies inside
+        // `within` (when given); `nested` says whether `id` itself must be below a root.
+        let reachable = |t: &super::classtree::ClassTree, id: ClassId, nested: bool| -> bool {
             let mut cur = id;
-            let mut inside = within.is_none();
+            let mut inside = within.is_none() || (!nested && Some(id) == within);
             while let Some(p) = t.get(cur).parent {
                 let pn = t.get(p);
                 let named = pn.children.get(&t.get(cur).name) == Some(&cur);
@@ -258,33 +263,37 @@ impl Flattener<'_> {
                 inside |= Some(p) == within;
                 cur = p;
             }
-            inside && id != cur
+            inside && (!nested || id != cur)
         };
-        let ids: Vec<ClassId> = (0..self.tree.nodes.len())
-            .filter(|&id| reachable(&self.tree, id))
+        // (own name, full name) of loaded classes, then of pending library files.
+        let mut cands: Vec<(String, String)> = (0..self.tree.nodes.len())
+            .filter(|&id| reachable(&self.tree, id, true))
+            .map(|id| {
+                let n = self.tree.get(id);
+                (n.name.clone(), n.full.clone())
+            })
             .collect();
-        let pick: Vec<ClassId> = if exact {
-            ids.into_iter()
-                .filter(|&id| self.tree.get(id).name == name)
-                .collect()
-        } else {
-            let names: Vec<&str> = ids
-                .iter()
-                .map(|&id| self.tree.get(id).name.as_str())
-                .collect();
-            match crate::flatten::suggest(name, names.iter().copied()) {
-                Some(best) => {
-                    let best = best.to_string();
-                    ids.into_iter()
-                        .filter(|&id| self.tree.get(id).name == best)
-                        .collect()
-                }
-                None => Vec::new(),
+        for (pkg, names) in self.pending_by_package() {
+            if matches!(self.tree.get(pkg).kind, ast::ClassKind::Package)
+                && reachable(&self.tree, pkg, false)
+            {
+                let full = self.tree.get(pkg).full.clone();
+                cands.extend(
+                    names
+                        .into_iter()
+                        .map(|n| (n.clone(), format!("{full}.{n}"))),
+                );
             }
+        }
+        let best = if exact {
+            Some(name.to_string())
+        } else {
+            crate::flatten::suggest(name, cands.iter().map(|c| c.0.as_str())).map(str::to_string)
         };
-        let mut out: Vec<String> = pick
-            .iter()
-            .map(|&id| self.tree.get(id).full.clone())
+        let mut out: Vec<String> = cands
+            .into_iter()
+            .filter(|c| Some(&c.0) == best.as_ref())
+            .map(|c| c.1)
             .collect();
         out.sort();
         out.dedup();
