@@ -9,6 +9,7 @@ pub mod dae;
 pub mod diag;
 pub mod flatten;
 pub mod plot;
+pub mod regress;
 pub mod sim;
 pub mod structure;
 pub mod syntax;

@@ -6,6 +6,7 @@
 mod check;
 mod flatten;
 mod plot;
+mod regress;
 mod simulate;
 mod structure;
 
@@ -35,8 +36,9 @@ pub struct Cli {
 /// Options shared by every command that loads and flattens a model.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ModelArgs {
-    /// The model file(s) to load.
-    #[arg(required = true)]
+    /// The model file(s) to load; may be left out when `-m` names a class of a library
+    /// (`-m Modelica.Mechanics.Rotational.Examples.First` with the MSL on MODELICAPATH).
+    #[arg(required_unless_present = "model")]
     pub files: Vec<PathBuf>,
     /// The model to use, e.g. `A.B.C` (needed when the files hold several models).
     #[arg(short = 'm', long = "model")]
@@ -58,6 +60,8 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Plot variables of a result file.
     Plot(plot::PlotArgs),
+    /// Simulate a library's examples and compare them with reference results.
+    Regress(regress::RegressArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -75,5 +79,6 @@ pub fn run() -> i32 {
         Command::Structure(a) => structure::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Plot(a) => plot::run(a),
+        Command::Regress(a) => regress::run(a),
     }
 }

@@ -1,0 +1,355 @@
+//! Simulates the example models that have reference results and compares each with its
+//! reference. Every model runs in its own `minimo simulate` process, so that a crash, a stack
+//! overflow or a model that never ends (killed at the time limit) costs one entry of the table,
+//! not the run.
+
+use super::table::Table;
+use super::tube::{self, Tolerance};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The `minimo` executable.
+    pub minimo: PathBuf,
+    /// The folder holding the library (`Modelica/`, `ModelicaServices/`): the child processes'
+    /// MODELICAPATH.
+    pub library: PathBuf,
+    /// The folder of reference results: `<ref>/Modelica/A/B/Name/Name.csv` for `Modelica.A.B.Name`.
+    pub reference: PathBuf,
+    /// Only models whose name starts with one of these packages (all when empty).
+    pub packages: Vec<String>,
+    /// Only models whose name contains one of these strings (all when empty).
+    pub only: Vec<String>,
+    /// Where result files go.
+    pub work_dir: PathBuf,
+    pub jobs: usize,
+    pub timeout: Duration,
+    pub tolerance: Tolerance,
+}
+
+/// One example with its reference file.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub model: String,
+    pub reference: PathBuf,
+}
+
+/// How one example ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Matched,
+    /// Simulated, but a signal left the tube (the first failure).
+    Mismatch(String),
+    /// Loaded and flattened, but the simulation failed (the first line of the error).
+    SimFailed(String),
+    /// Parsing or flattening failed.
+    LoadFailed(String),
+    Timeout,
+}
+
+impl Outcome {
+    pub fn loaded(&self) -> bool {
+        !matches!(self, Outcome::LoadFailed(_))
+    }
+    pub fn simulated(&self) -> bool {
+        matches!(self, Outcome::Matched | Outcome::Mismatch(_))
+    }
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Matched => "matched",
+            Outcome::Mismatch(_) => "mismatch",
+            Outcome::SimFailed(_) => "sim-failed",
+            Outcome::LoadFailed(_) => "load-failed",
+            Outcome::Timeout => "timeout",
+        }
+    }
+    pub fn detail(&self) -> &str {
+        match self {
+            Outcome::Mismatch(s) | Outcome::SimFailed(s) | Outcome::LoadFailed(s) => s,
+            _ => "",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    pub model: String,
+    pub outcome: Outcome,
+    pub seconds: f64,
+}
+
+/// The reference models under `reference`, sorted by name, filtered by `config`.
+pub fn discover(config: &Config) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    walk(&config.reference, &config.reference, &mut out)?;
+    out.retain(|c| {
+        (config.packages.is_empty()
+            || config
+                .packages
+                .iter()
+                .any(|p| c.model.starts_with(&format!("{p}."))))
+            && (config.only.is_empty() || config.only.iter().any(|o| c.model.contains(o.as_str())))
+    });
+    out.sort_by(|a, b| a.model.cmp(&b.model));
+    Ok(out)
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<Case>) -> Result<(), String> {
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(root, &p, out)?;
+        } else if p.extension().is_some_and(|e| e == "csv")
+            && let (Some(stem), Some(parent)) = (p.file_stem(), p.parent())
+            && parent.file_name() == Some(stem)
+            && let Ok(rel) = parent.strip_prefix(root)
+        {
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect();
+            out.push(Case {
+                model: parts.join("."),
+                reference: p.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Runs every case on `config.jobs` threads; results in the order of `cases`.
+pub fn run_all(config: &Config, cases: &[Case], progress: bool) -> Vec<CaseResult> {
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..config.jobs.max(1) {
+            s.spawn(|| {
+                loop {
+                    let k = {
+                        let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
+                        let k = *n;
+                        *n += 1;
+                        k
+                    };
+                    let Some(case) = cases.get(k) else { break };
+                    let r = run_case(config, case);
+                    if progress {
+                        eprintln!("{:11} {:6.2} s  {}", r.outcome.label(), r.seconds, r.model);
+                    }
+                    results.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(r);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Simulates one example with its `experiment` settings and compares it with its reference.
+pub fn run_case(config: &Config, case: &Case) -> CaseResult {
+    let t = Instant::now();
+    let out = config.work_dir.join(format!("{}.csv", case.model));
+    let _ = std::fs::remove_file(&out);
+    let sim = run_minimo(
+        config,
+        &["simulate", "-m", &case.model, "-o", &out.to_string_lossy()],
+    );
+    let outcome = match sim {
+        Child::Timeout => Outcome::Timeout,
+        Child::Failed(msg) => {
+            // Tell a model that does not load from one that does not simulate.
+            match run_minimo(config, &["flatten", "-m", &case.model]) {
+                Child::Ok => Outcome::SimFailed(msg),
+                _ => Outcome::LoadFailed(msg),
+            }
+        }
+        Child::Ok => compare_files(&case.reference, &out, config.tolerance),
+    };
+    CaseResult {
+        model: case.model.clone(),
+        outcome,
+        seconds: t.elapsed().as_secs_f64(),
+    }
+}
+
+fn compare_files(reference: &Path, result: &Path, tol: Tolerance) -> Outcome {
+    let r = match Table::read_csv(reference) {
+        Ok(r) => r,
+        Err(e) => return Outcome::SimFailed(format!("reference: {e}")),
+    };
+    let g = match Table::read_csv(result) {
+        Ok(g) => g,
+        Err(e) => return Outcome::SimFailed(format!("result: {e}")),
+    };
+    match tube::compare(&r, &g, tol).first() {
+        None => Outcome::Matched,
+        Some(f) => Outcome::Mismatch(f.to_string()),
+    }
+}
+
+enum Child {
+    Ok,
+    Failed(String),
+    Timeout,
+}
+
+fn run_minimo(config: &Config, args: &[&str]) -> Child {
+    let spawned = Command::new(&config.minimo)
+        .args(args)
+        .env("MODELICAPATH", &config.library)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => return Child::Failed(format!("cannot start `{}`: {e}", config.minimo.display())),
+    };
+    // Read stderr on a thread so a chatty child cannot block on a full pipe.
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_string(e, &mut s);
+        }
+        s
+    });
+    let deadline = Instant::now() + config.timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(_) => break None,
+        }
+    };
+    let err = reader.join().unwrap_or_default();
+    match status {
+        None => Child::Timeout,
+        Some(st) if st.success() => Child::Ok,
+        Some(st) => Child::Failed(first_error(&err).unwrap_or_else(|| format!("exit status {st}"))),
+    }
+}
+
+/// The first `error:` line of a diagnostic output, with the library folder shortened.
+fn first_error(stderr: &str) -> Option<String> {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| stderr.lines().find(|l| !l.trim().is_empty()))?;
+    Some(line.trim().to_string())
+}
+
+/// The known failures: `model  reason` per line, `#` comments.
+pub fn read_known_failures(path: &Path) -> Result<BTreeMap<String, String>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (model, reason) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        out.insert(model.to_string(), reason.trim().to_string());
+    }
+    Ok(out)
+}
+
+/// What the run says about the list of known failures.
+#[derive(Debug, Default)]
+pub struct Verdict {
+    /// Models that did not match and are not listed.
+    pub regressions: Vec<CaseResult>,
+    /// Listed models that now match (the list must be brought up to date).
+    pub unexpected_passes: Vec<String>,
+}
+
+impl Verdict {
+    pub fn ok(&self) -> bool {
+        self.regressions.is_empty() && self.unexpected_passes.is_empty()
+    }
+}
+
+pub fn verdict(results: &[CaseResult], known: &BTreeMap<String, String>) -> Verdict {
+    let mut v = Verdict::default();
+    for r in results {
+        match (r.outcome == Outcome::Matched, known.contains_key(&r.model)) {
+            (false, false) => v.regressions.push(r.clone()),
+            (true, true) => v.unexpected_passes.push(r.model.clone()),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// The table per package (loaded / simulated / matched of the models run), then one line per
+/// model that did not match.
+pub fn report(results: &[CaseResult], packages: &[String]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:40} {:>6} {:>7} {:>10} {:>8}",
+        "package", "models", "loaded", "simulated", "matched"
+    );
+    let mut groups: Vec<String> = packages.to_vec();
+    if groups.is_empty() {
+        groups.push(String::new());
+    }
+    let mut total = [0usize; 4];
+    for p in &groups {
+        let rs: Vec<&CaseResult> = results
+            .iter()
+            .filter(|r| p.is_empty() || r.model.starts_with(&format!("{p}.")))
+            .collect();
+        let counts = [
+            rs.len(),
+            rs.iter().filter(|r| r.outcome.loaded()).count(),
+            rs.iter().filter(|r| r.outcome.simulated()).count(),
+            rs.iter().filter(|r| r.outcome == Outcome::Matched).count(),
+        ];
+        for (t, c) in total.iter_mut().zip(counts) {
+            *t += c;
+        }
+        let name = if p.is_empty() { "(all)" } else { p.as_str() };
+        let _ = writeln!(
+            s,
+            "{:40} {:>6} {:>7} {:>10} {:>8}",
+            name, counts[0], counts[1], counts[2], counts[3]
+        );
+    }
+    if groups.len() > 1 {
+        let _ = writeln!(
+            s,
+            "{:40} {:>6} {:>7} {:>10} {:>8}",
+            "total", total[0], total[1], total[2], total[3]
+        );
+    }
+    for r in results.iter().filter(|r| r.outcome != Outcome::Matched) {
+        let _ = writeln!(
+            s,
+            "{:11} {:6.2} s  {}  {}",
+            r.outcome.label(),
+            r.seconds,
+            r.model,
+            r.outcome.detail()
+        );
+    }
+    s
+}

@@ -1,0 +1,264 @@
+//! The tube comparison of a signal with its reference, after the Modelica Association's
+//! regression checks (csv-compare): around each reference point a rectangle of half-width
+//! `time_width` (a fraction of the time span) and half-height `value_width` (a fraction of the
+//! signal's range) is drawn; the result passes when, at every result sample and at every
+//! reference time (result interpolated linearly), it lies between the lowest and highest
+//! reference value found within the time window, widened by the value width.
+//!
+//! Looking at both sets of times matters: the result's own samples catch a wrong value between
+//! reference points, the reference times catch a result that skips a narrow feature.
+
+use super::table::Table;
+
+/// Tube widths, as fractions of the reference's time span and of each signal's value range.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    pub time: f64,
+    pub value: f64,
+}
+
+impl Default for Tolerance {
+    /// The widths of the issue and of the MSL regression tests: 2e-3 of the span and range.
+    fn default() -> Tolerance {
+        Tolerance {
+            time: 2e-3,
+            value: 2e-3,
+        }
+    }
+}
+
+/// Why one signal failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SignalFailure {
+    /// The result has no column of that name.
+    Missing(String),
+    /// The result leaves the tube; the first time it does, its value and the tube there.
+    Outside {
+        name: String,
+        time: f64,
+        value: f64,
+        low: f64,
+        high: f64,
+    },
+    /// The result does not cover the reference's time span.
+    Span {
+        result: (f64, f64),
+        reference: (f64, f64),
+    },
+}
+
+impl std::fmt::Display for SignalFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SignalFailure::Missing(n) => write!(f, "`{n}` is not in the result"),
+            SignalFailure::Outside {
+                name,
+                time,
+                value,
+                low,
+                high,
+            } => write!(
+                f,
+                "`{name}` leaves the tube at t = {time}: {value} not in [{low}, {high}]"
+            ),
+            SignalFailure::Span { result, reference } => write!(
+                f,
+                "the result covers [{}, {}], the reference [{}, {}]",
+                result.0, result.1, reference.0, reference.1
+            ),
+        }
+    }
+}
+
+/// Compares every signal of `reference` with the same-named column of `result`.
+pub fn compare(reference: &Table, result: &Table, tol: Tolerance) -> Vec<SignalFailure> {
+    let (Some(&t0), Some(&t1)) = (reference.time.first(), reference.time.last()) else {
+        return Vec::new();
+    };
+    let (Some(&r0), Some(&r1)) = (result.time.first(), result.time.last()) else {
+        return vec![SignalFailure::Span {
+            result: (f64::NAN, f64::NAN),
+            reference: (t0, t1),
+        }];
+    };
+    let span = t1 - t0;
+    let tw = tol.time * span;
+    if r0 > t0 + tw || r1 < t1 - tw {
+        return vec![SignalFailure::Span {
+            result: (r0, r1),
+            reference: (t0, t1),
+        }];
+    }
+    let mut out = Vec::new();
+    for (k, name) in reference.names.iter().enumerate().skip(1) {
+        let refv = &reference.columns[k - 1];
+        let Some(got) = result.column(name) else {
+            out.push(SignalFailure::Missing(name.clone()));
+            continue;
+        };
+        if let Some(f) = signal(name, &reference.time, refv, &result.time, got, tw, tol) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn signal(
+    name: &str,
+    rt: &[f64],
+    rv: &[f64],
+    gt: &[f64],
+    gv: &[f64],
+    tw: f64,
+    tol: Tolerance,
+) -> Option<SignalFailure> {
+    let lo = rv.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rv.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let range = hi - lo;
+    // A constant signal gets a width relative to its magnitude (csv-compare does the same).
+    let scale = if range > 1e-14 * hi.abs().max(lo.abs()) {
+        range
+    } else {
+        hi.abs().max(lo.abs()).max(1e-10)
+    };
+    let vw = tol.value * scale;
+    let (t_first, t_last) = (rt[0], rt[rt.len() - 1]);
+    let check = |t: f64, v: f64| -> Option<SignalFailure> {
+        if t < t_first || t > t_last {
+            return None;
+        }
+        let (a, b) = window(rt, rv, t - tw, t + tw);
+        if !(v >= a - vw && v <= b + vw) {
+            return Some(SignalFailure::Outside {
+                name: name.to_string(),
+                time: t,
+                value: v,
+                low: a - vw,
+                high: b + vw,
+            });
+        }
+        None
+    };
+    for (&t, &v) in gt.iter().zip(gv) {
+        if let Some(f) = check(t, v) {
+            return Some(f);
+        }
+    }
+    for &t in rt {
+        if let Some(f) = check(t, interpolate(gt, gv, t)) {
+            return Some(f);
+        }
+    }
+    None
+}
+
+/// Lowest and highest value of the piecewise-linear curve (t, v) over [a, b].
+fn window(t: &[f64], v: &[f64], a: f64, b: f64) -> (f64, f64) {
+    let mut lo = interpolate(t, v, a).min(interpolate(t, v, b));
+    let mut hi = interpolate(t, v, a).max(interpolate(t, v, b));
+    // At an event the curve has two samples at one time: both count.
+    let first = t.partition_point(|&x| x < a);
+    for k in first..t.len() {
+        if t[k] > b {
+            break;
+        }
+        lo = lo.min(v[k]);
+        hi = hi.max(v[k]);
+    }
+    (lo, hi)
+}
+
+/// The piecewise-linear curve at `x` (held constant outside; the right limit at a jump).
+fn interpolate(t: &[f64], v: &[f64], x: f64) -> f64 {
+    let k = t.partition_point(|&s| s <= x);
+    if k == 0 {
+        return v[0];
+    }
+    if k >= t.len() {
+        return v[t.len() - 1];
+    }
+    let (t0, t1) = (t[k - 1], t[k]);
+    if t1 <= t0 {
+        return v[k];
+    }
+    v[k - 1] + (v[k] - v[k - 1]) * (x - t0) / (t1 - t0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(names: &[&str], rows: &[&[f64]]) -> Table {
+        let mut t = Table {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            time: Vec::new(),
+            columns: vec![Vec::new(); names.len() - 1],
+        };
+        for r in rows {
+            t.time.push(r[0]);
+            for (c, v) in r[1..].iter().enumerate() {
+                t.columns[c].push(*v);
+            }
+        }
+        t
+    }
+
+    fn ramp(n: usize, f: impl Fn(f64) -> f64) -> Table {
+        let rows: Vec<Vec<f64>> = (0..=n)
+            .map(|k| {
+                let t = k as f64 / n as f64;
+                vec![t, f(t)]
+            })
+            .collect();
+        let r: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+        table(&["time", "x"], &r)
+    }
+
+    #[test]
+    fn identical_and_slightly_off_signals_pass() {
+        let r = ramp(100, |t| t * t);
+        assert!(compare(&r, &r, Tolerance::default()).is_empty());
+        let g = ramp(77, |t| t * t + 1e-4);
+        assert!(compare(&r, &g, Tolerance::default()).is_empty());
+    }
+
+    #[test]
+    fn a_value_outside_the_tube_fails_with_its_time() {
+        let r = ramp(100, |t| t);
+        let g = ramp(100, |t| {
+            if (0.5..0.52).contains(&t) {
+                t + 0.01
+            } else {
+                t
+            }
+        });
+        let f = compare(&r, &g, Tolerance::default());
+        match &f[..] {
+            [SignalFailure::Outside { time, .. }] => assert!((time - 0.5).abs() < 1e-12),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_jump_shifted_within_the_time_width_passes_and_beyond_it_fails() {
+        let step = |at: f64| ramp(1000, move |t| if t >= at { 1.0 } else { 0.0 });
+        let r = step(0.5);
+        assert!(compare(&r, &step(0.5015), Tolerance::default()).is_empty());
+        assert!(!compare(&r, &step(0.51), Tolerance::default()).is_empty());
+    }
+
+    #[test]
+    fn a_missing_signal_and_a_short_run_are_reported() {
+        let r = ramp(10, |t| t);
+        let g = table(&["time", "y"], &[&[0.0, 0.0], &[1.0, 1.0]]);
+        assert_eq!(
+            compare(&r, &g, Tolerance::default()),
+            vec![SignalFailure::Missing("x".into())]
+        );
+        let short = table(&["time", "x"], &[&[0.0, 0.0], &[0.5, 0.5]]);
+        assert!(matches!(
+            compare(&r, &short, Tolerance::default())[..],
+            [SignalFailure::Span { .. }]
+        ));
+    }
+}
