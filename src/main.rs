@@ -1,3 +1,20 @@
+/// Stack of the thread that runs the command. Flattening and the function interpreter recurse
+/// along the model (an `extends` chain, nested calls, deep expressions); a large stack lets
+/// thousands of levels through, and the depth limits of each stage turn anything deeper into
+/// a located error instead of a stack overflow.
+const STACK_BYTES: usize = 512 << 20;
+
 fn main() {
-    std::process::exit(minimo::cli::run());
+    let code = std::thread::Builder::new()
+        .name("minimo".into())
+        .stack_size(STACK_BYTES)
+        .spawn(minimo::cli::run)
+        .map(|h| h.join().unwrap_or(101));
+    match code {
+        Ok(c) => std::process::exit(c),
+        Err(e) => {
+            eprintln!("error: cannot start the main thread: {e}");
+            std::process::exit(1)
+        }
+    }
 }

@@ -483,3 +483,34 @@ fn unknown_name_suggests_nested_component() {
         ],
     );
 }
+
+#[test]
+fn a_for_range_over_a_scalar_is_refused_not_a_panic() {
+    assert_err(
+        "model R\n  Real x;\nequation\n  for i in 3 loop\n    x = i;\n  end for;\nend R;\n",
+        None,
+        &["test.mo:4:12", "must be a vector", "MLS 11.2.2.1"],
+    );
+}
+
+#[test]
+fn a_model_that_contains_itself_is_refused() {
+    assert_err(
+        "model M\n  Real x;\n  M m;\nend M;\n",
+        None,
+        &["test.mo:3:5", "`M` contains itself", "infinite"],
+    );
+}
+
+#[test]
+fn a_class_named_like_a_predefined_type_is_refused() {
+    assert_err(
+        "model M\n  class Real\n    Real x = 1.0;\n  end Real;\n  Real r;\nend M;\n",
+        None,
+        &[
+            "test.mo:2:9",
+            "`Real` is the name of a predefined type",
+            "MLS 4.8",
+        ],
+    );
+}

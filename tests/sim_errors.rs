@@ -39,3 +39,39 @@ fn a_sqrt_of_a_negative_number_is_reported_with_a_message() {
         assert!(err.contains("error:"), "no diagnostic on exit 1: {err:?}");
     }
 }
+
+#[test]
+fn a_division_by_zero_in_a_watched_variable_stops_the_run() {
+    // `y` feeds no state, so the integrator never sees it: before, `inf` was written with exit 0.
+    let model = "model Failing\n  parameter Real a = 0;\n  Real x(start = 1, fixed = true);\n  Real y;\nequation\n  der(x) = -x;\n  y = x / a;\nend Failing;\n";
+    let (code, err) = simulate("divzero", model, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`y` became infinite at time 0"), "{err}");
+    assert!(
+        err.contains("Failing.mo:7:3"),
+        "the equation is not located: {err}"
+    );
+}
+
+#[test]
+fn the_square_root_of_a_negative_number_names_the_variable_and_the_time() {
+    let model = "model Failing\n  Real x(start = 1, fixed = true);\n  Real y;\nequation\n  der(x) = -x;\n  y = sqrt(0.5 - time);\nend Failing;\n";
+    let (code, err) = simulate("sqrtneg", model, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`y` became NaN at time 0.50"), "{err}");
+}
+
+#[test]
+fn an_output_interval_too_small_to_store_is_refused_at_once() {
+    let model = "model Failing\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\n  annotation(experiment(StopTime = 1, Interval = 1e-320));\nend Failing;\n";
+    let (code, err) = simulate("tinyinterval", model, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("output points"), "{err}");
+}
+
+#[test]
+fn an_empty_array_filled_by_fill_simulates() {
+    let model = "model Failing\n  Real f[0] = fill(1., 0);\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\nend Failing;\n";
+    let (code, err) = simulate("emptyfill", model, &[]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -62,6 +62,8 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Simulate a library's examples and compare them with reference results.
     Regress(regress::RegressArgs),
+    /// Run the Modelica compliance suite: legal models must simulate, illegal ones be refused.
+    Compliance(regress::ComplianceArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -80,5 +82,6 @@ pub fn run() -> i32 {
         Command::Simulate(a) => simulate::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Regress(a) => regress::run(a),
+        Command::Compliance(a) => regress::run_compliance(a),
     }
 }

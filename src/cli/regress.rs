@@ -108,3 +108,65 @@ pub fn run(args: RegressArgs) -> i32 {
     }
     i32::from(!v.ok())
 }
+
+#[derive(Args, Debug)]
+pub struct ComplianceArgs {
+    /// The folder holding `ModelicaCompliance/` (a checkout of modelica/Modelica-Compliance).
+    pub suite: PathBuf,
+    /// Only models whose name contains this text (repeatable).
+    #[arg(long)]
+    pub only: Vec<String>,
+    /// Models simulated at once.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Seconds a model may take before it is stopped and counted as a timeout.
+    #[arg(long, default_value_t = 20.0)]
+    pub timeout: f64,
+}
+
+/// `minimo compliance`: prints the summary and every case not decided right; exit 0 when all
+/// are, 1 otherwise.
+pub fn run_compliance(args: ComplianceArgs) -> i32 {
+    use crate::regress::compliance;
+    let minimo = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot find the minimo executable: {e}");
+            return 1;
+        }
+    };
+    if !args.timeout.is_finite() || args.timeout <= 0.0 {
+        eprintln!("error: --timeout must be a positive number of seconds");
+        return 2;
+    }
+    let mut cases = match compliance::discover(&args.suite) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if !args.only.is_empty() {
+        cases.retain(|c| args.only.iter().any(|o| c.model.contains(o.as_str())));
+    }
+    let work_dir = std::env::temp_dir().join(format!("minimo-compliance-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&work_dir) {
+        eprintln!("error: cannot create `{}`: {e}", work_dir.display());
+        return 2;
+    }
+    let results = compliance::run_all(
+        &minimo,
+        &args.suite,
+        &cases,
+        &work_dir,
+        args.jobs,
+        Duration::from_secs_f64(args.timeout),
+    );
+    let _ = std::fs::remove_dir_all(&work_dir);
+    print!("{}", compliance::report(&results));
+    i32::from(
+        results
+            .iter()
+            .any(|r| r.verdict != compliance::Verdict::Right),
+    )
+}

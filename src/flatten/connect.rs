@@ -259,6 +259,13 @@ impl Flattener<'_> {
         let mut lb = Vec::new();
         self.leaves(a, "", &mut la)?;
         self.leaves(b, "", &mut lb)?;
+        // One element of a vector connector (`connect(u, product.u[1])`) stands for itself:
+        // its index names the element chosen, not a member to match on the other side.
+        for (n, l) in [(a, &mut la), (b, &mut lb)] {
+            if let (Node::Var(..), [only]) = (n, l.as_mut_slice()) {
+                only.rel.clear();
+            }
+        }
         let names = |l: &[Leaf]| {
             l.iter()
                 .map(|x| (x.rel.clone(), x.flow))

@@ -433,7 +433,8 @@ impl Flattener<'_> {
             ));
         };
         let values = self.eval_structural_with(r, scope, locals)?;
-        let n = values.dims.first().copied().unwrap_or(1);
+        let n = crate::flatten::tensor::range_len(&values.dims)
+            .map_err(|m| Diagnostic::error(r.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             locals.push((first.name.name.clone(), v));

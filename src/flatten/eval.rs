@@ -372,7 +372,8 @@ fn comprehension<C: Ctx>(
     };
     let values = eval(ctx, r)?;
     let mut items = Vec::new();
-    for k in 0..values.dims.first().copied().unwrap_or(1) {
+    let n = super::tensor::range_len(&values.dims).map_err(|m| err(r.span, &m))?;
+    for k in 0..n {
         ctx.push_local(&first.name.name, values.row(k));
         let inner = comprehension(ctx, body, rest, span);
         ctx.pop_local();

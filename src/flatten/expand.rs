@@ -336,6 +336,7 @@ impl Flattener<'_> {
                     elem.constraint_mod = modifier::convert_args(&mut self.tree, cm, id);
                 }
             }
+            reserved_name(&name, cspan)?;
             if let Some(prev) = out.classes.get(&name) {
                 if redeclare {
                     if prev.final_ {
@@ -362,6 +363,7 @@ impl Flattener<'_> {
 
         for (clause, vis) in &own_components {
             for d in &clause.components {
+                reserved_name(&d.name.name, d.name.span)?;
                 let mut single = (**clause).clone();
                 single.components = vec![d.clone()];
                 let mut decl_mod = match &d.modification {
@@ -464,6 +466,17 @@ impl Flattener<'_> {
                         format!("cannot redeclare `{}`: it is final", elem.name),
                     ));
                 }
+                // MLS 7.3.2: the replaced declaration's modifiers (or its `constrainedby`
+                // clause's) still apply, under the redeclaration's own.
+                let kept = match &prev.clause.constrainedby {
+                    Some(cb) => match &cb.modification {
+                        Some(cm) => modifier::convert_args(&mut self.tree, cm, prev.lex),
+                        None => Mod::default(),
+                    },
+                    None => prev.decl_mod.clone(),
+                };
+                let mut elem = elem;
+                elem.decl_mod = modifier::merge(&elem.decl_mod, &kept, &elem.name)?;
                 out.components[i] = elem;
                 return Ok(());
             }
@@ -653,4 +666,17 @@ fn strip_spans(v: &mut serde_json::Value) {
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_spans),
         _ => {}
     }
+}
+
+/// The names of the predefined types may not be declared again (MLS 4.8): a class `Real` would
+/// make every `Real` in its scope mean it, recursively.
+fn reserved_name(name: &str, span: crate::diag::Span) -> Result<(), Diagnostic> {
+    if matches!(name, "Real" | "Integer" | "Boolean" | "String") {
+        return Err(Diagnostic::error(
+            span,
+            format!("`{name}` is the name of a predefined type and cannot be declared (MLS 4.8)"),
+        )
+        .with_help("choose another name"));
+    }
+    Ok(())
 }

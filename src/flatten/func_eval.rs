@@ -330,7 +330,7 @@ impl FuncCtx<'_> {
             ));
         };
         let values = eval::eval(self, r)?;
-        let n = values.dims.first().copied().unwrap_or(1);
+        let n = super::tensor::range_len(&values.dims).map_err(|m| Diagnostic::error(r.span, m))?;
         for k in 0..n {
             self.vars.push((first.name.name.clone(), values.row(k)));
             let flow = self.exec_for(rest, body);

@@ -218,6 +218,7 @@ impl Flattener<'_> {
             InstKind::Struct { children: None, .. } => {}
             _ => return Ok(Vec::new()),
         }
+        self.check_not_recursive(i)?;
         let exp = self.insts[i].exp.clone();
         let mods = self.insts[i].mods.clone();
         let package = self.insts[i].package;
@@ -259,6 +260,31 @@ impl Flattener<'_> {
             index,
         };
         Ok(kids)
+    }
+
+    /// A class that contains an instance of itself (`model M M m; end M;`) would have an
+    /// infinite instance tree: refused before its components are created.
+    fn check_not_recursive(&self, i: InstId) -> Result<(), Diagnostic> {
+        let class = self.insts[i].class;
+        let mut cur = self.insts[i].parent;
+        while let Some(p) = cur {
+            if self.insts[p].class == class && !self.insts[p].package {
+                let full = &self.tree.get(class).full;
+                let inst = &self.insts[i];
+                return Err(Diagnostic::error(
+                    inst.span,
+                    format!(
+                        "`{full}` contains itself: component `{}` is an instance of `{full}` \
+                         inside an instance of `{full}`",
+                        inst.path
+                    ),
+                )
+                .with_label("recursive component")
+                .with_note("the instance tree would be infinite (MLS 5.6)"));
+            }
+            cur = self.insts[p].parent;
+        }
+        Ok(())
     }
 
     /// Relative names of already built components below `root` named `name`, nearest first (for
@@ -351,7 +377,21 @@ impl Flattener<'_> {
                 None => Mod::default(),
             };
             m.bind_self(inst.unwrap_or(p));
-            decl_mod = m;
+            // MLS 7.3.2: the modifiers of the original declaration (or of its `constrainedby`
+            // clause, when it has one) apply to whatever replaces it, under the new ones:
+            // `replaceable SignalSource signalSource(final startTime = startTime)` keeps its
+            // start time when a derived class redeclares it as a `Step`.
+            let kept = match &e.clause.constrainedby {
+                Some(cb) => match &cb.modification {
+                    Some(cm) => {
+                        let c = modifier::convert_args(&mut self.tree, cm, e.lex);
+                        self.bind_rel(&c, None, p)
+                    }
+                    None => Mod::default(),
+                },
+                None => decl_mod,
+            };
+            decl_mod = modifier::merge(&m, &kept, &e.name)?;
         }
         let mut outer = outer;
         outer.redeclare = None;

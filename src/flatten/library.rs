@@ -293,6 +293,31 @@ impl Flattener<'_> {
         out
     }
 
+    /// Parses every pending file of the built-in library (small, and the likeliest home of a
+    /// class a "did you mean" hint should name); libraries on disk stay lazy.
+    pub fn load_pending_builtin(&mut self) {
+        loop {
+            let mut todo: Vec<(ClassId, String, Pending)> = Vec::new();
+            for (&pkg, m) in &self.lib.pending {
+                for (name, p) in m {
+                    if matches!(p.folder, Folder::Embedded(_)) {
+                        todo.push((pkg, name.clone(), p.clone()));
+                    }
+                }
+            }
+            if todo.is_empty() {
+                return;
+            }
+            todo.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            for (pkg, name, p) in todo {
+                if let Some(m) = self.lib.pending.get_mut(&pkg) {
+                    m.remove(&name);
+                }
+                self.load_entry(&p, pkg);
+            }
+        }
+    }
+
     fn load_entry(&mut self, p: &Pending, parent: ClassId) {
         let r = if p.is_dir {
             let name = p.entry.clone();

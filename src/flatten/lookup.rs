@@ -247,6 +247,7 @@ impl Flattener<'_> {
             for r in roots {
                 self.load_root(&r);
             }
+            self.load_pending_builtin();
             self.lib.errors.truncate(n_errors);
         }
         // Whether `id` is reached from the top level through packages only, and lies inside

@@ -140,7 +140,14 @@ impl<'s> Flattener<'s> {
             if let Some(c) = crate::flatten::suggest(m, names.iter().map(|s| s.as_str())) {
                 d = d.with_help(format!("did you mean `{c}`?"));
             } else if !names.is_empty() {
-                d = d.with_note(format!("models in the given files: {}", names.join(", ")));
+                let more = names.len().saturating_sub(10);
+                let shown = names[..names.len() - more].join(", ");
+                let tail = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                d = d.with_note(format!("models in the given files: {shown}{tail}"));
             }
             return Err(vec![d]);
         }

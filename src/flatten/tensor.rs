@@ -549,6 +549,19 @@ pub fn cat<T: Clone>(k: usize, items: Vec<Tensor<T>>) -> Result<Tensor<T>, Strin
     Ok(Tensor { dims, data })
 }
 
+/// The number of iterations of a for-loop over a value of size `dims`: its rows. MLS 11.2.2.1
+/// wants a vector; a scalar is refused rather than taken as one value.
+pub fn range_len(dims: &[usize]) -> Result<usize, String> {
+    match dims.first() {
+        Some(&n) => Ok(n),
+        None => Err(
+            "the range of a for-loop must be a vector (MLS 11.2.2.1), e.g. `1:n` or `{3}`, \
+             not a scalar"
+                .to_string(),
+        ),
+    }
+}
+
 pub fn fmt_dims(d: &[usize]) -> String {
     if d.is_empty() {
         "scalar".to_string()

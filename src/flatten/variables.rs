@@ -115,6 +115,10 @@ impl Flattener<'_> {
             return Ok(());
         };
         let dims = dims.clone();
+        // An empty array has no variables to give attributes or bindings to.
+        if dims.contains(&0) {
+            return Ok(());
+        }
         let v0 = self.insts[i].var0;
         let mods = self.insts[i].mods.clone();
         for (attr, _) in &mods.subs {

@@ -8,8 +8,13 @@
 //!   process (with a time limit) and tallying loaded / simulated / matched per package
 //!   against a list of known failures.
 //!
-//! `minimo regress` (`src/cli/regress.rs`) and `tests/msl_examples.rs` drive it.
+//! - [`compliance`]: the Modelica compliance suite (legal models must simulate, illegal ones be
+//!   refused).
+//!
+//! `minimo regress` / `minimo compliance` (`src/cli/regress.rs`) and `tests/msl_examples.rs`
+//! drive it.
 
+pub mod compliance;
 pub mod runner;
 pub mod table;
 pub mod tube;

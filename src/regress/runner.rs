@@ -167,6 +167,7 @@ pub fn run_case(config: &Config, case: &Case) -> CaseResult {
     );
     let outcome = match sim {
         Child::Timeout => Outcome::Timeout,
+        Child::Crashed(msg) => Outcome::SimFailed(format!("crash: {msg}")),
         Child::Failed(msg) => {
             // Tell a model that does not load from one that does not simulate.
             match run_minimo(config, &["flatten", "-m", &case.model]) {
@@ -198,23 +199,41 @@ fn compare_files(reference: &Path, result: &Path, tol: Tolerance) -> Outcome {
     }
 }
 
-enum Child {
+/// How a child `minimo` process ended.
+pub(crate) enum Child {
     Ok,
+    /// Exit status 1 or 2 (a reported error), with the first error line.
     Failed(String),
+    /// Killed by a signal or exited with another status (a panic gives 101): a crash.
+    Crashed(String),
     Timeout,
 }
 
 fn run_minimo(config: &Config, args: &[&str]) -> Child {
-    let spawned = Command::new(&config.minimo)
+    match spawn_minimo(&config.minimo, &config.library, args, config.timeout) {
+        Child::Crashed(m) => Child::Failed(format!("crash: {m}")),
+        c => c,
+    }
+}
+
+/// Runs `minimo ARGS` with MODELICAPATH set to `library`, stopping it after `timeout`.
+pub(crate) fn spawn_minimo(
+    minimo: &Path,
+    library: &Path,
+    args: &[&str],
+    timeout: Duration,
+) -> Child {
+    let config = (minimo, library, timeout);
+    let spawned = Command::new(config.0)
         .args(args)
-        .env("MODELICAPATH", &config.library)
+        .env("MODELICAPATH", config.1)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn();
     let mut child = match spawned {
         Ok(c) => c,
-        Err(e) => return Child::Failed(format!("cannot start `{}`: {e}", config.minimo.display())),
+        Err(e) => return Child::Failed(format!("cannot start `{}`: {e}", config.0.display())),
     };
     // Read stderr on a thread so a chatty child cannot block on a full pipe.
     let mut stderr = child.stderr.take();
@@ -225,7 +244,7 @@ fn run_minimo(config: &Config, args: &[&str]) -> Child {
         }
         s
     });
-    let deadline = Instant::now() + config.timeout;
+    let deadline = Instant::now() + config.2;
     let status = loop {
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
@@ -242,7 +261,15 @@ fn run_minimo(config: &Config, args: &[&str]) -> Child {
     match status {
         None => Child::Timeout,
         Some(st) if st.success() => Child::Ok,
-        Some(st) => Child::Failed(first_error(&err).unwrap_or_else(|| format!("exit status {st}"))),
+        Some(st) if matches!(st.code(), Some(1) | Some(2)) => {
+            Child::Failed(first_error(&err).unwrap_or_else(|| format!("exit status {st}")))
+        }
+        Some(st) => Child::Crashed(
+            err.lines()
+                .find(|l| l.contains("panicked") || l.contains("overflow"))
+                .map(|l| l.trim().to_string())
+                .unwrap_or_else(|| format!("exit status {st}")),
+        ),
     }
 }
 

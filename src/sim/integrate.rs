@@ -686,6 +686,9 @@ pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<Si
 
 /// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
 /// sets are monitored and the states re-selected when the current choice becomes singular.
+/// The most output points a run may record.
+const MAX_OUTPUT_POINTS: f64 = 1e7;
+
 pub fn simulate_with(
     sys: &SortedSystem,
     opts: &SimOptions,
@@ -712,6 +715,21 @@ pub fn simulate_with(
             Span::DUMMY,
             "the output interval and the tolerance must be positive",
         )]);
+    }
+    // Each output point is a row of every variable: a tiny interval would exhaust memory long
+    // before the run ends.
+    let points = (t_end - t0) / interval;
+    if !(points <= MAX_OUTPUT_POINTS) {
+        return Err(vec![
+            Diagnostic::error(
+                Span::DUMMY,
+                format!(
+                    "the output interval {interval} gives {points:.3e} output points from {t0} \
+                     to {t_end}; at most {MAX_OUTPUT_POINTS:.0} are allowed"
+                ),
+            )
+            .with_help("choose a larger `Interval` (or --interval)"),
+        ]);
     }
     let overrides = parse_overrides(model, &opts.set)?;
     let params = evaluate(model, &overrides)?;
@@ -902,6 +920,9 @@ pub fn simulate_with(
             run.rec.time.last().copied().unwrap_or(t0)
         ));
     }
+    if let Some(d) = non_finite_output(run.sys(), &run.rec) {
+        return Err(vec![d]);
+    }
     let stop_time = run.rec.time.last().copied().unwrap_or(t_end);
     Ok(SimResult {
         model: model.name.clone(),
@@ -914,6 +935,40 @@ pub fn simulate_with(
         start_time: t0,
         stop_time,
     })
+}
+
+/// The first recorded value that is NaN or infinite, as an error naming the variable, the time
+/// and the equation that computes it. Variables that feed no state (`y = 1/x` watched only)
+/// are never seen by the integrator, so the check is made on what would be written.
+fn non_finite_output(sys: &SortedSystem, rec: &Recorder) -> Option<Diagnostic> {
+    let (row, col) = rec
+        .rows
+        .iter()
+        .enumerate()
+        .find_map(|(r, vals)| vals.iter().position(|x| !x.is_finite()).map(|c| (r, c)))?;
+    let var = rec.cols[col];
+    let value = rec.rows[row][col];
+    let t = rec.time[row];
+    let v = sys.model.variables.get(var)?;
+    let eq = sys
+        .blocks
+        .iter()
+        .find(|b| b.vars.contains(&var))
+        .and_then(|b| b.equations.first())
+        .and_then(|&i| sys.equations.get(i));
+    let what = if value.is_nan() { "NaN" } else { "infinite" };
+    let mut d = match eq {
+        Some(e) => Diagnostic::error(e.span, format!("`{}` became {what} at time {t}", v.name))
+            .with_label(format!("this equation computes `{}`", v.name)),
+        None => Diagnostic::error(v.span, format!("`{}` became {what} at time {t}", v.name)),
+    };
+    if let Some(e) = eq.filter(|e| !e.component.is_empty()) {
+        d = d.with_note(format!("in component `{}`", e.component));
+    }
+    Some(d.with_help(
+        "look for a division by zero, the square root or logarithm of a negative number, or a \
+         value that grows without bound",
+    ))
 }
 
 fn state_names(sys: &SortedSystem) -> String {
