@@ -25,6 +25,10 @@ pub struct RegressArgs {
     /// does not match and is not listed, and on a listed model that matches.
     #[arg(long)]
     pub known: Option<PathBuf>,
+    /// Write the models that do not match, with their reasons, to this file (the format of
+    /// `--known`), to start or refresh the list of known failures.
+    #[arg(long)]
+    pub write_known: Option<PathBuf>,
     /// Where the result files go (default: a folder in the system's temporary directory).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
@@ -87,6 +91,13 @@ pub fn run(args: RegressArgs) -> i32 {
     }
     let results = runner::run_all(&config, &cases, true);
     print!("{}", runner::report(&results, &config.packages));
+    if let Some(path) = &args.write_known {
+        let text = runner::known_failures_text(&results, &config.library);
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            return 1;
+        }
+    }
     let Some(known) = known else {
         return i32::from(
             results

@@ -298,6 +298,22 @@ pub fn read_known_failures(path: &Path) -> Result<BTreeMap<String, String>, Stri
     Ok(out)
 }
 
+/// The list of known failures of a run: a header, then `model  outcome: reason` per model
+/// that did not match (library paths shortened to be relative to `library`).
+pub fn known_failures_text(results: &[CaseResult], library: &Path) -> String {
+    let mut s = String::from(
+        "# Models that do not match their reference yet, with the first reason seen.\n\
+         # Format: model, then the reason. The regression test fails on a model that does not\n\
+         # match and is not listed here, and on a listed model that now matches.\n",
+    );
+    let prefix = format!("{}/", library.display());
+    for r in results.iter().filter(|r| r.outcome != Outcome::Matched) {
+        let detail = r.outcome.detail().replace(&prefix, "");
+        s.push_str(&format!("{}  {}: {}\n", r.model, r.outcome.label(), detail));
+    }
+    s
+}
+
 /// What the run says about the list of known failures.
 #[derive(Debug, Default)]
 pub struct Verdict {
