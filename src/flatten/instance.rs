@@ -351,7 +351,23 @@ impl Flattener<'_> {
                 None => Mod::default(),
             };
             m.bind_self(inst.unwrap_or(p));
-            decl_mod = m;
+            // MLS 7.3.2: the modifiers of the constraining type apply to the replacing
+            // declaration too. Without `constrainedby` the declared type with the modifiers of
+            // the original declaration is that constraining type (MSL sources rely on it:
+            // `signalSource(final startTime = startTime)` survives
+            // `redeclare Step signalSource(final height = V)`); the redeclaration's own
+            // modifiers win.
+            let kept = match &e.clause.constrainedby {
+                None => decl_mod,
+                Some(cb) => match &cb.modification {
+                    Some(cm) => {
+                        let c = modifier::convert_args(&mut self.tree, cm, e.lex);
+                        self.bind_rel(&c, None, p)
+                    }
+                    None => Mod::default(),
+                },
+            };
+            decl_mod = modifier::merge(&m, &kept, &e.name)?;
         }
         let mut outer = outer;
         outer.redeclare = None;
