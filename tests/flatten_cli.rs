@@ -151,3 +151,32 @@ fn check_flattens_every_model() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The file given on the command line is the `package.mo` of a sub-package folder of a library
+/// on MODELICAPATH (how the MSL examples are run): the folder's other files still belong to that
+/// package.
+#[test]
+fn package_mo_of_a_library_folder_keeps_its_sibling_files() {
+    let dir = temp_dir("package_mo_of_a_library_folder_keeps_its_sibling_files");
+    std::fs::create_dir_all(dir.join("Lib/Sub")).expect("dirs");
+    write(&dir, "Lib/package.mo", "within;\npackage Lib\nend Lib;\n");
+    write(
+        &dir,
+        "Lib/Sub/package.mo",
+        "within Lib;\npackage Sub\n  model Ex\n    Lib.Sub.Part p;\n    Part q;\n  end Ex;\nend Sub;\n",
+    );
+    write(
+        &dir,
+        "Lib/Sub/Part.mo",
+        "within Lib.Sub;\nmodel Part\n  Real x = 2;\nend Part;\n",
+    );
+    let (code, out, err) = run(minimo().env("MODELICAPATH", &dir).args([
+        "flatten",
+        dir.join("Lib/Sub/package.mo").to_str().expect("path"),
+        "-m",
+        "Lib.Sub.Ex",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("p.x = 2") && out.contains("q.x = 2"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

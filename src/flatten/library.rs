@@ -219,6 +219,17 @@ impl Folder {
             }
         }
     }
+    /// Whether `path` (a file name as given by the user) is this folder's file `file`.
+    fn is_file_named(&self, file: &str, path: &str) -> bool {
+        match self {
+            Folder::Real(p) => {
+                let canon = |q: &Path| std::fs::canonicalize(q).ok();
+                let mine = canon(&p.join(file));
+                mine.is_some() && mine == canon(Path::new(path))
+            }
+            Folder::Embedded(_) => false,
+        }
+    }
     fn is_package(&self) -> bool {
         match self {
             Folder::Real(p) => p.join("package.mo").is_file(),
@@ -235,7 +246,7 @@ impl Flattener<'_> {
         text: String,
         parent: Option<ClassId>,
     ) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
-        let file = self.sources.add(name, text.clone());
+        let file = self.sources.add(name.clone(), text.clone());
         let def = super::parse(&text, file)?;
         let parent = match (parent, &def.within) {
             (Some(p), _) => Some(p),
@@ -253,8 +264,19 @@ impl Flattener<'_> {
         if let Some(p) = parent
             && let Some(pend) = self.lib.pending.get_mut(&p)
         {
+            let mut replaced = Vec::new();
             for &id in &ids {
-                pend.remove(&self.tree.get(id).name);
+                if let Some(e) = pend.remove(&self.tree.get(id).name) {
+                    replaced.push((id, e));
+                }
+            }
+            // When the user file *is* the `package.mo` of that library folder (the MSL runner
+            // passes `Modelica/Blocks/package.mo`), the folder's other files still belong to
+            // the package: record them as pending under the class just loaded.
+            for (id, e) in replaced {
+                if e.is_dir && e.folder.join(&e.entry).is_file_named("package.mo", &name) {
+                    self.register_pending(&e.folder.join(&e.entry), id);
+                }
             }
         }
         Ok(ids)
@@ -402,34 +424,12 @@ impl Flattener<'_> {
             };
             entries.sort_by_key(|(n, _)| (pos(n), n.clone()));
         }
+        if lazy {
+            self.register_pending_entries(&dir, pkg, entries);
+            return Ok(pkg);
+        }
         let mut errors = Vec::new();
         for (entry, is_dir) in entries {
-            if lazy {
-                let pend = if is_dir {
-                    dir.join(&entry).is_package().then(|| entry.clone())
-                } else {
-                    entry
-                        .strip_suffix(".mo")
-                        .filter(|n| *n != "package")
-                        .map(str::to_string)
-                };
-                if let Some(cname) = pend
-                    && !self.tree.get(pkg).children.contains_key(&cname)
-                {
-                    let p = Pending {
-                        folder: dir.clone(),
-                        entry,
-                        is_dir,
-                    };
-                    self.lib
-                        .pending
-                        .entry(pkg)
-                        .or_default()
-                        .entry(cname)
-                        .or_insert(p);
-                }
-                continue;
-            }
             if is_dir {
                 let sub = dir.join(&entry);
                 if sub.is_package()
@@ -446,6 +446,47 @@ impl Flattener<'_> {
             }
         }
         super::ok_or_errors(pkg, errors)
+    }
+
+    /// Records every entry of the package folder `dir` as pending under `pkg`.
+    fn register_pending(&mut self, dir: &Folder, pkg: ClassId) {
+        let entries = dir.entries();
+        self.register_pending_entries(dir, pkg, entries);
+    }
+
+    /// Records `entries` of the package folder `dir` (its `.mo` files and sub-package
+    /// folders, except `package.mo` and classes `pkg` already defines) as pending under `pkg`.
+    fn register_pending_entries(
+        &mut self,
+        dir: &Folder,
+        pkg: ClassId,
+        entries: Vec<(String, bool)>,
+    ) {
+        for (entry, is_dir) in entries {
+            let pend = if is_dir {
+                dir.join(&entry).is_package().then(|| entry.clone())
+            } else {
+                entry
+                    .strip_suffix(".mo")
+                    .filter(|n| *n != "package")
+                    .map(str::to_string)
+            };
+            if let Some(cname) = pend
+                && !self.tree.get(pkg).children.contains_key(&cname)
+            {
+                let p = Pending {
+                    folder: dir.clone(),
+                    entry,
+                    is_dir,
+                };
+                self.lib
+                    .pending
+                    .entry(pkg)
+                    .or_default()
+                    .entry(cname)
+                    .or_insert(p);
+            }
+        }
     }
 
     /// Loads a package folder given on the command line (as a model file).

@@ -20,7 +20,7 @@ use super::{Method, ResultVar, SimOptions, SimResult, SimStats, VarKind};
 use crate::dae::{ScalarType, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;
-use diffsol::error::DiffsolError;
+use diffsol::error::{DiffsolError, OdeSolverError};
 use diffsol::jacobian::JacobianColoring;
 use diffsol::matrix::sparsity::MatrixSparsity;
 use diffsol::op::ParameterisedOp;
@@ -541,8 +541,17 @@ impl Run<'_> {
             if done_all || to > t || (!inclusive && to >= t) {
                 return Ok(());
             }
-            let y = solver.interpolate(to).map_err(|e| solver_error(e, to))?;
-            let ys = y.clone_as_vec();
+            // An output point past the solver's time by rounding only (the stop time reached
+            // within diffsol's round-off, or an event there): the state itself is the value.
+            let st = solver.state();
+            let ys = if to > st.t {
+                st.y.clone_as_vec()
+            } else {
+                solver
+                    .interpolate(to)
+                    .map_err(|e| solver_error(e, to))?
+                    .clone_as_vec()
+            };
             let mut e = eqn.engine.borrow_mut();
             if let Err(err) = e.eval_at(to, &ys[..eqn.nx]) {
                 return Err(vec![block_error(self.sys(), &e.prog, &err)]);
@@ -563,6 +572,34 @@ impl Run<'_> {
         }
     }
 
+    /// The solver stands at `stop`: the end of the run, or a time event.
+    fn stop_reached<'a, Eqn, S>(
+        &mut self,
+        solver: &S,
+        eqn: &SimEqn<Eqn::M>,
+        stop: f64,
+    ) -> Result<SegmentEnd, Vec<Diagnostic>>
+    where
+        Eqn: OdeEquations<T = f64> + 'a,
+        Eqn::M: Matrix<T = f64, V = Eqn::V>,
+        S: OdeSolverMethod<'a, Eqn>,
+    {
+        if stop >= self.t_end {
+            self.outputs_until(solver, eqn, self.t_end, true)?;
+            return Ok(SegmentEnd::Finished);
+        }
+        let t = solver.state().t;
+        self.outputs_until(solver, eqn, t, false)?;
+        let mut y = solver.state().y.clone_as_vec();
+        y.truncate(eqn.nx);
+        // The scheduled time itself, so that the time event is recognised as due.
+        Ok(SegmentEnd::Event {
+            t: stop.max(t),
+            y,
+            triggered: None,
+        })
+    }
+
     fn segment<'a, Eqn, S>(
         &mut self,
         solver: &mut S,
@@ -578,9 +615,15 @@ impl Run<'_> {
             Some(te) if te < self.t_end => te,
             _ => self.t_end,
         };
-        solver
-            .set_stop_time(stop)
-            .map_err(|e| solver_error(e, t_start))?;
+        match solver.set_stop_time(stop) {
+            Ok(()) => {}
+            // The solver already stands at `stop` within diffsol's round-off (an event found
+            // at the stop time or just before a time event): that stop is reached, no step.
+            Err(DiffsolError::OdeSolverError(OdeSolverError::StopTimeAtCurrentTime)) => {
+                return self.stop_reached(solver, eqn, stop);
+            }
+            Err(e) => return Err(solver_error(e, t_start)),
+        }
         let steps0 = solver.get_statistics().number_of_steps;
         let result = loop {
             let t_before = solver.state().t;
@@ -601,19 +644,7 @@ impl Run<'_> {
                     }
                 }
                 Ok(OdeSolverStopReason::TstopReached) => {
-                    let t = solver.state().t;
-                    if stop >= self.t_end {
-                        self.outputs_until(solver, eqn, self.t_end, true)?;
-                        break SegmentEnd::Finished;
-                    }
-                    self.outputs_until(solver, eqn, t, false)?;
-                    let mut y = solver.state().y.clone_as_vec();
-                    y.truncate(eqn.nx);
-                    break SegmentEnd::Event {
-                        t,
-                        y,
-                        triggered: None,
-                    };
+                    break self.stop_reached(solver, eqn, stop)?;
                 }
                 Ok(OdeSolverStopReason::RootFound(t, idx)) => {
                     self.outputs_until(solver, eqn, t, false)?;
