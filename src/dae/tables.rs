@@ -298,7 +298,11 @@ impl Table1D {
             }
             Extrapolation::NoExtrapolation => Err(format!(
                 "extrapolation error: the abscissa value {u} must be {} the {} abscissa value {x0} defined in the table (extrapolation = NoExtrapolation)",
-                if right { "less or equal than" } else { "greater or equal than" },
+                if right {
+                    "less or equal than"
+                } else {
+                    "greater or equal than"
+                },
                 if right { "maximum" } else { "minimum" }
             )),
             Extrapolation::Periodic => unreachable!("periodic tables wrap before extrapolating"),
@@ -439,14 +443,11 @@ impl TimeTable {
     /// the segment before it is used, so a jump happens exactly at the event.
     pub fn eval(&self, icol: i64, t: f64, next: f64, pre_next: f64) -> Result<(f64, f64), String> {
         self.table.column(icol)?;
-        if t < self.start_time
-            || (next < NO_EVENT && next == pre_next && self.start_time >= next)
-        {
+        if t < self.start_time || (next < NO_EVENT && next == pre_next && self.start_time >= next) {
             return Ok((0.0, 0.0));
         }
         let s = t - self.shift_time;
-        let left = if self.time_events != TimeEvents::NoTimeEvents && next < NO_EVENT && t >= next
-        {
+        let left = if self.time_events != TimeEvents::NoTimeEvents && next < NO_EVENT && t >= next {
             Some(next - self.shift_time)
         } else {
             None

@@ -42,9 +42,13 @@ const ACCESS: &[&str] = &[
 
 fn is_constructor(c_name: &str) -> bool {
     c_name.strip_prefix(PREFIX).is_some_and(|r| {
-        ["CombiTimeTable_init", "CombiTable1D_init", "CombiTable2D_init"]
-            .iter()
-            .any(|p| r.starts_with(p))
+        [
+            "CombiTimeTable_init",
+            "CombiTable1D_init",
+            "CombiTable2D_init",
+        ]
+        .iter()
+        .any(|p| r.starts_with(p))
     })
 }
 
@@ -87,14 +91,19 @@ impl Flattener<'_> {
         let Some(b) = self.insts[i].mods.binding.clone() else {
             return Err(Diagnostic::error(
                 use_span,
-                format!("external object `{path}` has no binding: it must be bound to a constructor call"),
+                format!(
+                    "external object `{path}` has no binding: it must be bound to a constructor call"
+                ),
             ));
         };
         let span = b.expr.span;
         let ExprKind::Call { func, args } = &b.expr.kind else {
             return Err(Diagnostic::error(
                 span,
-                format!("external object `{path}` must be bound to a constructor call such as `{}(...)`", self.tree.get(self.insts[i].class).full),
+                format!(
+                    "external object `{path}` must be bound to a constructor call such as `{}(...)`",
+                    self.tree.get(self.insts[i].class).full
+                ),
             ));
         };
         let name = ast::Name {
@@ -127,7 +136,9 @@ impl Flattener<'_> {
         let Some(native) = f.native.as_ref().filter(|n| is_constructor(&n.c_name)) else {
             return Err(Diagnostic::error(
                 span,
-                format!("the constructor `{fname}` of external object `{path}` is not one of the ModelicaStandardTables constructors minimo implements"),
+                format!(
+                    "the constructor `{fname}` of external object `{path}` is not one of the ModelicaStandardTables constructors minimo implements"
+                ),
             ));
         };
         let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
@@ -243,7 +254,10 @@ fn construct(c_name: &str, named: &[(String, Value)]) -> Result<Table, String> {
         input(named, "columns")?
             .data
             .iter()
-            .map(|v| v.as_int().ok_or_else(|| "`columns` must be Integers".to_string()))
+            .map(|v| {
+                v.as_int()
+                    .ok_or_else(|| "`columns` must be Integers".to_string())
+            })
             .collect()
     };
     let r = c_name.strip_prefix(PREFIX).unwrap_or(c_name);
@@ -289,7 +303,12 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
             .ok_or_else(|| format!("`{name}`: the column index must be an Integer"))
     };
     let r = n.c_name.strip_prefix(PREFIX).unwrap_or(&n.c_name);
-    let wrong = || format!("`{name}`: C function `{}` does not apply to this table", n.c_name);
+    let wrong = || {
+        format!(
+            "`{name}`: C function `{}` does not apply to this table",
+            n.c_name
+        )
+    };
     let err = |m: String| format!("{name}: {m}");
     let y = match (r, table) {
         ("CombiTable1D_getValue", Table::OneD(t)) => t.eval(icol(0)?, x(1)?, None).map_err(err)?.0,

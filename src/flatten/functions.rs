@@ -30,7 +30,12 @@ impl Flattener<'_> {
     fn build_function(&mut self, class: ClassId, name: &str) -> Result<Function, Diagnostic> {
         let exp = self.expanded(class)?;
         let span = self.tree.get(class).span;
-        let native = match self.tree.get(class).long().and_then(|b| b.external_name.clone()) {
+        let native = match self
+            .tree
+            .get(class)
+            .long()
+            .and_then(|b| b.external_name.clone())
+        {
             Some(c_name) if super::external_object::is_native(&c_name) => Some(Native {
                 c_name,
                 table: None,
@@ -125,7 +130,10 @@ impl Flattener<'_> {
                 f.body.push(self.rewrite_stmt(s, class, &mut bound)?);
             }
         }
-        if f.native.is_none() && exp.algorithms.is_empty() && !f.outputs.iter().all(|o| o.default.is_some()) {
+        if f.native.is_none()
+            && exp.algorithms.is_empty()
+            && !f.outputs.iter().all(|o| o.default.is_some())
+        {
             return Err(Diagnostic::error(
                 span,
                 format!("function `{name}` has no algorithm section"),
