@@ -234,9 +234,6 @@ fn time_table_start_shift_and_periodic_constant_segments() {
 model M
   T.TimeSource src(table = [0, 1; 1, 2; 2, 3], smoothness = T.Smoothness.ConstantSegments,
     extrapolation = T.Extrapolation.Periodic, startTime = 0.5);
-  Real x(start = 0, fixed = true) "a state, so that the integrator runs";
-equation
-  der(x) = src.y;
 end M;
 "#;
     let r = sim(m, 5.0).unwrap_or_else(|e| panic!("{e}"));
