@@ -282,3 +282,21 @@ end M;
     assert!(e.contains("my_c_function"), "{e}");
     assert!(e.contains("cannot link"), "{e}");
 }
+
+#[test]
+fn external_call_in_a_branch_not_taken_is_harmless() {
+    // MSL's tables call `Strings.isEmpty(fileName)` (a C function) only when tableOnFile.
+    let m = r#"
+function f
+  input Real x;
+  output Real y;
+  external "C" y = my_c_function(x);
+end f;
+model M
+  parameter Boolean useC = false;
+  Real y = if useC then f(time) else 2*time;
+end M;
+"#;
+    let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
+    assert!((at(&r, "y", 0.5) - 1.0).abs() < 1e-12);
+}

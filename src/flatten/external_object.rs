@@ -185,6 +185,12 @@ impl Flattener<'_> {
     }
 }
 
+/// Whether `f` is an external function minimo cannot evaluate (its calls are kept symbolic,
+/// so that only a call actually evaluated fails).
+pub fn is_unlinkable(f: &Function) -> bool {
+    f.native.as_ref().is_some_and(|n| !is_native(&n.c_name))
+}
+
 /// Whether `f` reads a table object given as its first input (not yet specialised).
 pub fn needs_object(f: &Function) -> bool {
     f.native
@@ -283,6 +289,12 @@ fn construct(c_name: &str, named: &[(String, Value)]) -> Result<Table, String> {
 
 /// Evaluates a native function on its inputs (the table object already removed).
 pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, String> {
+    if !is_native(&n.c_name) {
+        return Err(format!(
+            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions are built in)",
+            n.c_name
+        ));
+    }
     let Some(table) = &n.table else {
         return Err(format!(
             "`{name}` (C function `{}`) can only be called with an external table object as its first argument",

@@ -30,29 +30,19 @@ impl Flattener<'_> {
     fn build_function(&mut self, class: ClassId, name: &str) -> Result<Function, Diagnostic> {
         let exp = self.expanded(class)?;
         let span = self.tree.get(class).span;
-        let native = match self
+        // Any external function becomes native: the ModelicaStandardTables ones are evaluated by
+        // minimo, the others fail with their C name when (and only when) a call is evaluated,
+        // so a call in a branch not taken (`if tableOnFile then Strings.length(fileName)`)
+        // does no harm.
+        let native = self
             .tree
             .get(class)
             .long()
             .and_then(|b| b.external_name.clone())
-        {
-            Some(c_name) if super::external_object::is_native(&c_name) => Some(Native {
+            .map(|c_name| Native {
                 c_name,
                 table: None,
-            }),
-            Some(c_name) => {
-                return Err(Diagnostic::error(
-                    span,
-                    format!(
-                        "external function `{name}` calls the C function `{c_name}`, which minimo cannot link"
-                    ),
-                )
-                .with_help(
-                    "no C code is linked; the only external functions evaluated natively are the ModelicaStandardTables table functions",
-                ));
-            }
-            None => None,
-        };
+            });
         if exp.partial {
             return Err(Diagnostic::error(
                 span,

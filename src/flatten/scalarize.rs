@@ -395,7 +395,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 None => Some(None),
             })
             .collect();
-        if let Some(c) = consts {
+        if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
             let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
                 .map_err(|m| Diagnostic::error(span, m))?;
             return Ok(Some(
