@@ -6,6 +6,7 @@
 //! symbolic (as `Var` of a parameter), so `simulate --set` can change them.
 
 mod print;
+pub mod tables;
 
 pub use print::{builtin_name, print_expr, print_flat};
 
@@ -369,6 +370,18 @@ pub struct Function {
     pub locals: Vec<FunctionVar>,
     pub body: Vec<crate::syntax::ast::Statement>,
     pub span: Span,
+    /// An `external "C"` function that minimo evaluates itself (no C code can be linked).
+    #[serde(default)]
+    pub native: Option<Native>,
+}
+
+/// A natively evaluated external function: the C name says what it computes; `table` is the
+/// external object it reads (its first input in Modelica, removed from `inputs` once the
+/// object is known at flattening).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Native {
+    pub c_name: String,
+    pub table: Option<tables::Table>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

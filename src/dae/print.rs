@@ -382,6 +382,32 @@ fn print_function(s: &mut String, f: &Function) {
             decl(s, "", v);
         }
     }
+    if let Some(n) = &f.native {
+        // Evaluated by minimo itself; the table it reads is summarised, not printed.
+        let what = match &n.table {
+            Some(super::tables::Table::OneD(t)) => {
+                format!(" (1-D table, {} rows, {:?})", t.x.len(), t.smoothness)
+            }
+            Some(super::tables::Table::Time(t)) => {
+                format!(
+                    " (time table, {} rows, {:?})",
+                    t.table.x.len(),
+                    t.table.smoothness
+                )
+            }
+            Some(super::tables::Table::TwoD(t)) => {
+                format!(" (2-D table, {}x{})", t.u1.len(), t.u2.len())
+            }
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "  // external \"C\" {}, evaluated natively{what}",
+            n.c_name
+        );
+        let _ = writeln!(s, "end {};\n", f.name);
+        return;
+    }
     s.push_str("algorithm\n");
     for st in &f.body {
         s.push_str(&print_statement(st, 1));

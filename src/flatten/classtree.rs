@@ -31,6 +31,8 @@ pub enum NodeBody {
     Builtin(ScalarType),
     /// A class we parse but cannot use (`der` function classes).
     Unsupported,
+    /// The predefined `ExternalObject` (MLS 12.9.7) that external object classes extend.
+    ExternalObject,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +45,9 @@ pub struct LongBody {
     pub algorithms: Vec<Rc<Vec<ast::Statement>>>,
     pub initial_algorithms: Vec<Rc<Vec<ast::Statement>>>,
     pub annotation: Option<ast::Annotation>,
-    pub has_external: bool,
+    /// The name of the foreign function an `external` clause calls (`None` without a clause;
+    /// the class's own name when the clause names none).
+    pub external_name: Option<String>,
 }
 
 #[derive(Debug)]
@@ -102,6 +106,8 @@ impl ClassTree {
             let id = t.push_builtin(name, ClassKind::Type, body);
             t.roots.insert(name.to_string(), id);
         }
+        let id = t.push_builtin("ExternalObject", ClassKind::Class, NodeBody::ExternalObject);
+        t.roots.insert("ExternalObject".to_string(), id);
         t
     }
 
@@ -182,9 +188,13 @@ impl ClassTree {
     }
 
     fn add_long(&mut self, l: ast::LongClass, id: ClassId) -> LongBody {
+        let def_name = self.nodes[id].name.clone();
         let mut body = LongBody {
             annotation: l.annotation,
-            has_external: l.external.is_some(),
+            external_name: l
+                .external
+                .as_ref()
+                .map(|e| foreign_name(&e.text).unwrap_or_else(|| def_name.clone())),
             ..Default::default()
         };
         for section in l.sections {
@@ -244,4 +254,20 @@ impl ClassTree {
             .map(|c| self.add(c, within_parent, true))
             .collect()
     }
+}
+
+/// The foreign function named in an external clause's text (`"C" y = f(a, b) annotation(...)`):
+/// the identifier before the first `(`, unless that is `annotation` (no call written).
+fn foreign_name(text: &str) -> Option<String> {
+    let head = &text[..text.find('(')?];
+    let name: String = head
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    (!name.is_empty() && name != "annotation").then_some(name)
 }

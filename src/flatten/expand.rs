@@ -16,6 +16,9 @@ use std::rc::Rc;
 pub enum Prim {
     Scalar(ScalarType),
     Enum(Rc<Vec<String>>),
+    /// A class extending `ExternalObject`: its instances hold no variables; flattening
+    /// evaluates their constructor call (`external_object.rs`).
+    ExternalObject,
 }
 
 impl Prim {
@@ -23,6 +26,8 @@ impl Prim {
         match self {
             Prim::Scalar(t) => *t,
             Prim::Enum(_) => ScalarType::Enumeration,
+            // A handle, as far as function signatures are concerned.
+            Prim::ExternalObject => ScalarType::Integer,
         }
     }
 }
@@ -152,6 +157,10 @@ impl Flattener<'_> {
             }
             NodeBody::Enumeration(lits) => {
                 out.prim = Some(Prim::Enum(Rc::new(lits.clone())));
+                Ok(out)
+            }
+            NodeBody::ExternalObject => {
+                out.prim = Some(Prim::ExternalObject);
                 Ok(out)
             }
             NodeBody::Unsupported => Err(Diagnostic::error(

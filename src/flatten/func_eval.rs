@@ -105,6 +105,11 @@ fn call_inner(
         };
         ctx.vars.push((v.name.clone(), val));
     }
+    if let Some(n) = &f.native {
+        let inputs: Vec<&Value> = ctx.vars.iter().map(|(_, v)| v).collect();
+        return super::external_object::call_native(n, name, &inputs)
+            .map_err(|m| Diagnostic::error(f.span, m));
+    }
     for v in f.outputs.iter().chain(&f.locals) {
         let init = initial_value(&mut ctx, v)?;
         ctx.vars.push((v.name.clone(), init));
@@ -499,6 +504,37 @@ impl Ctx for FuncCtx<'_> {
     fn set_structural(&mut self, _on: bool) -> bool {
         true
     }
+}
+
+/// The inputs of `name` by name, `None` arguments replaced by their defaults.
+pub fn inputs_with_defaults(
+    functions: &BTreeMap<String, Function>,
+    name: &str,
+    mut args: Vec<Option<Value>>,
+) -> Result<Vec<(String, Value)>, String> {
+    let f = functions
+        .get(name)
+        .ok_or_else(|| format!("unknown function `{name}`"))?;
+    args.resize(f.inputs.len(), None);
+    let mut steps = 0u64;
+    let mut ctx = FuncCtx {
+        functions,
+        vars: Vec::new(),
+        ends: Vec::new(),
+        steps: &mut steps,
+        depth: 0,
+    };
+    for (v, a) in f.inputs.iter().zip(args) {
+        let val = match a {
+            Some(a) => a,
+            None => match &v.default {
+                Some(d) => eval::eval(&mut ctx, d).map_err(|d| d.message)?,
+                None => return Err(format!("`{name}`: input `{}` has no value", v.name)),
+            },
+        };
+        ctx.vars.push((v.name.clone(), val));
+    }
+    Ok(ctx.vars)
 }
 
 /// Like [`call_function`], with `None` for inputs that take their default value.

@@ -8,7 +8,7 @@ use super::eval::is_generic_builtin;
 use super::expand::Prim;
 use super::modifier::Scope;
 use super::tensor::{Tensor, Val};
-use crate::dae::{Function, FunctionVar};
+use crate::dae::{Function, FunctionVar, Native};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, ExprKind, StatementKind};
 
@@ -30,12 +30,19 @@ impl Flattener<'_> {
     fn build_function(&mut self, class: ClassId, name: &str) -> Result<Function, Diagnostic> {
         let exp = self.expanded(class)?;
         let span = self.tree.get(class).span;
-        if self.tree.get(class).long().is_some_and(|b| b.has_external) {
-            return Err(Diagnostic::error(
-                span,
-                format!("external function `{name}` is not supported"),
-            ));
-        }
+        // Any external function becomes native: the ModelicaStandardTables ones are evaluated by
+        // minimo, the others fail with their C name when (and only when) a call is evaluated,
+        // so a call in a branch not taken (`if tableOnFile then Strings.length(fileName)`)
+        // does no harm.
+        let native = self
+            .tree
+            .get(class)
+            .long()
+            .and_then(|b| b.external_name.clone())
+            .map(|c_name| Native {
+                c_name,
+                table: None,
+            });
         if exp.partial {
             return Err(Diagnostic::error(
                 span,
@@ -50,6 +57,7 @@ impl Flattener<'_> {
             locals: vec![],
             body: vec![],
             span,
+            native,
         };
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
@@ -57,6 +65,7 @@ impl Flattener<'_> {
             let ty = match &te.prim {
                 Some(Prim::Scalar(t)) => *t,
                 Some(Prim::Enum(_)) => crate::dae::ScalarType::Enumeration,
+                Some(Prim::ExternalObject) => crate::dae::ScalarType::Integer,
                 None => {
                     return Err(Diagnostic::error(
                         c.decl().name.span,
@@ -111,7 +120,10 @@ impl Flattener<'_> {
                 f.body.push(self.rewrite_stmt(s, class, &mut bound)?);
             }
         }
-        if exp.algorithms.is_empty() && !f.outputs.iter().all(|o| o.default.is_some()) {
+        if f.native.is_none()
+            && exp.algorithms.is_empty()
+            && !f.outputs.iter().all(|o| o.default.is_some())
+        {
             return Err(Diagnostic::error(
                 span,
                 format!("function `{name}` has no algorithm section"),

@@ -606,7 +606,11 @@ impl Flattener<'_> {
                 }
             }
         }
-        if let Some(prim) = &exp.prim {
+        if let Some(prim) = exp
+            .prim
+            .as_ref()
+            .filter(|p| !matches!(p, Prim::ExternalObject))
+        {
             for (name, sm) in &self.insts[i].mods.subs {
                 if !ATTRIBUTES.contains(&name.as_str()) {
                     let span = sm.span.unwrap_or(self.insts[i].span);

@@ -21,6 +21,7 @@ mod connect;
 mod equations;
 mod eval;
 mod expand;
+mod external_object;
 pub mod func_eval;
 mod functions;
 mod initial_algorithm;
@@ -83,6 +84,8 @@ pub(crate) struct Flattener<'s> {
     /// Primitive instances in variable order.
     pub prims: Vec<InstId>,
     pub var_names: Vec<String>,
+    /// Tables of the external object instances built so far.
+    pub ext_tables: HashMap<InstId, Rc<dae::tables::Table>>,
 }
 
 impl<'s> Flattener<'s> {
@@ -108,6 +111,7 @@ impl<'s> Flattener<'s> {
             numbered: false,
             prims: Vec::new(),
             var_names: Vec::new(),
+            ext_tables: HashMap::new(),
         }
     }
 

@@ -334,15 +334,42 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 format!("`{}` is not a function", self.f.tree.get(class).full),
             ));
         }
-        let fname = self.f.function(class)?;
-        let f = self
+        let mut fname = self.f.function(class)?;
+        let mut f = self
             .f
             .functions
             .get(&fname)
             .cloned()
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
         let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
-        let bound = eval::bind_args(&inputs, args, &fname, span)?;
+        let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
+        if super::external_object::needs_object(&f) {
+            // A table access function: its first argument names the external object.
+            let object = match bound.first().copied().flatten() {
+                Some(e) => match &e.kind {
+                    ast::ExprKind::Ref(r) => match self.resolve(r)? {
+                        Some(t) if t.data.len() == 1 => match t.data[0] {
+                            Node::Inst(i) if self.f.is_external_object(i) => Some(i),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                None => None,
+            };
+            let Some(object) = object else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("the first argument of `{fname}` must name an external table object"),
+                ));
+            };
+            let rest = bound[1..].to_vec();
+            let (name, rest) = self.f.specialise_table_call(&f, object, rest, span)?;
+            f = self.f.functions[&name].clone();
+            fname = name;
+            bound = rest;
+        }
         let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(bound.len());
         for b in bound {
             vals.push(match b {
@@ -368,7 +395,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 None => Some(None),
             })
             .collect();
-        if let Some(c) = consts {
+        if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
             let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
                 .map_err(|m| Diagnostic::error(span, m))?;
             return Ok(Some(

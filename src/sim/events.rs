@@ -101,6 +101,13 @@ pub fn event_iteration(
     }
     engine.run_main()?;
     engine.run_outputs();
+    // The triggered relation's operands at the crossing: it keeps its new value only while
+    // they stay there; when the event changes them (`time >= pre(next)` after `next` moved
+    // on), it is evaluated again, or it would stay true and never fire again.
+    let triggered = triggered.map(|i| {
+        let r = &engine.prog.relations[i];
+        (i, engine.regs[r.a as usize], engine.regs[r.b as usize])
+    });
     update_relations(engine, triggered, true);
 
     let mut converged = false;
@@ -174,11 +181,18 @@ pub fn event_iteration(
 
 /// Sets relation registers from their operands; the triggered one is toggled (its operands are
 /// at the crossing, where the sign test is unreliable). Returns whether any value changed.
-fn update_relations(engine: &mut Engine, triggered: Option<usize>, first: bool) -> bool {
+fn update_relations(
+    engine: &mut Engine,
+    triggered: Option<(usize, f64, f64)>,
+    first: bool,
+) -> bool {
     let mut changed = false;
     for (i, r) in engine.prog.relations.iter().enumerate() {
         let old = engine.regs[r.reg as usize];
-        let new = if Some(i) == triggered {
+        let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
+        let new = if let Some((_, a0, b0)) = triggered.filter(|t| t.0 == i)
+            && (first || ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs()))
+        {
             if first { 1.0 - old } else { old }
         } else {
             apply(
@@ -194,6 +208,20 @@ fn update_relations(engine: &mut Engine, triggered: Option<usize>, first: bool) 
         }
     }
     changed
+}
+
+/// The first relation whose value at the current registers differs from the one it keeps
+/// (a zero crossing since the last event).
+pub fn changed_relation(engine: &Engine) -> Option<usize> {
+    engine.prog.relations.iter().position(|r| {
+        let now = apply(
+            r.op,
+            engine.regs[r.a as usize],
+            engine.regs[r.b as usize],
+            0.0,
+        );
+        now != engine.regs[r.reg as usize]
+    })
 }
 
 /// Sets every relation from its operands (at initialization, before any event).

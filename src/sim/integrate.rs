@@ -1050,6 +1050,19 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
             }
             continue;
         }
+        // A relation that changes before t (`time >= pre(next)` of a time table): everything
+        // is a function of time here, so its crossing is found by bisection on time.
+        let t_last = run.rec.time.last().copied().unwrap_or(run.t0);
+        if let Some((tc, r)) = crossing(engine, t_last, t)
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?
+        {
+            engine.regs[engine.prog.time as usize] = tc;
+            handle_event(run, engine, tc, Some(r))?;
+            if run.es.terminated.is_some() {
+                break;
+            }
+            continue;
+        }
         engine.regs[engine.prog.time as usize] = t;
         engine
             .run_main()
@@ -1074,6 +1087,33 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         jacobians: 0,
         reselect: None,
     })
+}
+
+/// Without states: the first time in (lo, hi] at which a relation changes, and that relation.
+fn crossing(engine: &mut Engine, lo: f64, hi: f64) -> Result<Option<(f64, usize)>, BlockError> {
+    let time = engine.prog.time as usize;
+    let changed_at = |engine: &mut Engine, t: f64| -> Result<Option<usize>, BlockError> {
+        engine.regs[time] = t;
+        engine.run_main()?;
+        Ok(super::events::changed_relation(engine))
+    };
+    if hi <= lo || changed_at(engine, hi)?.is_none() {
+        return Ok(None);
+    }
+    let (mut a, mut b) = (lo, hi);
+    while b - a > 1e-13 * (1.0 + b.abs()) {
+        let m = 0.5 * (a + b);
+        if m <= a || m >= b {
+            break;
+        }
+        if changed_at(engine, m)?.is_some() {
+            b = m;
+        } else {
+            a = m;
+        }
+    }
+    let r = changed_at(engine, b)?;
+    Ok(r.map(|r| (b, r)))
 }
 
 /// Records the values before and after an event and runs the event iteration.

@@ -145,6 +145,7 @@ fn generate(
         locals: vec![local(h), local(fp), local(fm)],
         body,
         span: sp,
+        native: None,
     })
 }
 

@@ -1,0 +1,554 @@
+//! Interpolation tables of the Modelica Standard Library, evaluated natively.
+//!
+//! MSL's `CombiTable1Ds/1Dv`, `CombiTable2Ds/2Dv` and `CombiTimeTable` keep their data in an
+//! `ExternalObject` built and read by the C library ModelicaStandardTables. No C code can be
+//! linked here, so flattening builds a [`Table`] from the constructor's (parameter) arguments and
+//! the access functions, recognised by their `external "C"` names, run [`eval`] over it. The
+//! semantics follow ModelicaStandardTables: constant and linear segments, Akima splines,
+//! extrapolation by holding the end points, through the last two points, or periodically; time
+//! events at the table's sample points (or only at its discontinuities) so that the integrator
+//! never steps across a jump.
+
+use serde::{Deserialize, Serialize};
+
+/// `Modelica.Blocks.Types.Smoothness`, in declaration order (enumeration value - 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Smoothness {
+    LinearSegments,
+    /// Akima spline.
+    ContinuousDerivative,
+    ConstantSegments,
+}
+
+/// `Modelica.Blocks.Types.Extrapolation`, in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Extrapolation {
+    HoldLastPoint,
+    LastTwoPoints,
+    Periodic,
+    NoExtrapolation,
+}
+
+/// `Modelica.Blocks.Types.TimeEvents`, in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TimeEvents {
+    Always,
+    AtDiscontinuities,
+    NoTimeEvents,
+}
+
+/// One interpolated column: its values and, for splines, the slope at every sample point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub y: Vec<f64>,
+    pub slopes: Option<Vec<f64>>,
+}
+
+/// A table with one abscissa (`CombiTable1D`, and `CombiTimeTable` whose abscissa is time).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table1D {
+    pub x: Vec<f64>,
+    /// The selected columns (`columns` parameter), in order.
+    pub cols: Vec<Column>,
+    pub smoothness: Smoothness,
+    pub extrapolation: Extrapolation,
+}
+
+/// `CombiTimeTable`: a [`Table1D`] over (scaled) time with start/shift time and events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeTable {
+    pub table: Table1D,
+    pub start_time: f64,
+    pub shift_time: f64,
+    pub time_events: TimeEvents,
+}
+
+/// `CombiTable2D`: abscissas `u1` (first column), `u2` (first row), values `y[i][j]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table2D {
+    pub u1: Vec<f64>,
+    pub u2: Vec<f64>,
+    pub y: Vec<Vec<f64>>,
+    pub smoothness: Smoothness,
+    pub extrapolation: Extrapolation,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Table {
+    OneD(Table1D),
+    Time(TimeTable),
+    TwoD(Table2D),
+}
+
+/// What `nextTimeEvent` returns when there is none (C's `DBL_MAX`, above `Modelica.Constants.inf`).
+pub const NO_EVENT: f64 = f64::MAX;
+
+/// Converts an enumeration value (1-based) to a [`Smoothness`]; the methods not implemented
+/// are refused with their name.
+pub fn smoothness(v: i64) -> Result<Smoothness, String> {
+    match v {
+        1 => Ok(Smoothness::LinearSegments),
+        2 => Ok(Smoothness::ContinuousDerivative),
+        3 => Ok(Smoothness::ConstantSegments),
+        4 => Err("smoothness MonotoneContinuousDerivative1 (Fritsch-Butland spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
+        5 => Err("smoothness MonotoneContinuousDerivative2 (Steffen spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
+        6 => Err("smoothness ModifiedContinuousDerivative (modified Akima spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
+        _ => Err(format!("invalid smoothness value {v}")),
+    }
+}
+
+pub fn extrapolation(v: i64) -> Result<Extrapolation, String> {
+    match v {
+        1 => Ok(Extrapolation::HoldLastPoint),
+        2 => Ok(Extrapolation::LastTwoPoints),
+        3 => Ok(Extrapolation::Periodic),
+        4 => Ok(Extrapolation::NoExtrapolation),
+        _ => Err(format!("invalid extrapolation value {v}")),
+    }
+}
+
+pub fn time_events(v: i64) -> Result<TimeEvents, String> {
+    match v {
+        1 => Ok(TimeEvents::Always),
+        2 => Ok(TimeEvents::AtDiscontinuities),
+        3 => Ok(TimeEvents::NoTimeEvents),
+        _ => Err(format!("invalid timeEvents value {v}")),
+    }
+}
+
+/// A row-major matrix argument.
+pub struct Matrix<'a> {
+    pub rows: usize,
+    pub cols: usize,
+    pub data: &'a [f64],
+}
+
+impl Matrix<'_> {
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.cols + j]
+    }
+}
+
+impl Table1D {
+    /// Builds the table from the matrix and the 1-based `columns`; `strict` asks for strictly
+    /// increasing abscissas (CombiTable1D), otherwise equal neighbours are allowed (a jump of a
+    /// time table).
+    pub fn new(
+        m: &Matrix,
+        columns: &[i64],
+        smoothness: Smoothness,
+        extrapolation: Extrapolation,
+        strict: bool,
+    ) -> Result<Table1D, String> {
+        if m.rows == 0 || m.cols == 0 {
+            return Err("the table is empty".into());
+        }
+        let x: Vec<f64> = (0..m.rows).map(|i| m.at(i, 0)).collect();
+        for i in 1..x.len() {
+            if x[i] < x[i - 1] || (strict && x[i] == x[i - 1]) {
+                return Err(format!(
+                    "the first column of the table must be {} increasing: table[{}, 1] = {} follows {}",
+                    if strict { "strictly" } else { "monotonically" },
+                    i + 1,
+                    x[i],
+                    x[i - 1]
+                ));
+            }
+        }
+        let mut cols = Vec::new();
+        for &c in columns {
+            if c < 1 || c as usize > m.cols {
+                return Err(format!(
+                    "column {c} does not exist: the table has {} columns",
+                    m.cols
+                ));
+            }
+            let y: Vec<f64> = (0..m.rows).map(|i| m.at(i, c as usize - 1)).collect();
+            let slopes = match smoothness {
+                Smoothness::ContinuousDerivative => {
+                    if x.windows(2).any(|w| w[0] == w[1]) {
+                        return Err("a spline (smoothness ContinuousDerivative) cannot interpolate a table with repeated abscissa values (jumps)".into());
+                    }
+                    Some(akima_slopes(&x, &y))
+                }
+                _ => None,
+            };
+            cols.push(Column { y, slopes });
+        }
+        Ok(Table1D {
+            x,
+            cols,
+            smoothness,
+            extrapolation,
+        })
+    }
+
+    pub fn min(&self) -> f64 {
+        self.x[0]
+    }
+    pub fn max(&self) -> f64 {
+        self.x[self.x.len() - 1]
+    }
+
+    /// Value and derivative of column `icol` (1-based) at `u`. `left` asks for the limit from
+    /// the left at the abscissa `left` (the segment ending there is used even at or beyond it):
+    /// this is how a time table keeps the value before a jump until the event is handled.
+    pub fn eval(&self, icol: i64, u: f64, left: Option<f64>) -> Result<(f64, f64), String> {
+        let col = self.column(icol)?;
+        let n = self.x.len();
+        if n == 1 {
+            return Ok((col.y[0], 0.0));
+        }
+        let (lo, hi) = (self.min(), self.max());
+        let mut u = u;
+        let mut left = left;
+        if self.extrapolation == Extrapolation::Periodic {
+            let t = hi - lo;
+            if let Some(b) = left {
+                // Wrap the event point into (lo, hi] and move u along with it.
+                let bw = wrap(b, lo, t, true);
+                u = bw + (u - b);
+                left = Some(bw);
+            } else {
+                u = wrap(u, lo, t, false);
+            }
+        } else if left.is_none() && (u < lo || u > hi) {
+            return self.extrapolate(col, u, u > hi);
+        } else if let Some(b) = left
+            && b <= lo
+        {
+            // Before the event at the table's first point: still extrapolating to the left.
+            return self.extrapolate(col, u.min(lo), false);
+        } else if let Some(b) = left
+            && b > hi
+        {
+            if u > hi {
+                return self.extrapolate(col, u, true);
+            }
+            left = None;
+        }
+        let i = match left {
+            // The last segment that ends at or after b and starts before it.
+            Some(b) => self.x[..n - 1].partition_point(|&x| x < b).max(1) - 1,
+            None => self.x[..n - 1].partition_point(|&x| x <= u).max(1) - 1,
+        };
+        Ok(self.segment(col, i, u, left.is_some()))
+    }
+
+    fn column(&self, icol: i64) -> Result<&Column, String> {
+        if icol < 1 || icol as usize > self.cols.len() {
+            return Err(format!(
+                "column index {icol} is out of range 1..{}",
+                self.cols.len()
+            ));
+        }
+        Ok(&self.cols[icol as usize - 1])
+    }
+
+    /// Value and slope on segment `i` (between rows i and i+1) at u.
+    fn segment(&self, col: &Column, i: usize, u: f64, left: bool) -> (f64, f64) {
+        let (x0, x1) = (self.x[i], self.x[i + 1]);
+        let (y0, y1) = (col.y[i], col.y[i + 1]);
+        if x1 == x0 {
+            // A jump at the table's end: the right value.
+            return (y1, 0.0);
+        }
+        match self.smoothness {
+            Smoothness::ConstantSegments => {
+                if !left && u >= x1 {
+                    (y1, 0.0)
+                } else {
+                    (y0, 0.0)
+                }
+            }
+            Smoothness::LinearSegments => {
+                let s = (y1 - y0) / (x1 - x0);
+                (y0 + s * (u - x0), s)
+            }
+            Smoothness::ContinuousDerivative => {
+                let d = col.slopes.as_deref().unwrap_or(&[]);
+                hermite(x0, x1, y0, y1, d[i], d[i + 1], u)
+            }
+        }
+    }
+
+    fn extrapolate(&self, col: &Column, u: f64, right: bool) -> Result<(f64, f64), String> {
+        let n = self.x.len();
+        let (k, x0) = if right {
+            (n - 1, self.max())
+        } else {
+            (0, self.min())
+        };
+        match self.extrapolation {
+            Extrapolation::HoldLastPoint => Ok((col.y[k], 0.0)),
+            Extrapolation::LastTwoPoints => {
+                let slope = match (&col.slopes, self.smoothness) {
+                    (Some(d), Smoothness::ContinuousDerivative) => d[k],
+                    _ => {
+                        let (a, b) = if right { (n - 2, n - 1) } else { (0, 1) };
+                        let h = self.x[b] - self.x[a];
+                        if h == 0.0 {
+                            0.0
+                        } else {
+                            (col.y[b] - col.y[a]) / h
+                        }
+                    }
+                };
+                Ok((col.y[k] + slope * (u - x0), slope))
+            }
+            Extrapolation::NoExtrapolation => Err(format!(
+                "extrapolation error: the abscissa value {u} must be {} the {} abscissa value {x0} defined in the table (extrapolation = NoExtrapolation)",
+                if right {
+                    "less or equal than"
+                } else {
+                    "greater or equal than"
+                },
+                if right { "maximum" } else { "minimum" }
+            )),
+            Extrapolation::Periodic => unreachable!("periodic tables wrap before extrapolating"),
+        }
+    }
+}
+
+/// `u` moved by whole periods `t` into `[lo, lo + t)`, or into `(lo, lo + t]` with `left_closed`.
+fn wrap(u: f64, lo: f64, t: f64, upper_closed: bool) -> f64 {
+    if t <= 0.0 {
+        return lo;
+    }
+    let k = ((u - lo) / t).floor();
+    let mut w = u - k * t;
+    if w >= lo + t {
+        w -= t;
+    }
+    if w < lo {
+        w += t;
+    }
+    if upper_closed && w <= lo {
+        w += t;
+    }
+    w
+}
+
+/// Cubic Hermite interpolation on [x0, x1] with end slopes d0, d1: value and derivative.
+fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64, f64) {
+    let h = x1 - x0;
+    let t = (u - x0) / h;
+    let (t2, t3) = (t * t, t * t * t);
+    let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
+    let h10 = t3 - 2.0 * t2 + t;
+    let h01 = -2.0 * t3 + 3.0 * t2;
+    let h11 = t3 - t2;
+    let y = h00 * y0 + h10 * h * d0 + h01 * y1 + h11 * h * d1;
+    let dh00 = (6.0 * t2 - 6.0 * t) / h;
+    let dh10 = 3.0 * t2 - 4.0 * t + 1.0;
+    let dh01 = (-6.0 * t2 + 6.0 * t) / h;
+    let dh11 = 3.0 * t2 - 2.0 * t;
+    (y, dh00 * y0 + dh10 * d0 + dh01 * y1 + dh11 * d1)
+}
+
+/// Akima's slopes (1970) as ModelicaStandardTables computes them: the secants extended by two
+/// linearly extrapolated ones at each end; where both weights vanish, the mean of the two
+/// neighbouring secants. Two points give the straight line.
+pub fn akima_slopes(x: &[f64], y: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    if n < 2 {
+        return vec![0.0; n];
+    }
+    if n == 2 {
+        let s = (y[1] - y[0]) / (x[1] - x[0]);
+        return vec![s, s];
+    }
+    // d[k + 2] is the secant of segment k.
+    let mut d = vec![0.0; n + 3];
+    for k in 0..n - 1 {
+        d[k + 2] = (y[k + 1] - y[k]) / (x[k + 1] - x[k]);
+    }
+    d[1] = 2.0 * d[2] - d[3];
+    d[0] = 2.0 * d[1] - d[2];
+    d[n + 1] = 2.0 * d[n] - d[n - 1];
+    d[n + 2] = 2.0 * d[n + 1] - d[n];
+    (0..n)
+        .map(|i| {
+            let w1 = (d[i + 3] - d[i + 2]).abs();
+            let w2 = (d[i + 1] - d[i]).abs();
+            if w1 + w2 < 1e-10 {
+                0.5 * (d[i + 1] + d[i + 2])
+            } else {
+                (w1 * d[i + 1] + w2 * d[i + 2]) / (w1 + w2)
+            }
+        })
+        .collect()
+}
+
+impl TimeTable {
+    /// The first time event strictly after `t` (scaled time), or [`NO_EVENT`].
+    pub fn next_event(&self, t: f64) -> f64 {
+        let tab = &self.table;
+        let mut next = NO_EVENT;
+        if t < self.start_time {
+            next = self.start_time;
+        }
+        if self.time_events == TimeEvents::NoTimeEvents || tab.x.len() < 2 {
+            return next;
+        }
+        // Event points of one pass through the table, relative to the shift.
+        let n = tab.x.len();
+        let points: Vec<f64> = match self.time_events {
+            TimeEvents::Always => {
+                let mut p = tab.x.clone();
+                p.dedup();
+                p
+            }
+            _ => (0..n - 1)
+                .filter(|&i| tab.x[i] == tab.x[i + 1])
+                .map(|i| tab.x[i])
+                .collect(),
+        };
+        if points.is_empty() {
+            return next;
+        }
+        let s = t - self.shift_time;
+        let cand = if tab.extrapolation == Extrapolation::Periodic {
+            let (lo, hi) = (tab.min(), tab.max());
+            let period = hi - lo;
+            if period <= 0.0 {
+                return next;
+            }
+            let k = ((s - lo) / period).floor();
+            let base = k * period;
+            // This period's points after s, else the next period's first.
+            points
+                .iter()
+                .map(|p| p + base)
+                .chain(points.iter().map(|p| p + base + period))
+                .find(|&p| p > s)
+        } else {
+            points.iter().copied().find(|&p| p > s)
+        };
+        if let Some(c) = cand {
+            let c = c + self.shift_time;
+            // Events before the start time do not matter: the output is zero there.
+            let c = if c < self.start_time {
+                self.next_event(self.start_time)
+            } else {
+                c
+            };
+            next = next.min(c);
+        }
+        next
+    }
+
+    /// Value and derivative of column `icol` at scaled time `t`. `next` and `pre_next` are
+    /// the model's `nextTimeEventScaled` and its `pre`: until the event at `next` is handled,
+    /// the segment before it is used, so a jump happens exactly at the event.
+    pub fn eval(&self, icol: i64, t: f64, next: f64, pre_next: f64) -> Result<(f64, f64), String> {
+        self.table.column(icol)?;
+        if t < self.start_time || (next < NO_EVENT && next == pre_next && self.start_time >= next) {
+            return Ok((0.0, 0.0));
+        }
+        let s = t - self.shift_time;
+        let left = if self.time_events != TimeEvents::NoTimeEvents && next < NO_EVENT && t >= next {
+            Some(next - self.shift_time)
+        } else {
+            None
+        };
+        self.table.eval(icol, s, left)
+    }
+}
+
+impl Table2D {
+    pub fn new(
+        m: &Matrix,
+        smoothness: Smoothness,
+        extrapolation: Extrapolation,
+    ) -> Result<Table2D, String> {
+        if m.rows < 2 || m.cols < 2 {
+            return Err("a 2-D table needs at least 2 rows and 2 columns (abscissas in the first row and column)".into());
+        }
+        if smoothness == Smoothness::ContinuousDerivative {
+            return Err("2-D tables support only smoothness LinearSegments and ConstantSegments here (bicubic Akima surfaces are not implemented)".into());
+        }
+        if extrapolation == Extrapolation::Periodic {
+            return Err("periodic extrapolation of a 2-D table is not supported".into());
+        }
+        let u1: Vec<f64> = (1..m.rows).map(|i| m.at(i, 0)).collect();
+        let u2: Vec<f64> = (1..m.cols).map(|j| m.at(0, j)).collect();
+        for (name, v) in [("first column", &u1), ("first row", &u2)] {
+            if v.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(format!(
+                    "the abscissas in the table's {name} must be strictly increasing"
+                ));
+            }
+        }
+        let y = (1..m.rows)
+            .map(|i| (1..m.cols).map(|j| m.at(i, j)).collect())
+            .collect();
+        Ok(Table2D {
+            u1,
+            u2,
+            y,
+            smoothness,
+            extrapolation,
+        })
+    }
+
+    /// Value and partial derivatives at (a, b): bilinear (or piecewise constant) over the
+    /// cell holding the point; outside, the edge cell is extended (LastTwoPoints) or the point
+    /// clamped onto the table (HoldLastPoint).
+    pub fn eval(&self, a: f64, b: f64) -> Result<(f64, f64, f64), String> {
+        let (a, hold_a) = self.clamp(a, &self.u1, "u1")?;
+        let (b, hold_b) = self.clamp(b, &self.u2, "u2")?;
+        let cell = |v: &[f64], x: f64| -> usize {
+            if v.len() < 2 {
+                0
+            } else {
+                v[..v.len() - 1].partition_point(|&p| p <= x).max(1) - 1
+            }
+        };
+        let (i, j) = (cell(&self.u1, a), cell(&self.u2, b));
+        let (n1, n2) = (self.u1.len(), self.u2.len());
+        let (i1, j1) = ((i + 1).min(n1 - 1), (j + 1).min(n2 - 1));
+        let frac = |v: &[f64], k: usize, k1: usize, x: f64| -> (f64, f64) {
+            if k1 == k {
+                (0.0, 0.0)
+            } else {
+                let h = v[k1] - v[k];
+                ((x - v[k]) / h, 1.0 / h)
+            }
+        };
+        let (ta, da) = frac(&self.u1, i, i1, a);
+        let (tb, db) = frac(&self.u2, j, j1, b);
+        let (y00, y01, y10, y11) = (self.y[i][j], self.y[i][j1], self.y[i1][j], self.y[i1][j1]);
+        if self.smoothness == Smoothness::ConstantSegments {
+            let pick_i = if ta >= 1.0 { i1 } else { i };
+            let pick_j = if tb >= 1.0 { j1 } else { j };
+            return Ok((self.y[pick_i][pick_j], 0.0, 0.0));
+        }
+        let y = (1.0 - ta) * ((1.0 - tb) * y00 + tb * y01) + ta * ((1.0 - tb) * y10 + tb * y11);
+        let dya = if hold_a {
+            0.0
+        } else {
+            da * ((1.0 - tb) * (y10 - y00) + tb * (y11 - y01))
+        };
+        let dyb = if hold_b {
+            0.0
+        } else {
+            db * ((1.0 - ta) * (y01 - y00) + ta * (y11 - y10))
+        };
+        Ok((y, dya, dyb))
+    }
+
+    fn clamp(&self, x: f64, v: &[f64], name: &str) -> Result<(f64, bool), String> {
+        let (lo, hi) = (v[0], v[v.len() - 1]);
+        if x >= lo && x <= hi {
+            return Ok((x, false));
+        }
+        match self.extrapolation {
+            Extrapolation::HoldLastPoint => Ok((x.clamp(lo, hi), true)),
+            Extrapolation::NoExtrapolation => Err(format!(
+                "extrapolation error: {name} = {x} is outside the table's range [{lo}, {hi}] (extrapolation = NoExtrapolation)"
+            )),
+            _ => Ok((x, false)),
+        }
+    }
+}

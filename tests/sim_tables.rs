@@ -1,0 +1,302 @@
+//! External objects and the natively evaluated ModelicaStandardTables functions: 1-D tables with
+//! each smoothness and extrapolation against hand-computed values, a time table with a jump
+//! that must be located as an event, and the errors for file tables and other C functions.
+//! The Modelica side mirrors the MSL's declarations (Blocks.Types, Blocks.Tables.Internal).
+
+use minimo::sim::{SimOptions, SimResult, simulate_analysis};
+use minimo::structure::{AnalyzeOptions, analyze};
+
+/// The external object classes and access functions, as the MSL declares them.
+const LIB: &str = r#"
+package T
+  type Smoothness = enumeration(LinearSegments, ContinuousDerivative, ConstantSegments,
+    MonotoneContinuousDerivative1, MonotoneContinuousDerivative2, ModifiedContinuousDerivative);
+  type Extrapolation = enumeration(HoldLastPoint, LastTwoPoints, Periodic, NoExtrapolation);
+  type TimeEvents = enumeration(Always, AtDiscontinuities, NoTimeEvents);
+  class Table1D
+    extends ExternalObject;
+    function constructor
+      input String tableName;
+      input String fileName;
+      input Real table[:, :];
+      input Integer columns[:];
+      input Smoothness smoothness;
+      input Extrapolation extrapolation = Extrapolation.LastTwoPoints;
+      input Boolean verboseRead = true;
+      input String delimiter = ",";
+      input Integer nHeaderLines = 0;
+      output Table1D t;
+    external "C" t = ModelicaStandardTables_CombiTable1D_init3(fileName, tableName, table,
+      size(table, 1), size(table, 2), columns, size(columns, 1), smoothness, extrapolation,
+      verboseRead, delimiter, nHeaderLines);
+    end constructor;
+    function destructor
+      input Table1D t;
+    external "C" ModelicaStandardTables_CombiTable1D_close(t);
+    end destructor;
+  end Table1D;
+  class TimeTable
+    extends ExternalObject;
+    function constructor
+      input String tableName;
+      input String fileName;
+      input Real table[:, :];
+      input Real startTime;
+      input Integer columns[:];
+      input Smoothness smoothness;
+      input Extrapolation extrapolation;
+      input Real shiftTime = 0.0;
+      input TimeEvents timeEvents = TimeEvents.Always;
+      input Boolean verboseRead = true;
+      input String delimiter = ",";
+      input Integer nHeaderLines = 0;
+      output TimeTable t;
+    external "C" t = ModelicaStandardTables_CombiTimeTable_init3(fileName, tableName, table,
+      size(table, 1), size(table, 2), startTime, columns, size(columns, 1), smoothness,
+      extrapolation, shiftTime, timeEvents, verboseRead, delimiter, nHeaderLines);
+    end constructor;
+    function destructor
+      input TimeTable t;
+    external "C" ModelicaStandardTables_CombiTimeTable_close(t);
+    end destructor;
+  end TimeTable;
+  pure function value1D
+    input Table1D t;
+    input Integer icol;
+    input Real u;
+    output Real y;
+    external "C" y = ModelicaStandardTables_CombiTable1D_getValue(t, icol, u);
+  end value1D;
+  pure function umax
+    input Table1D t;
+    output Real u;
+    external "C" u = ModelicaStandardTables_CombiTable1D_maximumAbscissa(t);
+  end umax;
+  pure function timeValue
+    input TimeTable t;
+    input Integer icol;
+    input Real timeIn;
+    input Real nextTimeEvent;
+    input Real pre_nextTimeEvent;
+    output Real y;
+    external "C" y = ModelicaStandardTables_CombiTimeTable_getValue(t, icol, timeIn,
+      nextTimeEvent, pre_nextTimeEvent);
+  end timeValue;
+  pure function nextEvent
+    input TimeTable t;
+    input Real timeIn;
+    output Real next;
+    external "C" next = ModelicaStandardTables_CombiTimeTable_nextTimeEvent(t, timeIn);
+  end nextEvent;
+  model Lookup "y = f(u) for one smoothness and extrapolation"
+    parameter Real table[:, :] = [0, 0; 1, 1; 2, 4];
+    parameter Smoothness smoothness = Smoothness.LinearSegments;
+    parameter Extrapolation extrapolation = Extrapolation.LastTwoPoints;
+    parameter Table1D tab = Table1D("NoName", "NoName", table, {2}, smoothness, extrapolation);
+    final parameter Real u_max = umax(tab);
+    input Real u;
+    Real y = value1D(tab, 1, u);
+    Real umax_copy = u_max;
+  end Lookup;
+  block TimeSource "Like Modelica.Blocks.Sources.CombiTimeTable"
+    parameter Real table[:, :];
+    parameter Smoothness smoothness = Smoothness.LinearSegments;
+    parameter Extrapolation extrapolation = Extrapolation.LastTwoPoints;
+    parameter Real startTime = 0;
+    parameter Real shiftTime = startTime;
+    parameter TimeTable tab = TimeTable("NoName", "NoName", table, startTime, {2}, smoothness,
+      extrapolation, shiftTime, TimeEvents.Always);
+    discrete Real next(start = 0, fixed = true);
+    Real y;
+  equation
+    when {time >= pre(next), initial()} then
+      next = nextEvent(tab, time);
+    end when;
+    y = timeValue(tab, 1, time, next, pre(next));
+  end TimeSource;
+end T;
+"#;
+
+fn sim(model: &str, stop: f64) -> Result<SimResult, String> {
+    let text = format!("{LIB}\n{model}");
+    let flat = minimo::flatten::flatten_source("tables.mo", &text, Some("M"))?;
+    let analysis = analyze(flat, &AnalyzeOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let opts = SimOptions {
+        stop_time: Some(stop),
+        interval: Some(0.01),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    simulate_analysis(&analysis, &opts).map_err(|e| format!("{e:?}"))
+}
+
+fn at(r: &SimResult, name: &str, t: f64) -> f64 {
+    r.value_at(name, t)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+}
+
+/// One lookup per (smoothness, extrapolation), the input running over u = time - 1 in [-1, 3]
+/// across the table x = {0, 1, 2}, y = x^2.
+const LOOKUPS: &str = r#"
+model M
+  import T.Smoothness;
+  import T.Extrapolation;
+  T.Lookup lh(smoothness = Smoothness.LinearSegments, extrapolation = Extrapolation.HoldLastPoint, u = time - 1);
+  T.Lookup ll(smoothness = Smoothness.LinearSegments, extrapolation = Extrapolation.LastTwoPoints, u = time - 1);
+  T.Lookup lp(smoothness = Smoothness.LinearSegments, extrapolation = Extrapolation.Periodic, u = time - 1);
+  T.Lookup ch(smoothness = Smoothness.ConstantSegments, extrapolation = Extrapolation.HoldLastPoint, u = time - 1);
+  T.Lookup cl(smoothness = Smoothness.ConstantSegments, extrapolation = Extrapolation.LastTwoPoints, u = time - 1);
+  T.Lookup cp(smoothness = Smoothness.ConstantSegments, extrapolation = Extrapolation.Periodic, u = time - 1);
+  T.Lookup ah(smoothness = Smoothness.ContinuousDerivative, extrapolation = Extrapolation.HoldLastPoint, u = time - 1);
+  T.Lookup al(smoothness = Smoothness.ContinuousDerivative, extrapolation = Extrapolation.LastTwoPoints, u = time - 1);
+  T.Lookup ap(smoothness = Smoothness.ContinuousDerivative, extrapolation = Extrapolation.Periodic, u = time - 1);
+end M;
+"#;
+
+#[test]
+fn one_dimensional_tables_each_smoothness_and_extrapolation() {
+    let r = sim(LOOKUPS, 4.0).unwrap_or_else(|e| panic!("{e}"));
+    // (component, [y at u = -0.5, 0.5, 1.5, 2.5]), computed by hand:
+    // linear: segments of slope 1 and 3; the last two points extend with slope 1 / 3;
+    // periodic with period 2 maps -0.5 to 1.5 and 2.5 to 0.5.
+    // constant: the value of the previous point; outside, LastTwoPoints is still the line
+    // through the last two points.
+    // Akima on y = x^2: slopes (0, 2, 4) are exact, so the spline is x^2 itself; outside it
+    // continues with the end slope (0 on the left, 4 on the right).
+    let expected: [(&str, [f64; 4]); 9] = [
+        ("lh", [0.0, 0.5, 2.5, 4.0]),
+        ("ll", [-0.5, 0.5, 2.5, 5.5]),
+        ("lp", [2.5, 0.5, 2.5, 0.5]),
+        ("ch", [0.0, 0.0, 1.0, 4.0]),
+        ("cl", [-0.5, 0.0, 1.0, 5.5]),
+        ("cp", [1.0, 0.0, 1.0, 0.0]),
+        ("ah", [0.0, 0.25, 2.25, 4.0]),
+        ("al", [0.0, 0.25, 2.25, 6.0]),
+        ("ap", [2.25, 0.25, 2.25, 0.25]),
+    ];
+    for (c, ys) in expected {
+        for (u, y) in [-0.5, 0.5, 1.5, 2.5].iter().zip(ys) {
+            let got = at(&r, &format!("{c}.y"), u + 1.0);
+            assert!((got - y).abs() < 1e-9, "{c}: y({u}) = {got}, expected {y}");
+        }
+        // The access function with a constant argument is evaluated while flattening.
+        assert!((at(&r, &format!("{c}.umax_copy"), 0.0) - 2.0).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn no_extrapolation_stops_with_the_abscissa() {
+    let m = r#"
+model M
+  T.Lookup l(extrapolation = T.Extrapolation.NoExtrapolation, u = time - 1);
+end M;
+"#;
+    let e = sim(m, 2.0).err().expect("extrapolation must fail");
+    assert!(e.contains("extrapolation error"), "{e}");
+    assert!(e.contains("minimum abscissa value 0"), "{e}");
+}
+
+#[test]
+fn time_table_jump_is_an_event() {
+    // y = 0 until t = 1, then 1 (a jump given by the repeated time point); x integrates y.
+    // Stepping across the jump would smear it; as an event, x(t) = t - 1 exactly after it.
+    let m = r#"
+model M
+  T.TimeSource src(table = [0, 0; 1, 0; 1, 1; 3, 1]);
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = src.y;
+end M;
+"#;
+    let r = sim(m, 2.0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at(&r, "src.y", 0.99), 0.0);
+    assert_eq!(at(&r, "src.y", 1.01), 1.0);
+    for t in [0.5, 1.25, 1.5, 2.0] {
+        let exact = (t - 1.0f64).max(0.0);
+        let got = at(&r, "x", t);
+        assert!(
+            (got - exact).abs() < 1e-6,
+            "x({t}) = {got}, expected {exact}"
+        );
+    }
+    assert!(
+        r.time.iter().any(|&t| (t - 1.0).abs() < 1e-9),
+        "no result point at the jump"
+    );
+}
+
+#[test]
+fn time_table_start_shift_and_periodic_constant_segments() {
+    // Period 2 starting at t = 0.5 (shift = start): y = 0 before the start, then 1 on the
+    // first half of each period and 2 on the second. The model has no states: the events of
+    // `time >= pre(next)` must be found without an integrator.
+    let m = r#"
+model M
+  T.TimeSource src(table = [0, 1; 1, 2; 2, 3], smoothness = T.Smoothness.ConstantSegments,
+    extrapolation = T.Extrapolation.Periodic, startTime = 0.5);
+end M;
+"#;
+    let r = sim(m, 5.0).unwrap_or_else(|e| panic!("{e}"));
+    for (t, y) in [
+        (0.25, 0.0),
+        (0.75, 1.0),
+        (1.75, 2.0),
+        (2.75, 1.0),
+        (3.75, 2.0),
+        (4.75, 1.0),
+    ] {
+        assert_eq!(at(&r, "src.y", t), y, "y({t})");
+    }
+}
+
+#[test]
+fn file_tables_are_refused_with_the_file_name() {
+    let m = r#"
+model M
+  parameter T.Table1D tab = T.Table1D("tab1", "data.txt", fill(0.0, 0, 2), {2}, T.Smoothness.LinearSegments);
+  Real y = T.value1D(tab, 1, time);
+end M;
+"#;
+    let e = sim(m, 1.0).err().expect("a file table must fail");
+    assert!(
+        e.contains("tables read from files are not supported"),
+        "{e}"
+    );
+    assert!(e.contains("data.txt"), "{e}");
+    assert!(e.contains("tables.mo:"), "the error is located: {e}");
+}
+
+#[test]
+fn other_external_functions_name_the_c_function() {
+    let m = r#"
+function f
+  input Real x;
+  output Real y;
+  external "C" y = my_c_function(x);
+end f;
+model M
+  Real y = f(time);
+end M;
+"#;
+    let e = sim(m, 1.0).err().expect("an external C function must fail");
+    assert!(e.contains("my_c_function"), "{e}");
+    assert!(e.contains("cannot link"), "{e}");
+}
+
+#[test]
+fn external_call_in_a_branch_not_taken_is_harmless() {
+    // MSL's tables call `Strings.isEmpty(fileName)` (a C function) only when tableOnFile.
+    let m = r#"
+function f
+  input Real x;
+  output Real y;
+  external "C" y = my_c_function(x);
+end f;
+model M
+  parameter Boolean useC = false;
+  Real y = if useC then f(time) else 2*time;
+end M;
+"#;
+    let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
+    assert!((at(&r, "y", 0.5) - 1.0).abs() < 1e-12);
+}
