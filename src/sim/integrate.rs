@@ -578,6 +578,16 @@ impl Run<'_> {
             Some(te) if te < self.t_end => te,
             _ => self.t_end,
         };
+        // An event just before the end (a sample or pulse edge at the stop time, up to
+        // rounding) leaves nothing to integrate: diffsol refuses a stop time equal to the
+        // current time.
+        if stop >= self.t_end && self.t_end - t_start <= 1e-12 * (1.0 + t_start.abs()) * 10.0 {
+            if self.rec.time.last().is_none_or(|&l| l < self.t_end) {
+                let e = eqn.engine.borrow();
+                self.rec.record(self.t_end, &e);
+            }
+            return Ok(SegmentEnd::Finished);
+        }
         solver
             .set_stop_time(stop)
             .map_err(|e| solver_error(e, t_start))?;
