@@ -212,6 +212,20 @@ fn update_relations(engine: &mut Engine, triggered: Option<usize>, first: bool) 
     changed
 }
 
+/// The first relation whose operands now give a different value than its register holds
+/// (after `run_outputs`): a state event happened since the register was set.
+pub fn changed_relation(engine: &Engine) -> Option<usize> {
+    engine.prog.relations.iter().position(|r| {
+        let now = apply(
+            r.op,
+            engine.regs[r.a as usize],
+            engine.regs[r.b as usize],
+            0.0,
+        );
+        now != engine.regs[r.reg as usize]
+    })
+}
+
 /// Sets every relation from its operands (at initialization, before any event).
 pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
     for _ in 0..5 {

@@ -11,7 +11,9 @@
 
 use super::compile::{Program, Step, compile};
 use super::eval::{BlockError, Engine};
-use super::events::{EventError, EventState, check_asserts, event_iteration, init_relations};
+use super::events::{
+    EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
+};
 use super::init::{InitError, solve_initial_equations};
 use super::jacobian::{register_pattern, state_jacobian_pattern};
 use super::newton::NewtonFailure;
@@ -574,14 +576,18 @@ impl Run<'_> {
         S: OdeSolverMethod<'a, Eqn>,
     {
         let t_start = solver.state().t;
-        let stop = match self.es.next_time_event(t_start) {
-            Some(te) if te < self.t_end => te,
-            _ => self.t_end,
-        };
+        // A time event at the stop time (up to rounding) is still handled, as other tools do:
+        // the last row shows its effect.
+        let end_slack = 1e-11 * (1.0 + self.t_end.abs());
+        let event = self
+            .es
+            .next_time_event(t_start)
+            .filter(|&te| te <= self.t_end + end_slack);
+        let stop = event.map_or(self.t_end, |te| te.min(self.t_end));
         // An event just before the end (a sample or pulse edge at the stop time, up to
         // rounding) leaves nothing to integrate: diffsol refuses a stop time equal to the
         // current time.
-        if stop >= self.t_end && self.t_end - t_start <= 1e-12 * (1.0 + t_start.abs()) * 10.0 {
+        if self.t_end - t_start <= 1e-12 * (1.0 + t_start.abs()) * 10.0 {
             if self.rec.time.last().is_none_or(|&l| l < self.t_end) {
                 let e = eqn.engine.borrow();
                 self.rec.record(self.t_end, &e);
@@ -612,7 +618,7 @@ impl Run<'_> {
                 }
                 Ok(OdeSolverStopReason::TstopReached) => {
                     let t = solver.state().t;
-                    if stop >= self.t_end {
+                    if event.is_none() {
                         self.outputs_until(solver, eqn, self.t_end, true)?;
                         break SegmentEnd::Finished;
                     }
@@ -966,9 +972,26 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         let te = run
             .es
             .next_time_event(run.rec.time.last().copied().unwrap_or(run.t0));
-        if let Some(te) = te.filter(|&te| te <= t && te < run.t_end) {
+        // A time event within rounding after the output point comes first: once `t` is
+        // recorded, `next_time_event` only looks after it and would skip the event.
+        let slack = 1e-11 * (1.0 + t.abs());
+        if let Some(te) = te.filter(|&te| te <= t + slack && te <= run.t_end + slack) {
+            let te = te.min(run.t_end);
             engine.regs[engine.prog.time as usize] = te;
             handle_event(run, engine, te, None)?;
+            if run.es.terminated.is_some() {
+                break;
+            }
+            continue;
+        }
+        // State events: without states no integrator looks for roots, so a relation that
+        // changed since the last point is located by bisection in time.
+        let t_prev = run.rec.time.last().copied().unwrap_or(run.t0);
+        if t > t_prev
+            && let Some((tc, idx)) = locate_state_event(run, engine, t_prev, t)?
+        {
+            engine.regs[engine.prog.time as usize] = tc;
+            handle_event(run, engine, tc, Some(idx))?;
             if run.es.terminated.is_some() {
                 break;
             }
@@ -1001,6 +1024,42 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
 }
 
 /// Records the values before and after an event and runs the event iteration.
+/// The earliest time in `(t0, t1]` where a relation changes its value, with that relation,
+/// for a model without states (bisection to rounding).
+fn locate_state_event(
+    run: &Run,
+    engine: &mut Engine,
+    t0: f64,
+    t1: f64,
+) -> Result<Option<(f64, usize)>, Vec<Diagnostic>> {
+    let changed_at = |engine: &mut Engine, t: f64| -> Result<Option<usize>, Vec<Diagnostic>> {
+        engine.regs[engine.prog.time as usize] = t;
+        engine
+            .run_main()
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        engine.run_outputs();
+        Ok(changed_relation(engine))
+    };
+    let Some(mut idx) = changed_at(engine, t1)? else {
+        return Ok(None);
+    };
+    let (mut lo, mut hi) = (t0, t1);
+    while hi - lo > 1e-14 * (1.0 + hi.abs()) {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        match changed_at(engine, mid)? {
+            Some(i) => {
+                hi = mid;
+                idx = i;
+            }
+            None => lo = mid,
+        }
+    }
+    Ok(Some((hi, idx)))
+}
+
 fn handle_event(
     run: &mut Run,
     engine: &mut Engine,
