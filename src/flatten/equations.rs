@@ -32,7 +32,7 @@ pub struct EqOut {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Ctx {
+pub(super) enum Ctx {
     Normal,
     When,
     Initial,
@@ -61,18 +61,19 @@ impl Flattener<'_> {
             };
             self.equation(eq, scope, &mut locals, ctx, out)?;
         }
-        if !exp.algorithms.is_empty() && !initial {
-            let (_, alg) = &exp.algorithms[0];
-            let span = alg.first().map(|s| s.span).unwrap_or(exp.span);
-            return Err(Diagnostic::error(
-                span,
-                "algorithm sections in models are not supported; write equations or a function",
-            ));
+        if !initial {
+            for (lex, alg) in &exp.algorithms {
+                let scope = Scope {
+                    inst: Some(inst),
+                    lex: *lex,
+                };
+                self.algorithm_equations(alg, scope, out)?;
+            }
         }
         Ok(())
     }
 
-    fn equation(
+    pub(super) fn equation(
         &mut self,
         eq: &ast::Equation,
         scope: Scope,
@@ -349,17 +350,39 @@ impl Flattener<'_> {
                             out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
                         }
                     }
-                    _ => {
-                        return Err(Diagnostic::error(
-                            eq.span,
-                            format!(
-                                "`{name}(...)` cannot be used as an equation (only assert, terminate and reinit can)"
-                            ),
-                        ));
-                    }
+                    _ => self.call_for_effect(func, args, scope, locals, eq.span)?,
                 }
             }
         }
+        Ok(())
+    }
+
+    /// A call of a user function as a statement or equation (`isValidTable(table);`, MLS
+    /// 8.3.7, 11.2.3): only its effect counts (the asserts it checks). The arguments must be
+    /// parameters or constants; the function then runs once, here, on their values.
+    pub(super) fn call_for_effect(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        span: Span,
+    ) -> EResult<()> {
+        let mut fc = FCtx::new(self, scope, Mode::Structural);
+        fc.locals = locals.to_vec();
+        eval::call(&mut fc, func, args, span).map_err(|d| {
+            if d.message.starts_with("assert") || d.message.contains("assertion") {
+                return d;
+            }
+            Diagnostic::error(
+                span,
+                format!(
+                    "this call of `{}` for its effect needs arguments known before simulation (parameters or constants)",
+                    cref_name(func)
+                ),
+            )
+            .with_note(format!("evaluating it gave: {}", d.message))
+        })?;
         Ok(())
     }
 

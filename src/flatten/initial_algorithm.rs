@@ -3,7 +3,7 @@
 //! An initial algorithm takes part in the initial system. When every assigned variable is
 //! assigned before anything reads it, the statements and the equations `target = value` have
 //! the same solution, so the section is converted (assignments, tuple assignments, `for` loops,
-//! `assert`). Anything where the order of execution matters (a variable read before its
+//! `assert`, calls of functions for their effect). Anything where the order of execution matters (a variable read before its
 //! assignment, assigned twice, `if`/`while`/`when` statements) is reported instead of being
 //! given a different meaning.
 
@@ -77,12 +77,13 @@ impl Order {
                 }
                 Ok(())
             }
-            StatementKind::Call { func, args } if ref_name(func) == "assert" => args
+            // `assert(...)` and calls of functions for their effect (`isValidTable(table);`).
+            StatementKind::Call { func, args } if ref_name(func) != "reinit" => args
                 .positional
                 .iter()
                 .chain(args.named.iter().map(|n| &n.value))
                 .try_for_each(|a| self.reads(a, *k)),
-            StatementKind::Call { .. } => Err(unsupported(s.span, "a function call statement")),
+            StatementKind::Call { .. } => Err(unsupported(s.span, "`reinit`")),
             StatementKind::If { .. } => Err(unsupported(s.span, "an `if` statement")),
             StatementKind::While { .. } => Err(unsupported(s.span, "a `while` loop")),
             StatementKind::When { .. } => Err(unsupported(s.span, "a `when` statement")),

@@ -15,6 +15,7 @@
 
 #![allow(clippy::result_large_err)] // `Diagnostic` is the shared error type; errors are the cold path.
 
+mod algorithm;
 mod balance;
 mod classtree;
 mod connect;

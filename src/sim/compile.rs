@@ -17,7 +17,7 @@ use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Var
 use crate::diag::{Diagnostic, Span};
 use crate::structure::tearing::tear_block;
 use crate::structure::{BlockKind, SortedSystem};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// One step of the main pass.
@@ -93,6 +93,23 @@ pub struct WhenClause {
     pub span: Span,
 }
 
+/// An initial equation that determines a discrete unknown of the initial system (MLS 8.6):
+/// `v = expr` for a variable assigned in a `when` that is not active at initialization (there
+/// `v = pre(v)`, so both get the value), or `pre(v) = expr`. Solved by assignment, in a
+/// fixed-point loop with the rest of the initial system, because Newton cannot move an Integer
+/// or Boolean.
+#[derive(Clone, Debug)]
+pub struct InitAssign {
+    pub var: VarId,
+    /// Whether the variable itself takes the value (not only its `pre`).
+    pub set_var: bool,
+    /// The `pre(v)` register, when `pre(v)` is used anywhere.
+    pub pre: Option<Reg>,
+    pub value: Reg,
+    /// Index into `FlatModel::initial_equations`.
+    pub eq: usize,
+}
+
 /// A dynamic state set in registers: the constraint Jacobian with respect to the candidates.
 #[derive(Clone, Debug)]
 pub struct SetMonitor {
@@ -119,6 +136,8 @@ pub struct Program {
     /// Residuals of the initial equations (computed after the event code).
     pub initial_code: Range<usize>,
     pub initial_residuals: Vec<(Reg, usize)>,
+    /// Initial equations that give a discrete unknown its value (computed by the initial code).
+    pub initial_assigns: Vec<InitAssign>,
     pub relations: Vec<Relation>,
     pub samples: Vec<Sample>,
     pub whens: Vec<WhenClause>,
@@ -788,17 +807,73 @@ pub fn compile(
     }
     let event_code = ev_start..c.code.len();
 
-    // Initial equations as residuals `lhs - rhs`.
+    // Initial equations: assignments of discrete unknowns, the others as residuals `lhs - rhs`.
     let init_start = c.code.len();
     c.section_start = init_start;
     let mut initial_residuals = Vec::new();
+    let mut initial_assigns = Vec::new();
+    let discrete: HashSet<VarId> = sys.discrete_vars.iter().copied().collect();
+    // Variables that a `when initial()` branch assigns: determined by that branch at
+    // initialization.
+    let mut at_initial: HashMap<VarId, Span> = HashMap::new();
+    for w in &whens {
+        for (b, (_, actions)) in w.branches.iter().enumerate() {
+            for a in actions {
+                if let (true, Action::Assign { var, .. }) = (w.initial[b], a) {
+                    at_initial.insert(*var, w.span);
+                }
+            }
+        }
+    }
+    // Which initial equation determines each discrete unknown (`(var, pre only)`).
+    let mut determined: HashMap<(VarId, bool), usize> = HashMap::new();
     for (i, eq) in model.initial_equations.iter().enumerate() {
         c.span = eq.span;
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
-                let (l, r) = (c.expr(lhs), c.expr(rhs));
-                let res = c.emit(Op::Sub, l, r, 0);
-                initial_residuals.push((res, i));
+                let target = init_target(lhs, rhs, &discrete)
+                    .or_else(|| init_target(rhs, lhs, &discrete).map(|(v, p, _)| (v, p, lhs)));
+                let Some((var, pre_only, value)) = target else {
+                    let (l, r) = (c.expr(lhs), c.expr(rhs));
+                    let res = c.emit(Op::Sub, l, r, 0);
+                    initial_residuals.push((res, i));
+                    continue;
+                };
+                let set_var = discrete.contains(&var) && !at_initial.contains_key(&var);
+                let name = &model.variables[var].name;
+                if !pre_only && let Some(&span) = at_initial.get(&var) {
+                    c.errors.push(
+                        Diagnostic::error(
+                            eq.span,
+                            format!("the initial system is over-specified: `{name}` is given by this initial equation and by a `when initial()` branch"),
+                        )
+                        .with_secondary(span, "this `when` also assigns it at initialization")
+                        .with_help("remove one of the two"),
+                    );
+                    continue;
+                }
+                // `v = e` and `pre(v) = e` determine the same unknown when `v = pre(v)`.
+                let key = (var, pre_only && !set_var);
+                if let Some(&first) = determined.get(&key) {
+                    c.errors.push(
+                        Diagnostic::error(
+                            eq.span,
+                            format!("the initial system is over-specified: `{name}` is determined by two initial equations"),
+                        )
+                        .with_secondary(model.initial_equations[first].span, "first determined here")
+                        .with_help("remove one of the two initial equations"),
+                    );
+                    continue;
+                }
+                determined.insert(key, i);
+                let value = c.expr(value);
+                initial_assigns.push(InitAssign {
+                    var,
+                    set_var: set_var || !pre_only,
+                    pre: None,
+                    value,
+                    eq: i,
+                });
             }
             _ => c.errors.push(
                 Diagnostic::error(
@@ -808,6 +883,9 @@ pub fn compile(
                 .with_help("write the initial condition as a plain equation"),
             ),
         }
+    }
+    for a in &mut initial_assigns {
+        a.pre = c.pre.get(&a.var).copied();
     }
     let initial_code = init_start..c.code.len();
 
@@ -850,6 +928,7 @@ pub fn compile(
         event_code,
         initial_code,
         initial_residuals,
+        initial_assigns,
         relations: c.relations,
         samples: c.samples,
         whens,
@@ -899,6 +978,9 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
     p.initial_residuals
         .iter()
         .for_each(|(r, _)| needed[*r as usize] = true);
+    p.initial_assigns
+        .iter()
+        .for_each(|a| needed[a.value as usize] = true);
     let mut keep = vec![false; p.code.len()];
     for (i, ins) in p.code.iter().enumerate().rev() {
         if needed[ins.dst as usize] {
@@ -975,6 +1057,27 @@ fn action(c: &mut Compiler, eq: &crate::dae::Equation) -> Option<Action> {
             None
         }
     }
+}
+
+/// The discrete unknown an initial equation `target = value` determines, if any: a variable
+/// assigned in `when` (`v = e`) or the `pre` of any variable (`pre(v) = e`, then `true`), when
+/// `value` does not itself read it (that would be an implicit equation: a residual).
+fn init_target<'e>(
+    target: &Expr,
+    value: &'e Expr,
+    discrete: &HashSet<VarId>,
+) -> Option<(VarId, bool, &'e Expr)> {
+    let (var, pre_only) = match target {
+        Expr::Var(v) if discrete.contains(v) => (*v, false),
+        Expr::Pre(a) => match **a {
+            Expr::Var(v) => (v, true),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut reads_itself = false;
+    value.visit(&mut |x| reads_itself |= matches!(x, Expr::Var(v) if *v == var));
+    (!reads_itself).then_some((var, pre_only, value))
 }
 
 /// Renders a message expression of an `assert` or `terminate` (string literals and `+`).

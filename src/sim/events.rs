@@ -95,10 +95,19 @@ pub fn event_iteration(
         active[i] = (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
         engine.regs[s.reg as usize] = f64::from(u8::from(active[i]));
     }
-    // pre(v): the values just before the event.
-    for &(v, p) in &engine.prog.pre.clone() {
-        engine.regs[p as usize] = engine.regs[v as usize];
-    }
+    // pre(v): the values just before the event. At initialization, the `pre` values that
+    // initial equations determined are unknowns of the initial system and stay as solved.
+    let kept: Vec<u32> = if initial {
+        engine
+            .prog
+            .initial_assigns
+            .iter()
+            .filter_map(|a| a.pre)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    copy_pre(engine, &kept);
     engine.run_main()?;
     engine.run_outputs();
     // The triggered relation's operands at the crossing: it keeps its new value only while
@@ -144,9 +153,7 @@ pub fn event_iteration(
             converged = true;
             break;
         }
-        for &(v, p) in &engine.prog.pre.clone() {
-            engine.regs[p as usize] = engine.regs[v as usize];
-        }
+        copy_pre(engine, &kept);
     }
     if !converged {
         return Err(EventError::Diagnostic(Box::new(Diagnostic::error(
@@ -177,6 +184,15 @@ pub fn event_iteration(
     }
     engine.invalidate();
     Ok(())
+}
+
+/// `pre(v) := v` for every `pre` register except `kept`.
+fn copy_pre(engine: &mut Engine, kept: &[u32]) {
+    for &(v, p) in &engine.prog.pre {
+        if !kept.contains(&p) {
+            engine.regs[p as usize] = engine.regs[v as usize];
+        }
+    }
 }
 
 /// Sets relation registers from their operands; the triggered one is toggled (its operands are

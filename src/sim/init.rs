@@ -79,6 +79,7 @@ pub fn solve_initial_equations(
         .filter(|&i| is_initial_unknown(&model.variables[i]))
         .collect();
     let n_eq = engine.prog.initial_residuals.len();
+    settle_discrete(engine, model)?;
     if n_eq == 0 && fixed_starts.is_empty() && params.is_empty() {
         return Ok(notes);
     }
@@ -220,14 +221,12 @@ pub fn solve_initial_equations(
     }
     // Damped Newton on the free unknowns.
     let n = free.len();
-    let residual = |engine: &mut Engine, x: &[f64], out: &mut Vec<f64>| -> Result<(), BlockError> {
+    let residual = |engine: &mut Engine, x: &[f64], out: &mut Vec<f64>| -> Result<(), InitError> {
         for (k, &v) in free.iter().enumerate() {
             engine.regs[v] = x[k];
         }
-        engine.run_main()?;
-        engine.run_outputs();
+        settle_discrete(engine, model)?;
         let p = &engine.prog;
-        run(&p.code[p.initial_code.clone()], &mut engine.regs);
         out.clear();
         out.extend(
             p.initial_residuals
@@ -327,6 +326,54 @@ pub fn solve_initial_equations(
         )
         .with_note(format!("unknowns: {}", names.join(", ")))
         .with_help("give start values closer to the solution"),
+    ]))
+}
+
+/// Evaluates the system and the initial code, assigning the discrete unknowns their initial
+/// equations give (`v = e`, `pre(v) = e`) until nothing changes: those values may depend on
+/// each other and on the continuous unknowns.
+fn settle_discrete(engine: &mut Engine, model: &crate::dae::FlatModel) -> Result<(), InitError> {
+    for _ in 0..50 {
+        engine.run_main()?;
+        engine.run_outputs();
+        let p = &engine.prog;
+        run(&p.code[p.initial_code.clone()], &mut engine.regs);
+        let mut changed = false;
+        for a in &engine.prog.initial_assigns {
+            let x = engine.regs[a.value as usize];
+            let mut set = |r: usize| {
+                // NaN != NaN would never settle; a NaN is reported by the caller's checks.
+                if engine.regs[r] != x && !(x.is_nan() && engine.regs[r].is_nan()) {
+                    engine.regs[r] = x;
+                    changed = true;
+                }
+            };
+            if a.set_var {
+                set(a.var);
+            }
+            if let Some(p) = a.pre {
+                set(p as usize);
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+    let first = engine.prog.initial_assigns.first().map(|a| a.eq);
+    let names: Vec<&str> = engine
+        .prog
+        .initial_assigns
+        .iter()
+        .map(|a| model.variables[a.var].name.as_str())
+        .collect();
+    Err(InitError::Diagnostics(vec![
+        Diagnostic::error(
+            first
+                .map(|e| model.initial_equations[e].span)
+                .unwrap_or(Span::DUMMY),
+            "the initial values of the discrete variables do not settle: their initial equations keep changing each other",
+        )
+        .with_note(format!("discrete unknowns: {}", names.join(", "))),
     ]))
 }
 

@@ -11,7 +11,9 @@
 
 use super::compile::{Program, Step, compile};
 use super::eval::{BlockError, Engine};
-use super::events::{EventError, EventState, check_asserts, event_iteration, init_relations};
+use super::events::{
+    EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
+};
 use super::init::{InitError, solve_initial_equations};
 use super::jacobian::{register_pattern, state_jacobian_pattern};
 use super::newton::NewtonFailure;
@@ -1042,7 +1044,11 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         let te = run
             .es
             .next_time_event(run.rec.time.last().copied().unwrap_or(run.t0));
-        if let Some(te) = te.filter(|&te| te <= t && te < run.t_end) {
+        // A time event within rounding after the output point comes first: once `t` is
+        // recorded, `next_time_event` only looks after it and would skip the event.
+        let slack = 1e-11 * (1.0 + t.abs());
+        if let Some(te) = te.filter(|&te| te <= t + slack && te <= run.t_end + slack) {
+            let te = te.min(run.t_end);
             engine.regs[engine.prog.time as usize] = te;
             handle_event(run, engine, te, None)?;
             if run.es.terminated.is_some() {
@@ -1050,14 +1056,15 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
             }
             continue;
         }
-        // A relation that changes before t (`time >= pre(next)` of a time table): everything
-        // is a function of time here, so its crossing is found by bisection on time.
-        let t_last = run.rec.time.last().copied().unwrap_or(run.t0);
-        if let Some((tc, r)) = crossing(engine, t_last, t)
-            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?
+        // State events: without states no integrator looks for roots, so a relation that
+        // changed since the last point (`time >= pre(next)` of a time table) is located by
+        // bisection in time.
+        let t_prev = run.rec.time.last().copied().unwrap_or(run.t0);
+        if t > t_prev
+            && let Some((tc, idx)) = locate_state_event(run, engine, t_prev, t)?
         {
             engine.regs[engine.prog.time as usize] = tc;
-            handle_event(run, engine, tc, Some(r))?;
+            handle_event(run, engine, tc, Some(idx))?;
             if run.es.terminated.is_some() {
                 break;
             }
@@ -1089,31 +1096,40 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
     })
 }
 
-/// Without states: the first time in (lo, hi] at which a relation changes, and that relation.
-fn crossing(engine: &mut Engine, lo: f64, hi: f64) -> Result<Option<(f64, usize)>, BlockError> {
-    let time = engine.prog.time as usize;
-    let changed_at = |engine: &mut Engine, t: f64| -> Result<Option<usize>, BlockError> {
-        engine.regs[time] = t;
-        engine.run_main()?;
-        Ok(super::events::changed_relation(engine))
+/// The earliest time in `(t0, t1]` where a relation changes its value, with that relation,
+/// for a model without states (bisection to rounding).
+fn locate_state_event(
+    run: &Run,
+    engine: &mut Engine,
+    t0: f64,
+    t1: f64,
+) -> Result<Option<(f64, usize)>, Vec<Diagnostic>> {
+    let changed_at = |engine: &mut Engine, t: f64| -> Result<Option<usize>, Vec<Diagnostic>> {
+        engine.regs[engine.prog.time as usize] = t;
+        engine
+            .run_main()
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        engine.run_outputs();
+        Ok(changed_relation(engine))
     };
-    if hi <= lo || changed_at(engine, hi)?.is_none() {
+    let Some(mut idx) = changed_at(engine, t1)? else {
         return Ok(None);
-    }
-    let (mut a, mut b) = (lo, hi);
-    while b - a > 1e-13 * (1.0 + b.abs()) {
-        let m = 0.5 * (a + b);
-        if m <= a || m >= b {
+    };
+    let (mut lo, mut hi) = (t0, t1);
+    while hi - lo > 1e-14 * (1.0 + hi.abs()) {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
             break;
         }
-        if changed_at(engine, m)?.is_some() {
-            b = m;
-        } else {
-            a = m;
+        match changed_at(engine, mid)? {
+            Some(i) => {
+                hi = mid;
+                idx = i;
+            }
+            None => lo = mid,
         }
     }
-    let r = changed_at(engine, b)?;
-    Ok(r.map(|r| (b, r)))
+    Ok(Some((hi, idx)))
 }
 
 /// Records the values before and after an event and runs the event iteration.
