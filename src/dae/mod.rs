@@ -6,8 +6,10 @@
 //! symbolic (as `Var` of a parameter), so `simulate --set` can change them.
 
 mod print;
+mod strfmt;
 
 pub use print::{builtin_name, print_expr, print_flat};
+pub use strfmt::{StringFormat, ValueKind, format_g};
 
 use crate::diag::Span;
 use serde::{Deserialize, Serialize};
@@ -312,6 +314,9 @@ pub enum Expr {
     Terminal,
     /// `sample(start, interval)`.
     Sample(Box<Expr>, Box<Expr>),
+    /// `String(value, ...)` of a value known only at run time (MLS 3.7.1). A String, so only
+    /// messages (`assert`, `terminate`) can use it; the simulator formats it when shown.
+    ToString(Box<Expr>, StringFormat),
 }
 
 impl Expr {
@@ -330,7 +335,9 @@ impl Expr {
     pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
         match self {
             Expr::Der(a) | Expr::Pre(a) | Expr::Edge(a) | Expr::Change(a) => a.visit(f),
-            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) => a.visit(f),
+            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::ToString(a, _) => {
+                a.visit(f)
+            }
             Expr::Binary(_, a, b) | Expr::Sample(a, b) => {
                 a.visit(f);
                 b.visit(f);

@@ -18,6 +18,7 @@
 mod balance;
 mod classtree;
 mod connect;
+mod dyn_index;
 mod equations;
 mod eval;
 mod expand;

@@ -27,7 +27,11 @@ pub trait Tangent {
 /// The derivative of `e`; `Err` carries a message in the modeler's words.
 pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
     Ok(match e {
-        Expr::Real(_) | Expr::Integer(_) | Expr::Boolean(_) | Expr::String(_) => lit(0.0),
+        Expr::Real(_)
+        | Expr::Integer(_)
+        | Expr::Boolean(_)
+        | Expr::String(_)
+        | Expr::ToString(..) => lit(0.0),
         Expr::Var(v) => t.var(*v),
         Expr::Time => t.time(),
         // Discrete-valued operators are piecewise constant.
