@@ -177,3 +177,49 @@ end M;
     );
     assert!(err.contains("time 1") || err.contains("t = 1"), "{err}");
 }
+
+#[test]
+fn a_scalar_connector_connects_to_an_element_of_a_connector_array() {
+    // connect(a.y, s.u[2]) pairs a scalar with one element (MSL: connect(sin.y, product.u[1])).
+    let text = r#"package P
+  connector RealInput = input Real;
+  connector RealOutput = output Real;
+  block Ramp
+    parameter Real k;
+    RealOutput y;
+  equation
+    y = k * time;
+  end Ramp;
+  block Sum2
+    RealInput u[2];
+    RealOutput y;
+  equation
+    y = u[1] + 10 * u[2];
+  end Sum2;
+  model M
+    Ramp a(k = 1);
+    Ramp b(k = 2);
+    Sum2 s;
+    Real x(start = 0, fixed = true);
+  equation
+    connect(a.y, s.u[2]);
+    connect(b.y, s.u[1]);
+    der(x) = s.y;
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.01),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    let r = simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"));
+    for t in [0.5, 1.0] {
+        assert!((at(&r, "s.y", t) - 12.0 * t).abs() < 1e-9, "t={t}");
+        assert!((at(&r, "x", t) - 6.0 * t * t).abs() < 1e-6, "t={t}");
+    }
+}
