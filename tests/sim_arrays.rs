@@ -223,3 +223,91 @@ end P;
         assert!((at(&r, "x", t) - 6.0 * t * t).abs() < 1e-6, "t={t}");
     }
 }
+
+#[test]
+fn index_reduction_uses_the_declared_derivative_of_a_function() {
+    // x = f({sin(t), cos(t)}, t) and der(x) = v: index reduction differentiates the call. The
+    // declared derivative returns 2*u[2] (on purpose not the true derivative cos(t)), so v =
+    // 2 cos(t) shows that the annotation, and not a numerical derivative, was used.
+    let text = r#"package P
+  function f
+    input Real u[2];
+    input Real dummy;
+    output Real s;
+  algorithm
+    s := u[1];
+    annotation(derivative(noDerivative = u) = fd);
+  end f;
+  function fd
+    input Real u[2];
+    input Real dummy;
+    input Real dummy_der;
+    output Real sd;
+  algorithm
+    sd := 2 * u[2];
+  end fd;
+  model M
+    Real x;
+    Real v;
+    Real w(start = 0, fixed = true);
+  equation
+    x = f({sin(time), cos(time)}, time);
+    der(x) = v;
+    der(w) = 1;
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.01),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    let r = simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"));
+    for t in [0.3, 0.7, 1.0f64] {
+        assert!((at(&r, "x", t) - t.sin()).abs() < 1e-9, "x at {t}");
+        assert!((at(&r, "v", t) - 2.0 * t.cos()).abs() < 1e-9, "v at {t}");
+    }
+}
+
+#[test]
+fn a_one_assignment_function_is_differentiated_through_its_body() {
+    // g has no derivative annotation and an array input that changes with time; its body is
+    // one assignment, so der(g({t, t^2}, t)) = d/dt (3 t^2) = 6 t exactly.
+    let text = r#"package P
+  function g
+    input Real u[2];
+    input Real dummy;
+    output Real s;
+  algorithm
+    s := 3 * u[2];
+  end g;
+  model M
+    Real x;
+    Real v;
+    Real w(start = 0, fixed = true);
+    parameter String label = "a string parameter";
+  equation
+    x = g({time, time^2}, time);
+    der(x) = v;
+    der(w) = 1;
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.01),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    let r = simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"));
+    for t in [0.3, 0.7, 1.0f64] {
+        assert!((at(&r, "v", t) - 6.0 * t).abs() < 1e-9, "v at {t}");
+    }
+}

@@ -376,6 +376,23 @@ pub struct Function {
     pub locals: Vec<FunctionVar>,
     pub body: Vec<crate::syntax::ast::Statement>,
     pub span: Span,
+    /// `annotation(derivative(noDerivative = u) = fder)` (MLS 12.7.1), if any.
+    #[serde(default)]
+    pub derivative: Option<FunctionDerivative>,
+}
+
+/// A function's declared derivative: `fder(inputs..., derivatives of the differentiated
+/// inputs...)` has the time derivatives of the function's outputs as its outputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionDerivative {
+    /// Fully qualified name of the derivative function.
+    pub name: String,
+    /// `order` (1 when absent): informative, each function names its own next derivative.
+    pub order: u32,
+    /// Inputs whose derivative is not an input of the derivative function.
+    pub no_derivative: Vec<String>,
+    /// Inputs whose derivative must be zero for the derivative function to apply.
+    pub zero_derivative: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

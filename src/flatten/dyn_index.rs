@@ -121,5 +121,6 @@ pub fn check_function(what: &str, n: usize, span: Span) -> Result<Function, Diag
         locals: Vec::new(),
         body,
         span,
+        derivative: None,
     })
 }
