@@ -7,8 +7,10 @@
 
 mod print;
 pub mod tables;
+mod strfmt;
 
 pub use print::{builtin_name, print_expr, print_flat};
+pub use strfmt::{StringFormat, ValueKind, format_g};
 
 use crate::diag::Span;
 use serde::{Deserialize, Serialize};
@@ -313,6 +315,9 @@ pub enum Expr {
     Terminal,
     /// `sample(start, interval)`.
     Sample(Box<Expr>, Box<Expr>),
+    /// `String(value, ...)` of a value known only at run time (MLS 3.7.1). A String, so only
+    /// messages (`assert`, `terminate`) can use it; the simulator formats it when shown.
+    ToString(Box<Expr>, StringFormat),
 }
 
 impl Expr {
@@ -331,7 +336,9 @@ impl Expr {
     pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
         match self {
             Expr::Der(a) | Expr::Pre(a) | Expr::Edge(a) | Expr::Change(a) => a.visit(f),
-            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) => a.visit(f),
+            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::ToString(a, _) => {
+                a.visit(f)
+            }
             Expr::Binary(_, a, b) | Expr::Sample(a, b) => {
                 a.visit(f);
                 b.visit(f);
@@ -373,6 +380,9 @@ pub struct Function {
     /// An `external "C"` function that minimo evaluates itself (no C code can be linked).
     #[serde(default)]
     pub native: Option<Native>,
+    /// `annotation(derivative(noDerivative = u) = fder)` (MLS 12.7.1), if any.
+    #[serde(default)]
+    pub derivative: Option<FunctionDerivative>,
 }
 
 /// A natively evaluated external function: the C name says what it computes; `table` is the
@@ -382,6 +392,20 @@ pub struct Function {
 pub struct Native {
     pub c_name: String,
     pub table: Option<tables::Table>,
+}
+
+/// A function's declared derivative: `fder(inputs..., derivatives of the differentiated
+/// inputs...)` has the time derivatives of the function's outputs as its outputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionDerivative {
+    /// Fully qualified name of the derivative function.
+    pub name: String,
+    /// `order` (1 when absent): informative, each function names its own next derivative.
+    pub order: u32,
+    /// Inputs whose derivative is not an input of the derivative function.
+    pub no_derivative: Vec<String>,
+    /// Inputs whose derivative must be zero for the derivative function to apply.
+    pub zero_derivative: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

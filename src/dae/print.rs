@@ -254,6 +254,21 @@ pub fn print_expr(e: &Expr, vars: &[Variable]) -> String {
         Expr::Change(a) => format!("change({})", print_expr(a, vars)),
         Expr::NoEvent(a) => format!("noEvent({})", print_expr(a, vars)),
         Expr::Smooth(p, a) => format!("smooth({p}, {})", print_expr(a, vars)),
+        Expr::ToString(a, f) => {
+            let mut opts = String::new();
+            if let Some(fmt) = &f.format {
+                opts.push_str(&format!(", format = {fmt:?}"));
+            } else if f.significant_digits != 6 {
+                opts.push_str(&format!(", significantDigits = {}", f.significant_digits));
+            }
+            if f.min_length != 0 {
+                opts.push_str(&format!(", minimumLength = {}", f.min_length));
+            }
+            if !f.left_justified {
+                opts.push_str(", leftJustified = false");
+            }
+            format!("String({}{opts})", print_expr(a, vars))
+        }
         Expr::Initial => "initial()".into(),
         Expr::Terminal => "terminal()".into(),
         Expr::Sample(a, b) => format!("sample({}, {})", print_expr(a, vars), print_expr(b, vars)),

@@ -44,25 +44,11 @@ impl UnionFind {
 impl Flattener<'_> {
     fn leaves(&mut self, n: Node, rel: &str, out: &mut Vec<Leaf>) -> Result<(), Diagnostic> {
         match n {
+            // An element of a primitive connector array is connected on its own (`y[2]` to
+            // `u[1]`); the element suffix only names it inside a structured connector.
             Node::Var(i, k) => {
-                let dims = match &self.insts[i].kind {
-                    InstKind::Prim { dims, .. } => dims.clone(),
-                    _ => Vec::new(),
-                };
-                let suffix = if dims.is_empty() {
-                    String::new()
-                } else {
-                    let idx = super::instance::unflatten(k, &dims);
-                    format!(
-                        "[{}]",
-                        idx.iter()
-                            .map(|x| (x + 1).to_string())
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    )
-                };
                 out.push(Leaf {
-                    rel: format!("{rel}{suffix}"),
+                    rel: rel.to_string(),
                     var: self.insts[i].var0 + k,
                     flow: self.insts[i].prefix.connection == crate::syntax::ast::Connection::Flow,
                     span: self.insts[i].span,
@@ -79,9 +65,22 @@ impl Flattener<'_> {
                     };
                     match &self.insts[c].kind {
                         InstKind::Prim { dims, .. } => {
+                            let dims = dims.clone();
                             let n: usize = dims.iter().product();
                             for k in 0..n {
-                                self.leaves(Node::Var(c, k), &sub, out)?;
+                                let suffix = if dims.is_empty() {
+                                    String::new()
+                                } else {
+                                    let idx = super::instance::unflatten(k, &dims);
+                                    format!(
+                                        "[{}]",
+                                        idx.iter()
+                                            .map(|x| (x + 1).to_string())
+                                            .collect::<Vec<_>>()
+                                            .join(",")
+                                    )
+                                };
+                                self.leaves(Node::Var(c, k), &format!("{sub}{suffix}"), out)?;
                             }
                         }
                         InstKind::Array { elems, .. } => {
@@ -259,13 +258,6 @@ impl Flattener<'_> {
         let mut lb = Vec::new();
         self.leaves(a, "", &mut la)?;
         self.leaves(b, "", &mut lb)?;
-        // One element of a vector connector (`connect(u, product.u[1])`) stands for itself:
-        // its index names the element chosen, not a member to match on the other side.
-        for (n, l) in [(a, &mut la), (b, &mut lb)] {
-            if let (Node::Var(..), [only]) = (n, l.as_mut_slice()) {
-                only.rel.clear();
-            }
-        }
         let names = |l: &[Leaf]| {
             l.iter()
                 .map(|x| (x.rel.clone(), x.flow))

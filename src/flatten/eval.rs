@@ -4,7 +4,7 @@
 //! that only make sense in equations (`der`, `pre`...).
 
 use super::tensor::{self, Elem, Tensor, Val, fmt_dims};
-use crate::dae::{BinOp, Builtin, UnOp};
+use crate::dae::{BinOp, Builtin, StringFormat, UnOp, ValueKind};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, ExprKind};
 
@@ -27,6 +27,15 @@ pub trait Ctx {
     fn pop_local(&mut self);
     /// Sizes of the dimensions being subscripted, for `end`.
     fn ends(&mut self) -> &mut Vec<usize>;
+    /// A subscript whose value is only known at run time (`u[k]`, `k` a discrete variable) of
+    /// a dimension of size `n`: the 0-based index to use for this lookup, or an error where
+    /// variable subscripts cannot be used.
+    fn dynamic_index(&mut self, _index: Self::E, _n: usize, span: Span) -> EResult<usize> {
+        Err(err(
+            span,
+            "a subscript must be a constant Integer here (variable indices are not supported)",
+        ))
+    }
     /// Switches structural evaluation (parameters replaced by their values) on or off;
     /// returns the previous setting. Sizes, subscripts and ranges are always structural.
     fn set_structural(&mut self, on: bool) -> bool;
@@ -335,6 +344,11 @@ pub fn subscripts<C: Ctx>(
                 let v = eval_structural(ctx, e);
                 ctx.ends().pop();
                 let v = v?;
+                if v.is_scalar() && v.data[0].to_val().is_none() {
+                    let i = ctx.dynamic_index(v.data[0].clone(), n, e.span)?;
+                    out.push((vec![i], false));
+                    continue;
+                }
                 let idx = |x: &C::E| -> EResult<usize> {
                     match x.to_val().and_then(|v| v.as_int()) {
                         Some(i) if i >= 1 && (i as usize) <= n => Ok(i as usize - 1),
@@ -479,6 +493,16 @@ fn call_builtin<C: Ctx>(
     span: Span,
 ) -> EResult<Tensor<C::E>> {
     let lift = |r: Result<Tensor<C::E>, String>| r.map_err(|m| err(span, format!("{name}: {m}")));
+    if name == "String" {
+        return string_of(ctx, args, span);
+    }
+    let merged;
+    let args = if args.named.is_empty() {
+        args
+    } else {
+        merged = named_to_positional(name, args)?;
+        &merged
+    };
     let nargs = args.positional.len();
     let need = |n: usize| -> EResult<()> {
         if nargs < n {
@@ -760,23 +784,144 @@ fn call_builtin<C: Ctx>(
             need(1)?;
             Ok(vals.swap_remove(0))
         }
-        "Boolean" | "String" => {
+        "Boolean" => {
             need(1)?;
-            let v = vals.swap_remove(0);
-            if name == "String" {
-                lift(v.try_map(|x| match x.to_val() {
-                    Some(Val::Real(r)) => Ok(C::E::from_val(Val::Str(format!("{r}")))),
-                    Some(Val::Int(i)) => Ok(C::E::from_val(Val::Str(i.to_string()))),
-                    Some(Val::Bool(b)) => Ok(C::E::from_val(Val::Str(b.to_string()))),
-                    Some(Val::Str(s)) => Ok(C::E::from_val(Val::Str(s))),
-                    None => Err("String(x) of a non-constant is not supported".to_string()),
-                }))
-            } else {
-                Ok(v)
-            }
+            Ok(vals.swap_remove(0))
         }
         _ => Err(err(span, format!("unknown function `{name}`"))),
     }
+}
+
+/// `String(x, significantDigits=, minimumLength=, leftJustified=, format=)` (MLS 3.7.1):
+/// constants are formatted now, other values become a conversion the simulator formats.
+fn string_of<C: Ctx>(ctx: &mut C, args: &ast::FunctionArgs, span: Span) -> EResult<Tensor<C::E>> {
+    let [x] = args.positional.as_slice() else {
+        return Err(err(
+            span,
+            "`String` takes one positional argument; give its options by name (significantDigits, minimumLength, leftJustified, format)",
+        ));
+    };
+    let mut fmt = StringFormat::default();
+    for na in &args.named {
+        let v = eval_structural(ctx, &na.value)?
+            .into_scalar()
+            .ok()
+            .and_then(|v| v.to_val());
+        let bad = |what: &str| {
+            err(
+                na.value.span,
+                format!("`{}` of `String` must be {what}", na.name.name),
+            )
+        };
+        match na.name.name.as_str() {
+            "significantDigits" => {
+                fmt.significant_digits = v
+                    .and_then(|v| v.as_int())
+                    .filter(|i| (1..=40).contains(i))
+                    .ok_or_else(|| bad("a constant Integer between 1 and 40"))?
+                    as u32
+            }
+            "minimumLength" => {
+                fmt.min_length = v
+                    .and_then(|v| v.as_int())
+                    .filter(|i| (0..=10_000).contains(i))
+                    .ok_or_else(|| bad("a constant non-negative Integer"))?
+                    as usize
+            }
+            "leftJustified" => {
+                fmt.left_justified = v
+                    .and_then(|v| v.as_bool())
+                    .ok_or_else(|| bad("a constant Boolean"))?
+            }
+            "format" => match v {
+                Some(Val::Str(s)) => fmt.format = Some(s),
+                _ => return Err(bad("a constant String")),
+            },
+            other => {
+                return Err(err(
+                    na.name.span,
+                    format!("`String` has no argument named `{other}`"),
+                )
+                .with_help(
+                    "its options are significantDigits, minimumLength, leftJustified and format",
+                ));
+            }
+        }
+    }
+    if fmt.format.is_some() {
+        // Checked now, so a bad format is reported at its place and not when a message shows.
+        fmt.apply(0.0, ValueKind::Real)
+            .map_err(|m| err(args.span, m))?;
+    }
+    let v = eval(ctx, x)?;
+    let x = v.into_scalar().map_err(|_| {
+        err(
+            x.span,
+            "`String` needs a scalar argument (convert the elements one by one)",
+        )
+    })?;
+    let text = |r: Result<String, String>| -> EResult<C::E> {
+        r.map(|s| C::E::from_val(Val::Str(s)))
+            .map_err(|m| err(span, m))
+    };
+    let out = match x.to_val() {
+        Some(Val::Real(r)) => text(fmt.apply(r, ValueKind::Real))?,
+        Some(Val::Int(i)) => text(fmt.apply(i as f64, ValueKind::Integer))?,
+        Some(Val::Bool(b)) => text(fmt.apply(f64::from(u8::from(b)), ValueKind::Boolean))?,
+        Some(Val::Str(s)) => C::E::from_val(Val::Str(s)),
+        None => C::E::string_of(x, fmt).map_err(|m| err(span, m))?,
+    };
+    Ok(Tensor::scalar(out))
+}
+
+/// Formal parameter names of the built-ins that are called with named arguments (MLS 3.7).
+fn builtin_params(name: &str) -> &'static [&'static str] {
+    match name {
+        "homotopy" => &["actual", "simplified"],
+        "linspace" => &["x1", "x2", "n"],
+        "semiLinear" => &["x", "k1", "k2"],
+        "atan2" => &["u1", "u2"],
+        "div" | "mod" | "rem" => &["x", "y"],
+        "min" | "max" => &["x", "y"],
+        _ => &[],
+    }
+}
+
+/// A built-in call's arguments with the named ones moved to their positions, so the built-ins
+/// below only see positional arguments.
+fn named_to_positional(name: &str, args: &ast::FunctionArgs) -> EResult<ast::FunctionArgs> {
+    let params = builtin_params(name);
+    let names: Vec<String> = params.iter().map(|s| s.to_string()).collect();
+    if params.is_empty() {
+        let na = &args.named[0];
+        return Err(err(
+            na.name.span,
+            format!(
+                "`{name}` takes no named arguments (`{}` is not supported here)",
+                na.name.name
+            ),
+        ));
+    }
+    let bound = bind_args(&names, args, name, args.span)?;
+    let mut positional = Vec::with_capacity(bound.len());
+    for (k, b) in bound.iter().enumerate() {
+        match b {
+            Some(e) => positional.push((*e).clone()),
+            None if bound[k..].iter().all(|x| x.is_none()) => break,
+            None => {
+                return Err(err(
+                    args.span,
+                    format!("`{name}`: argument `{}` is missing", params[k]),
+                ));
+            }
+        }
+    }
+    Ok(ast::FunctionArgs {
+        positional,
+        named: Vec::new(),
+        iterators: args.iterators.clone(),
+        span: args.span,
+    })
 }
 
 /// Binds the arguments of a call to the named inputs of a function: positional first, then

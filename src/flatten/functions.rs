@@ -58,6 +58,7 @@ impl Flattener<'_> {
             body: vec![],
             span,
             native,
+            derivative: None,
         };
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
@@ -129,7 +130,86 @@ impl Flattener<'_> {
                 format!("function `{name}` has no algorithm section"),
             ));
         }
+        f.derivative = self.derivative_annotation(class)?;
         Ok(f)
+    }
+
+    /// `annotation(derivative(order = 2, noDerivative = u, zeroDerivative = y) = fder)` of a
+    /// function class; the derivative function is flattened too.
+    fn derivative_annotation(
+        &mut self,
+        class: ClassId,
+    ) -> Result<Option<crate::dae::FunctionDerivative>, Diagnostic> {
+        let Some(ann) = self
+            .tree
+            .get(class)
+            .long()
+            .and_then(|b| b.annotation.clone())
+        else {
+            return Ok(None);
+        };
+        for a in &ann.modification.args {
+            let ast::Argument::Modify {
+                name,
+                modification: Some(m),
+                ..
+            } = a
+            else {
+                continue;
+            };
+            if name.parts.len() != 1 || name.parts[0].name != "derivative" {
+                continue;
+            }
+            let (opts, target) = match m {
+                ast::Modification::Class { args, binding, .. } => (Some(args), binding.as_ref()),
+                ast::Modification::Binding { expr, .. } => (None, Some(expr)),
+                ast::Modification::Assign { .. } => continue,
+            };
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(cref),
+                ..
+            }) = target
+            else {
+                return Err(Diagnostic::error(
+                    m_span(m),
+                    "the `derivative` annotation must name a function: `derivative = f_der`",
+                ));
+            };
+            let fname = ast::Name {
+                global: cref.global,
+                parts: cref.parts.iter().map(|p| p.ident.clone()).collect(),
+                span: cref.span,
+            };
+            let target = self.lookup_class_name(&fname, class, None)?;
+            let mut d = crate::dae::FunctionDerivative {
+                name: self.function(target)?,
+                order: 1,
+                no_derivative: Vec::new(),
+                zero_derivative: Vec::new(),
+            };
+            for o in opts.map(|o| o.args.as_slice()).unwrap_or(&[]) {
+                let ast::Argument::Modify {
+                    name,
+                    modification: Some(ast::Modification::Binding { expr, .. }),
+                    ..
+                } = o
+                else {
+                    continue;
+                };
+                let value = match &expr.kind {
+                    ast::ExprKind::Ref(r) => Some(r.parts[0].ident.name.clone()),
+                    _ => None,
+                };
+                match (name.parts[0].name.as_str(), value, &expr.kind) {
+                    ("noDerivative", Some(v), _) => d.no_derivative.push(v),
+                    ("zeroDerivative", Some(v), _) => d.zero_derivative.push(v),
+                    ("order", _, ast::ExprKind::Integer(k)) if *k >= 1 => d.order = *k as u32,
+                    _ => {}
+                }
+            }
+            return Ok(Some(d));
+        }
+        Ok(None)
     }
 
     fn rewrite_stmt(
@@ -465,5 +545,13 @@ pub fn literal(v: &Tensor<Val>, span: Span) -> ast::Expr {
             span,
         }),
         span,
+    }
+}
+
+fn m_span(m: &ast::Modification) -> crate::diag::Span {
+    match m {
+        ast::Modification::Class { span, .. }
+        | ast::Modification::Binding { span, .. }
+        | ast::Modification::Assign { span, .. } => *span,
     }
 }

@@ -19,6 +19,7 @@ mod algorithm;
 mod balance;
 mod classtree;
 mod connect;
+mod dyn_index;
 mod equations;
 mod eval;
 mod expand;

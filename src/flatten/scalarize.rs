@@ -3,6 +3,7 @@
 //! are evaluated when their arguments are constant), and arrays are expanded to scalars.
 
 use super::Flattener;
+use super::dyn_index::{self, DynFrame};
 use super::eval::{self, Ctx, EResult, cref_name};
 use super::func_eval;
 use super::instance::{InstId, InstKind};
@@ -45,6 +46,8 @@ pub struct FCtx<'a, 'b> {
     /// with `commit` set (a kept if-condition does not make its parameters structural).
     pub marked: Vec<InstId>,
     pub commit: bool,
+    /// One frame per lookup in progress (variable subscripts, `dyn_index`).
+    dyn_frames: Vec<DynFrame>,
 }
 
 impl Drop for FCtx<'_, '_> {
@@ -68,6 +71,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             last_var: None,
             marked: Vec::new(),
             commit: true,
+            dyn_frames: Vec::new(),
         }
     }
 
@@ -499,9 +503,61 @@ fn on_each(
     })
 }
 
-impl Ctx for FCtx<'_, '_> {
-    type E = Expr;
-    fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
+impl FCtx<'_, '_> {
+    /// A lookup in which the first variable subscripts take the values `forced`; a further
+    /// variable subscript makes it one lookup per value of that subscript, joined by a run-time
+    /// choice.
+    fn lookup_forced(
+        &mut self,
+        cref: &ast::ComponentRef,
+        forced: Vec<usize>,
+    ) -> EResult<Tensor<Expr>> {
+        self.dyn_frames.push(DynFrame {
+            forced: forced.clone(),
+            ..DynFrame::default()
+        });
+        let r = self.lookup_static(cref);
+        let frame = self.dyn_frames.pop().unwrap_or_default();
+        let t = r?;
+        let Some((index, n, span)) = frame.found else {
+            return Ok(t);
+        };
+        let mut options = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut f = forced.clone();
+            f.push(i);
+            options.push(self.lookup_forced(cref, f)?);
+        }
+        let what = match self.scope.inst.map(|i| self.f.insts[i].path.clone()) {
+            Some(p) if !p.is_empty() => format!(
+                "`{}` in `{p}`",
+                crate::syntax::print_expr(&ast::Expr {
+                    kind: ast::ExprKind::Ref(cref.clone()),
+                    span: cref.span,
+                })
+            ),
+            _ => format!(
+                "`{}`",
+                crate::syntax::print_expr(&ast::Expr {
+                    kind: ast::ExprKind::Ref(cref.clone()),
+                    span: cref.span,
+                })
+            ),
+        };
+        let func = dyn_index::check_function(&what, n, span)?;
+        let check = Expr::UserCall {
+            function: func.name.clone(),
+            args: vec![index.clone()],
+            output: 0,
+            element: 0,
+        };
+        self.f.functions.entry(func.name.clone()).or_insert(func);
+        dyn_index::choose(&index, options, check, span)
+    }
+}
+
+impl FCtx<'_, '_> {
+    fn lookup_static(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
         let first = &cref.parts[0].ident.name;
         if !cref.global
             && let Some(pos) = self.locals.iter().rposition(|(n, _)| n == first)
@@ -556,6 +612,22 @@ impl Ctx for FCtx<'_, '_> {
         }
         Ok(Tensor { dims, data })
     }
+}
+
+impl Ctx for FCtx<'_, '_> {
+    type E = Expr;
+    fn dynamic_index(&mut self, index: Expr, n: usize, span: Span) -> EResult<usize> {
+        match self.dyn_frames.last_mut() {
+            Some(frame) => Ok(frame.next(index, n, span)),
+            None => Err(Diagnostic::error(
+                span,
+                "a subscript must be a constant Integer here (variable indices are not supported)",
+            )),
+        }
+    }
+    fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
+        self.lookup_forced(cref, Vec::new())
+    }
 
     fn call(
         &mut self,
@@ -580,6 +652,12 @@ impl Ctx for FCtx<'_, '_> {
         );
         if !special || func.parts.len() != 1 {
             return self.user_call(func, args, span);
+        }
+        if let Some(na) = args.named.first() {
+            return Err(Diagnostic::error(
+                na.name.span,
+                format!("`{name}` takes no named arguments"),
+            ));
         }
         let vals = args
             .positional

@@ -214,6 +214,11 @@ pub trait Elem: Clone + std::fmt::Debug {
     fn builtin(f: Builtin, args: Vec<Self>) -> Result<Self, String>;
     /// `if c then a else b`.
     fn select(c: Self, a: Self, b: Self) -> Result<Self, String>;
+    /// `String(x, ...)` of an element that is not a constant (constants are formatted by the
+    /// caller).
+    fn string_of(_x: Self, _f: dae::StringFormat) -> Result<Self, String> {
+        Err("String(x) needs a value here".into())
+    }
     /// Whether the element is known to be an Integer (for result types of `+`, `sum`...).
     fn is_int(&self) -> bool {
         matches!(self.to_val(), Some(Val::Int(_)))
@@ -273,6 +278,9 @@ fn is_one(e: &dae::Expr) -> bool {
 impl Elem for dae::Expr {
     fn from_val(v: Val) -> Self {
         val_to_expr(v)
+    }
+    fn string_of(x: Self, f: dae::StringFormat) -> Result<Self, String> {
+        Ok(dae::Expr::ToString(Box::new(x), f))
     }
     fn to_val(&self) -> Option<Val> {
         match self {

@@ -13,7 +13,10 @@
 use super::funcall;
 use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
-use crate::dae::{BinOp, Builtin, EquationKind, Expr, FlatModel, UnOp, VarId, Variability};
+use crate::dae::{
+    BinOp, Builtin, EquationKind, Expr, FlatModel, StringFormat, UnOp, ValueKind, VarId,
+    Variability,
+};
 use crate::diag::{Diagnostic, Span};
 use crate::structure::tearing::tear_block;
 use crate::structure::{BlockKind, SortedSystem};
@@ -75,13 +78,46 @@ pub enum Action {
     },
     Assert {
         condition: Reg,
-        message: Expr,
+        message: Vec<MsgPart>,
         warning: bool,
         span: Span,
     },
     Terminate {
-        message: Expr,
+        message: Vec<MsgPart>,
     },
+}
+
+/// A piece of an `assert`/`terminate` message; the values it shows are computed in registers
+/// with the rest of the event code, so any expression can be shown.
+#[derive(Clone, Debug)]
+pub enum MsgPart {
+    Text(String),
+    Value {
+        reg: Reg,
+        kind: ValueKind,
+        format: StringFormat,
+    },
+    /// `if c then "a" else "b"` inside a message.
+    Choice {
+        branches: Vec<(Reg, Vec<MsgPart>)>,
+        else_: Vec<MsgPart>,
+    },
+}
+
+impl MsgPart {
+    fn regs(&self, out: &mut impl FnMut(Reg)) {
+        match self {
+            MsgPart::Text(_) => {}
+            MsgPart::Value { reg, .. } => out(*reg),
+            MsgPart::Choice { branches, else_ } => {
+                for (c, parts) in branches {
+                    out(*c);
+                    parts.iter().for_each(|p| p.regs(out));
+                }
+                else_.iter().for_each(|p| p.regs(out));
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -435,6 +471,36 @@ impl Compiler<'_> {
         r
     }
 
+    /// Compiles a message: string pieces stay text, the values shown go to registers.
+    fn message(&mut self, e: &Expr) -> Vec<MsgPart> {
+        match e {
+            Expr::String(s) => vec![MsgPart::Text(s.clone())],
+            Expr::Binary(BinOp::Add, a, b) => {
+                let mut parts = self.message(a);
+                parts.extend(self.message(b));
+                parts
+            }
+            Expr::If { branches, else_ } => {
+                let branches = branches
+                    .iter()
+                    .map(|(c, x)| (self.expr(c), self.message(x)))
+                    .collect();
+                let else_ = self.message(else_);
+                vec![MsgPart::Choice { branches, else_ }]
+            }
+            Expr::ToString(v, format) => vec![MsgPart::Value {
+                reg: self.expr(v),
+                kind: value_kind(v, self.model),
+                format: format.clone(),
+            }],
+            other => vec![MsgPart::Value {
+                reg: self.expr(other),
+                kind: value_kind(other, self.model),
+                format: StringFormat::default(),
+            }],
+        }
+    }
+
     fn expr(&mut self, e: &Expr) -> Reg {
         match e {
             Expr::Real(x) => self.constant(*x),
@@ -531,6 +597,10 @@ impl Compiler<'_> {
                 r
             }
             Expr::Smooth(_, a) => self.expr(a),
+            Expr::ToString(..) => self.err(
+                "`String(...)` gives a String: it can only be used in the message of `assert` or `terminate`"
+                    .to_string(),
+            ),
             Expr::Sample(start, interval) => {
                 let s = eval_param_expr(self.model, self.params, start);
                 let i = eval_param_expr(self.model, self.params, interval);
@@ -965,8 +1035,17 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
         Action::Assign { value, .. } | Action::Reinit { value, .. } => {
             needed[*value as usize] = true
         }
-        Action::Assert { condition, .. } => needed[*condition as usize] = true,
-        Action::Terminate { .. } => {}
+        Action::Assert {
+            condition, message, ..
+        } => {
+            needed[*condition as usize] = true;
+            message
+                .iter()
+                .for_each(|m| m.regs(&mut |r| needed[r as usize] = true));
+        }
+        Action::Terminate { message } => message
+            .iter()
+            .for_each(|m| m.regs(&mut |r| needed[r as usize] = true)),
     };
     for w in &p.whens {
         for (c, actions) in &w.branches {
@@ -1039,15 +1118,16 @@ fn action(c: &mut Compiler, eq: &crate::dae::Equation) -> Option<Action> {
             warning,
         } => {
             let condition = c.expr(condition);
+            let message = c.message(message);
             Some(Action::Assert {
                 condition,
-                message: message.clone(),
+                message,
                 warning: *warning,
                 span: eq.span,
             })
         }
         EquationKind::Terminate { message } => Some(Action::Terminate {
-            message: message.clone(),
+            message: c.message(message),
         }),
         _ => {
             c.errors.push(
@@ -1080,19 +1160,75 @@ fn init_target<'e>(
     (!reads_itself).then_some((var, pre_only, value))
 }
 
-/// Renders a message expression of an `assert` or `terminate` (string literals and `+`).
-pub fn message_text(e: &Expr, model: &FlatModel, regs: &[f64]) -> String {
-    match e {
-        Expr::String(s) => s.clone(),
-        Expr::Binary(BinOp::Add, a, b) => {
-            message_text(a, model, regs) + &message_text(b, model, regs)
+/// Renders a compiled message with the current register values.
+pub fn message_text(parts: &[MsgPart], regs: &[f64]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            MsgPart::Text(s) => out.push_str(s),
+            MsgPart::Value { reg, kind, format } => {
+                let x = regs.get(*reg as usize).copied().unwrap_or(f64::NAN);
+                out.push_str(&format.apply(x, *kind).unwrap_or_else(|e| e));
+            }
+            MsgPart::Choice { branches, else_ } => {
+                let chosen = branches
+                    .iter()
+                    .find(|(c, _)| regs.get(*c as usize).is_some_and(|v| *v != 0.0))
+                    .map_or(else_, |(_, p)| p);
+                out.push_str(&message_text(chosen, regs));
+            }
         }
-        Expr::Var(v) => match regs.get(*v) {
-            Some(x) => format!("{x}"),
-            None => model.variables[*v].name.clone(),
+    }
+    out
+}
+
+/// The kind of value an expression has, for `String(x)` in messages (the registers only hold
+/// numbers).
+fn value_kind(e: &Expr, model: &FlatModel) -> ValueKind {
+    use crate::dae::ScalarType;
+    match e {
+        Expr::Var(v) => match model.variables.get(*v).map(|v| v.ty) {
+            Some(ScalarType::Integer | ScalarType::Enumeration) => ValueKind::Integer,
+            Some(ScalarType::Boolean) => ValueKind::Boolean,
+            _ => ValueKind::Real,
         },
-        Expr::Real(x) => format!("{x}"),
-        Expr::Integer(i) => format!("{i}"),
-        _ => "(message)".into(),
+        Expr::Integer(_) => ValueKind::Integer,
+        Expr::Boolean(_) | Expr::Edge(_) | Expr::Change(_) | Expr::Initial | Expr::Terminal => {
+            ValueKind::Boolean
+        }
+        Expr::Sample(..) => ValueKind::Boolean,
+        Expr::Unary(UnOp::Not, _) => ValueKind::Boolean,
+        Expr::Unary(UnOp::Neg, a) | Expr::Pre(a) | Expr::NoEvent(a) | Expr::Smooth(_, a) => {
+            value_kind(a, model)
+        }
+        Expr::Binary(op, a, b) => match op {
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::Eq
+            | BinOp::Ne => ValueKind::Boolean,
+            BinOp::Add | BinOp::Sub | BinOp::Mul
+                if value_kind(a, model) == ValueKind::Integer
+                    && value_kind(b, model) == ValueKind::Integer =>
+            {
+                ValueKind::Integer
+            }
+            _ => ValueKind::Real,
+        },
+        Expr::Call(Builtin::Integer | Builtin::Sign, _) => ValueKind::Integer,
+        Expr::Call(
+            Builtin::Div | Builtin::Mod | Builtin::Rem | Builtin::Min | Builtin::Max | Builtin::Abs,
+            args,
+        ) if args
+            .iter()
+            .all(|a| value_kind(a, model) == ValueKind::Integer) =>
+        {
+            ValueKind::Integer
+        }
+        Expr::If { else_, .. } => value_kind(else_, model),
+        _ => ValueKind::Real,
     }
 }

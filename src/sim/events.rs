@@ -10,7 +10,6 @@
 use super::compile::{Action, message_text};
 use super::eval::{BlockError, Engine};
 use super::tape::apply;
-use crate::dae::FlatModel;
 use crate::diag::{Diagnostic, Span};
 
 pub struct EventState {
@@ -80,7 +79,6 @@ fn time_eps(t: f64) -> f64 {
 pub fn event_iteration(
     engine: &mut Engine,
     es: &mut EventState,
-    model: &FlatModel,
     t: f64,
     triggered: Option<usize>,
     initial: bool,
@@ -140,13 +138,13 @@ pub fn event_iteration(
             });
             if let Some(b) = fired {
                 for a in &w.branches[b].1 {
-                    changed |= apply_action(engine, es, model, a, t)?;
+                    changed |= apply_action(engine, es, a, t)?;
                 }
             }
             es.cond_prev[k] = conds;
         }
         for a in &engine.prog.always.clone() {
-            changed |= apply_action(engine, es, model, a, t)?;
+            changed |= apply_action(engine, es, a, t)?;
         }
         changed |= update_relations(engine, triggered, false);
         if !changed {
@@ -255,7 +253,6 @@ pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
 fn apply_action(
     engine: &mut Engine,
     es: &mut EventState,
-    model: &FlatModel,
     a: &Action,
     t: f64,
 ) -> Result<bool, EventError> {
@@ -277,7 +274,7 @@ fn apply_action(
             span,
         } => {
             if engine.regs[*condition as usize] == 0.0 {
-                let text = message_text(message, model, &engine.regs);
+                let text = message_text(message, &engine.regs);
                 if *warning {
                     let w = format!("warning at time {t}: assertion failed: {text}");
                     if !es.warnings.contains(&w) {
@@ -293,19 +290,14 @@ fn apply_action(
             Ok(false)
         }
         Action::Terminate { message } => {
-            es.terminated = Some(message_text(message, model, &engine.regs));
+            es.terminated = Some(message_text(message, &engine.regs));
             Ok(false)
         }
     }
 }
 
 /// Checks the asserts outside `when` at the current point (after `run_outputs`).
-pub fn check_asserts(
-    engine: &Engine,
-    es: &mut EventState,
-    model: &FlatModel,
-    t: f64,
-) -> Result<(), Box<Diagnostic>> {
+pub fn check_asserts(engine: &Engine, es: &mut EventState, t: f64) -> Result<(), Box<Diagnostic>> {
     for a in &engine.prog.always {
         if let Action::Assert {
             condition,
@@ -316,7 +308,7 @@ pub fn check_asserts(
             && engine.regs[*condition as usize] == 0.0
         {
             {
-                let text = message_text(message, model, &engine.regs);
+                let text = message_text(message, &engine.regs);
                 if *warning {
                     let w = format!("warning at time {t}: assertion failed: {text}");
                     if !es.warnings.contains(&w) {

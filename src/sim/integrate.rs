@@ -559,9 +559,15 @@ impl Run<'_> {
                 return Err(vec![block_error(self.sys(), &e.prog, &err)]);
             }
             e.run_outputs();
-            let alt = self.alt.clone();
-            let sys = alt.as_deref().unwrap_or(self.base);
-            check_asserts(&e, &mut self.es, &sys.model, to).map_err(|d| vec![*d])?;
+            // A variable that is not a state can be NaN while every state is fine (a failed
+            // function call, an out-of-range variable subscript): never write it as a result.
+            let computed = &e.prog.computed_by;
+            if (0..computed.len()).any(|v| computed[v].is_some() && !e.regs[v].is_finite())
+                && let Some(d) = non_finite_error(self.sys(), &mut e, to)
+            {
+                return Err(vec![d]);
+            }
+            check_asserts(&e, &mut self.es, to).map_err(|d| vec![*d])?;
             self.rec.record(to, &e);
             drop(e);
             if let Some(pb) = &self.progress {
@@ -827,7 +833,7 @@ pub fn simulate_with(
         *x = engine.regs[rv.id];
     }
     let mut es = EventState::new(&engine, t0);
-    if let Err(e) = event_iteration(&mut engine, &mut es, model, t0, None, true) {
+    if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, true) {
         return Err(match e {
             EventError::Block(b) => fail_block(&engine, b),
             EventError::Diagnostic(d) => vec![*d],
@@ -1037,8 +1043,6 @@ fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diag
 }
 
 fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Diagnostic>> {
-    let alt = run.alt.clone();
-    let model = &alt.as_deref().unwrap_or(run.base).model;
     loop {
         let t = run.next_out();
         let te = run
@@ -1082,7 +1086,7 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
             return Err(vec![d]);
         }
         engine.run_outputs();
-        check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![*d])?;
+        check_asserts(engine, &mut run.es, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);
         run.k += 1;
         if t >= run.t_end {
@@ -1144,9 +1148,7 @@ fn handle_event(
         .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
     engine.run_outputs();
     run.rec.record(t, engine);
-    let alt = run.alt.clone();
-    let model = &alt.as_deref().unwrap_or(run.base).model;
-    match event_iteration(engine, &mut run.es, model, t, triggered, false) {
+    match event_iteration(engine, &mut run.es, t, triggered, false) {
         Ok(()) => {}
         Err(EventError::Block(b)) => return Err(vec![block_error(run.sys(), &engine.prog, &b)]),
         Err(EventError::Diagnostic(d)) => return Err(vec![*d]),

@@ -176,6 +176,10 @@ impl Evaluator<'_> {
         let var = &self.model.variables[i];
         let value = if let Some(&x) = self.overrides.get(&i) {
             x
+        } else if var.ty == crate::dae::ScalarType::String {
+            // Strings are not numbers: the registers never hold them (names and messages
+            // use them at flattening; a String used as a number is refused by the compiler).
+            f64::NAN
         } else if let Some(b) = var.binding.as_ref().or(var.start.as_ref()) {
             match self.eval(b) {
                 Ok(x) => x,

@@ -22,12 +22,67 @@ pub trait Tangent {
         element: usize,
         k: usize,
     ) -> Result<Expr, String>;
+    /// The derivative function a user function declares (`derivative` annotation, MLS
+    /// 12.7.1), with the arguments whose derivatives it takes and those whose derivative must
+    /// be zero.
+    fn declared_derivative(&self, _function: &str) -> Option<DeclaredDerivative> {
+        None
+    }
+    /// The call as an expression of its arguments, when the function is that simple.
+    fn inline(&self, _function: &str, _args: &[Expr], _output: usize) -> Option<Expr> {
+        None
+    }
+}
+
+/// See [`Tangent::declared_derivative`].
+pub struct DeclaredDerivative {
+    pub name: String,
+    /// Arguments whose derivatives are appended, in order, to the call's arguments.
+    pub differentiated: Vec<usize>,
+    pub zero: Vec<usize>,
+}
+
+/// Which arguments the declared derivative of `f` takes derivatives of: for `order = 1` the
+/// Real inputs not listed as `noDerivative`/`zeroDerivative`; for a higher order (declared on
+/// the previous derivative) the last inputs, as many as the derivative function has more
+/// inputs than `f`. `None` when the signatures do not fit that rule.
+pub fn declared_derivative(
+    functions: &std::collections::BTreeMap<String, crate::dae::Function>,
+    function: &str,
+) -> Option<DeclaredDerivative> {
+    let f = functions.get(function)?;
+    let d = f.derivative.as_ref()?;
+    let df = functions.get(&d.name)?;
+    let extra = df.inputs.len().checked_sub(f.inputs.len())?;
+    let pos = |n: &String| f.inputs.iter().position(|i| &i.name == n);
+    let zero: Vec<usize> = d.zero_derivative.iter().filter_map(pos).collect();
+    let differentiated: Vec<usize> = if d.order <= 1 {
+        (0..f.inputs.len())
+            .filter(|&k| {
+                let i = &f.inputs[k];
+                i.ty == crate::dae::ScalarType::Real
+                    && !d.no_derivative.contains(&i.name)
+                    && !d.zero_derivative.contains(&i.name)
+            })
+            .collect()
+    } else {
+        (f.inputs.len() - extra..f.inputs.len()).collect()
+    };
+    (differentiated.len() == extra).then(|| DeclaredDerivative {
+        name: d.name.clone(),
+        differentiated,
+        zero,
+    })
 }
 
 /// The derivative of `e`; `Err` carries a message in the modeler's words.
 pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
     Ok(match e {
-        Expr::Real(_) | Expr::Integer(_) | Expr::Boolean(_) | Expr::String(_) => lit(0.0),
+        Expr::Real(_)
+        | Expr::Integer(_)
+        | Expr::Boolean(_)
+        | Expr::String(_)
+        | Expr::ToString(..) => lit(0.0),
         Expr::Var(v) => t.var(*v),
         Expr::Time => t.time(),
         // Discrete-valued operators are piecewise constant.
@@ -68,6 +123,41 @@ pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
             output,
             element,
         } => {
+            if let Some(d) = t.declared_derivative(function) {
+                let mut zero_ok = true;
+                for &k in &d.zero {
+                    zero_ok &= is_zero(&diff(&args[k], t)?);
+                }
+                if zero_ok {
+                    let mut dargs = args.clone();
+                    for &k in &d.differentiated {
+                        let da = diff(&args[k], t)?;
+                        // An array argument whose derivative vanished is still an array.
+                        dargs.push(match (&args[k], da) {
+                            (Expr::Array { dims, elements }, da)
+                                if !matches!(da, Expr::Array { .. }) =>
+                            {
+                                Expr::Array {
+                                    dims: dims.clone(),
+                                    elements: vec![lit(0.0); elements.len()],
+                                }
+                            }
+                            (_, da) => da,
+                        });
+                    }
+                    return Ok(Expr::UserCall {
+                        function: d.name,
+                        args: dargs,
+                        output: *output,
+                        element: *element,
+                    });
+                }
+            }
+            if *element == 0
+                && let Some(e) = t.inline(function, args, *output)
+            {
+                return diff(&e, t);
+            }
             let mut sum = lit(0.0);
             for (k, a) in args.iter().enumerate() {
                 let da = diff(a, t)?;

@@ -139,6 +139,7 @@ fn rewrite_dyn(e: &Expr, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
         Expr::Unary(op, a) => Expr::Unary(*op, bx(a, f)),
         Expr::NoEvent(a) => Expr::NoEvent(bx(a, f)),
         Expr::Smooth(p, a) => Expr::Smooth(*p, bx(a, f)),
+        Expr::ToString(a, fm) => Expr::ToString(bx(a, f), fm.clone()),
         Expr::Binary(op, a, b) => {
             let a = bx(a, f);
             Expr::Binary(*op, a, bx(b, f))

@@ -66,6 +66,7 @@ fn write_expr(e: &Expr, vars: &[Variable], outer: u8, s: &mut String) {
         Expr::Edge(a) => wrap("edge", a, vars, s),
         Expr::Change(a) => wrap("change", a, vars, s),
         Expr::NoEvent(a) => wrap("noEvent", a, vars, s),
+        Expr::ToString(a, _) => wrap("String", a, vars, s),
         Expr::Smooth(p, a) => {
             s.push_str(&format!("smooth({p}, "));
             write_expr(a, vars, 0, s);

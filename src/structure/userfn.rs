@@ -146,6 +146,7 @@ fn generate(
         body,
         span: sp,
         native: None,
+        derivative: None,
     })
 }
 
@@ -226,4 +227,84 @@ fn call(f: &str, positional: Vec<ast::Expr>, span: Span) -> ast::Expr {
         },
         span,
     }
+}
+
+/// The call `function(args)[output]` as an expression when the function body is one
+/// assignment of a scalar output from arithmetic on its inputs (`sder1 := u[2];`, MSL's
+/// adaptor functions): differentiating the expression is then exact, where the central
+/// difference cannot handle array arguments. `None` for any other body.
+pub fn inline_call(
+    model: &FlatModel,
+    function: &str,
+    args: &[Expr],
+    output: usize,
+) -> Option<Expr> {
+    let f = model.functions.get(function)?;
+    let out = f.outputs.get(output)?;
+    if f.body.len() != 1 || !out.dims.is_empty() || args.len() != f.inputs.len() {
+        return None;
+    }
+    let ast::StatementKind::Assign { target, value } = &f.body[0].kind else {
+        return None;
+    };
+    if target.parts.len() != 1
+        || target.parts[0].ident.name != out.name
+        || !target.parts[0].subscripts.is_empty()
+    {
+        return None;
+    }
+    inline_expr(value, f, args)
+}
+
+fn inline_expr(e: &ast::Expr, f: &Function, args: &[Expr]) -> Option<Expr> {
+    use ast::ExprKind as K;
+    Some(match &e.kind {
+        K::Integer(i) => Expr::Real(*i as f64),
+        K::Real(x) => Expr::Real(*x),
+        K::Ref(r) if r.parts.len() == 1 && !r.global => {
+            let k = f
+                .inputs
+                .iter()
+                .position(|i| i.name == r.parts[0].ident.name)?;
+            let subs = &r.parts[0].subscripts;
+            match (&args[k], subs.as_slice()) {
+                (a, []) if !matches!(a, Expr::Array { .. }) => a.clone(),
+                (Expr::Array { dims, elements }, subs) if subs.len() == dims.len() => {
+                    let mut flat = 0;
+                    for (s, d) in subs.iter().zip(dims) {
+                        let ast::Subscript::Expr(ast::Expr {
+                            kind: K::Integer(i),
+                            ..
+                        }) = s
+                        else {
+                            return None;
+                        };
+                        let i = usize::try_from(*i).ok()?.checked_sub(1)?;
+                        if i >= *d {
+                            return None;
+                        }
+                        flat = flat * d + i;
+                    }
+                    elements.get(flat)?.clone()
+                }
+                _ => return None,
+            }
+        }
+        K::Unary {
+            op: ast::UnOp::Neg,
+            operand,
+        } => Expr::neg(inline_expr(operand, f, args)?),
+        K::Binary { op, lhs, rhs } => {
+            use crate::dae::BinOp as B;
+            let op = match op {
+                ast::BinOp::Add => B::Add,
+                ast::BinOp::Sub => B::Sub,
+                ast::BinOp::Mul => B::Mul,
+                ast::BinOp::Div => B::Div,
+                _ => return None,
+            };
+            Expr::binary(op, inline_expr(lhs, f, args)?, inline_expr(rhs, f, args)?)
+        }
+        _ => return None,
+    })
 }

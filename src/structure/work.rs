@@ -155,6 +155,12 @@ impl Tangent for TimeTangent<'_> {
     fn time(&self) -> Expr {
         lit(1.0)
     }
+    fn declared_derivative(&self, function: &str) -> Option<super::derivative::DeclaredDerivative> {
+        super::derivative::declared_derivative(&self.work.model.functions, function)
+    }
+    fn inline(&self, function: &str, args: &[Expr], output: usize) -> Option<Expr> {
+        userfn::inline_call(&self.work.model, function, args, output)
+    }
     fn user_partial(
         &mut self,
         function: &str,
