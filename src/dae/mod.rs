@@ -28,6 +28,9 @@ pub struct FlatModel {
     pub functions: BTreeMap<String, Function>,
     /// `experiment(...)` annotation of the model, if any.
     pub experiment: Experiment,
+    /// Warnings of flattening (a default `inner` made for an `outer`, ...).
+    #[serde(default)]
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

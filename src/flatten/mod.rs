@@ -83,6 +83,10 @@ pub(crate) struct Flattener<'s> {
     /// Primitive instances in variable order.
     pub prims: Vec<InstId>,
     pub var_names: Vec<String>,
+    /// Instances made for `outer` elements without an `inner`, by (name, type).
+    pub default_inners: HashMap<(String, ClassId), InstId>,
+    /// Warnings of the run (they go to `FlatModel::warnings`).
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl<'s> Flattener<'s> {
@@ -108,6 +112,8 @@ impl<'s> Flattener<'s> {
             numbered: false,
             prims: Vec::new(),
             var_names: Vec::new(),
+            default_inners: HashMap::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -250,6 +256,7 @@ impl<'s> Flattener<'s> {
         model.functions = std::mem::take(&mut self.functions);
         model.experiment = self.experiment(class);
         balance::check(&model, self, root).map_err(|d| vec![d])?;
+        model.warnings = std::mem::take(&mut self.warnings);
         Ok(model)
     }
 
