@@ -372,6 +372,37 @@ pub struct Function {
     pub locals: Vec<FunctionVar>,
     pub body: Vec<crate::syntax::ast::Statement>,
     pub span: Span,
+    /// The declared inputs when some are records (MLS 12.6): a record is passed field by
+    /// field, so `inputs` holds one entry per field (`R.T`, `R.w`) and each group names the
+    /// run of `inputs` one declared input covers. Empty: one group per entry of `inputs`.
+    #[serde(default)]
+    pub input_groups: Vec<ArgGroup>,
+    /// The same for `outputs`.
+    #[serde(default)]
+    pub output_groups: Vec<ArgGroup>,
+}
+
+/// One declared input or output of a function whose records are passed field by field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArgGroup {
+    pub name: String,
+    /// Index of the first field in `Function::inputs` (or `outputs`).
+    pub first: usize,
+    /// Sizes of the fields (a record), or `None` for a value of a non-record type (one entry).
+    pub fields: Option<Vec<Vec<usize>>>,
+}
+
+impl ArgGroup {
+    /// How many entries of `inputs`/`outputs` the group covers.
+    pub fn count(&self) -> usize {
+        self.fields.as_ref().map_or(1, |f| f.len())
+    }
+    /// The number of scalars of a record (its fields in row-major order, one after the other).
+    pub fn scalars(&self) -> usize {
+        self.fields
+            .as_ref()
+            .map_or(0, |f| f.iter().map(|d| d.iter().product::<usize>()).sum())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -21,6 +21,7 @@ mod connect;
 mod equations;
 mod eval;
 mod expand;
+mod fn_records;
 pub mod func_eval;
 mod functions;
 mod initial_algorithm;
@@ -87,6 +88,8 @@ pub(crate) struct Flattener<'s> {
     pub default_inners: HashMap<(String, ClassId), InstId>,
     /// Warnings of the run (they go to `FlatModel::warnings`).
     pub warnings: Vec<Diagnostic>,
+    /// Record variables of the function being built (`functions.rs`).
+    pub fn_records: fn_records::FnRecords,
 }
 
 impl<'s> Flattener<'s> {
@@ -114,6 +117,7 @@ impl<'s> Flattener<'s> {
             var_names: Vec::new(),
             default_inners: HashMap::new(),
             warnings: Vec::new(),
+            fn_records: Default::default(),
         }
     }
 

@@ -243,6 +243,32 @@ impl<'a, 'b> FCtx<'a, 'b> {
         })
     }
 
+    /// The variables of record instance `i`, depth first in declaration order.
+    fn record_scalars(&mut self, i: InstId, span: Span, out: &mut Vec<Expr>) -> EResult<()> {
+        for c in self.f.children(i)? {
+            self.f.ready(c)?;
+            if self.f.variability(c) == ast::Variability::Constant {
+                continue;
+            }
+            match &self.f.insts[c].kind {
+                InstKind::Prim { dims, .. } => {
+                    let n: usize = dims.iter().product();
+                    for k in 0..n {
+                        out.push(self.node_expr(Node::Var(c, k), span)?);
+                    }
+                }
+                InstKind::Struct { .. } => self.record_scalars(c, span, out)?,
+                InstKind::Array { elems, .. } => {
+                    for e in elems.clone() {
+                        self.record_scalars(e, span, out)?;
+                    }
+                }
+                InstKind::Removed | InstKind::Stub => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The expression for a node reached in an expression.
     fn node_expr(&mut self, n: Node, span: Span) -> EResult<Expr> {
         match n {
@@ -341,14 +367,56 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .get(&fname)
             .cloned()
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
-        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
-        let bound = eval::bind_args(&inputs, args, &fname, span)?;
-        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(bound.len());
-        for b in bound {
-            vals.push(match b {
-                Some(e) => Some(eval::eval(self, e)?),
-                None => None,
-            });
+        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
+        if f.input_groups.is_empty() {
+            let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+            let bound = eval::bind_args(&inputs, args, &fname, span)?;
+            for b in bound {
+                vals.push(match b {
+                    Some(e) => Some(eval::eval(self, e)?),
+                    None => None,
+                });
+            }
+        } else {
+            // Record inputs: the argument's scalars split into the record's fields.
+            let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
+            let bound = eval::bind_args(&names, args, &fname, span)?;
+            for (g, b) in f.input_groups.iter().zip(bound) {
+                let v = match b {
+                    Some(e) => Some(eval::eval(self, e)?),
+                    None => None,
+                };
+                match (&g.fields, v) {
+                    (None, v) => vals.push(v),
+                    (Some(_), None) => {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!("`{fname}`: the record input `{}` has no value", g.name),
+                        ));
+                    }
+                    (Some(fields), Some(t)) => {
+                        if t.len() != g.scalars() {
+                            return Err(Diagnostic::error(
+                                span,
+                                format!(
+                                    "`{fname}`: the record input `{}` takes {} scalars, the argument has {}",
+                                    g.name,
+                                    g.scalars(),
+                                    t.len()
+                                ),
+                            ));
+                        }
+                        let mut it = t.data.into_iter();
+                        for dims in fields {
+                            let n: usize = dims.iter().product();
+                            vals.push(Some(Tensor {
+                                dims: dims.clone(),
+                                data: it.by_ref().take(n).collect(),
+                            }));
+                        }
+                    }
+                }
+            }
         }
         // Constant arguments: evaluate now.
         let consts: Option<Vec<Option<func_eval::Value>>> = vals
@@ -371,9 +439,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         if let Some(c) = consts {
             let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
                 .map_err(|m| Diagnostic::error(span, m))?;
-            return Ok(Some(
-                outs.into_iter().map(|o| o.map(Expr::from_val)).collect(),
-            ));
+            let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
+            return Ok(Some(group_outputs(&f, outs)));
         }
         let last_given = vals
             .iter()
@@ -452,8 +519,34 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 .collect();
             outs.push(Tensor { dims, data });
         }
-        Ok(Some(outs))
+        Ok(Some(group_outputs(&f, outs)))
     }
+}
+
+/// The outputs of a call as declared: the fields of a record output joined into one vector of
+/// its scalars (the form a record component's variables have in equations).
+fn group_outputs(f: &crate::dae::Function, outs: Vec<Tensor<Expr>>) -> Vec<Tensor<Expr>> {
+    if f.output_groups.is_empty() {
+        return outs;
+    }
+    let mut outs = outs.into_iter();
+    let mut grouped = Vec::new();
+    for g in &f.output_groups {
+        let mut data = Vec::new();
+        match g.fields {
+            None => grouped.extend(outs.next()),
+            Some(_) => {
+                for _ in 0..g.count() {
+                    data.extend(outs.next().map(|t| t.data).unwrap_or_default());
+                }
+                grouped.push(Tensor {
+                    dims: vec![data.len()],
+                    data,
+                });
+            }
+        }
+    }
+    grouped
 }
 
 /// An event or derivative operator applied element by element to the first argument: `wrap`
@@ -522,10 +615,28 @@ impl Ctx for FCtx<'_, '_> {
             }
         };
         let span = cref.span;
-        let dims = nodes.dims.clone();
+        let mut dims = nodes.dims.clone();
         let mut data = Vec::with_capacity(nodes.data.len());
+        let mut record_len = None;
         for n in nodes.data {
+            if let Node::Inst(i) = n
+                && matches!(self.f.insts[i].exp.kind, ast::ClassKind::Record)
+            {
+                // A record as a value (a function argument, a record equation): its scalars
+                // in declaration order, the order functions take record fields in.
+                let k0 = data.len();
+                self.record_scalars(i, span, &mut data)?;
+                let k = data.len() - k0;
+                if record_len.is_some_and(|r| r != k) {
+                    return Err(Diagnostic::error(span, "records of different sizes"));
+                }
+                record_len = Some(k);
+                continue;
+            }
             data.push(self.node_expr(n, span)?);
+        }
+        if let Some(k) = record_len {
+            dims.push(k);
         }
         Ok(Tensor { dims, data })
     }

@@ -145,6 +145,8 @@ fn generate(
         locals: vec![local(h), local(fp), local(fm)],
         body,
         span: sp,
+        input_groups: vec![],
+        output_groups: vec![],
     })
 }
 
