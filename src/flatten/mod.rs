@@ -29,6 +29,7 @@ mod instance;
 mod library;
 mod lookup;
 mod modifier;
+mod overdetermined;
 mod scalarize;
 pub mod tensor;
 mod variables;
@@ -90,6 +91,8 @@ pub(crate) struct Flattener<'s> {
     pub warnings: Vec<Diagnostic>,
     /// Record variables of the function being built (`functions.rs`).
     pub fn_records: fn_records::FnRecords,
+    /// The virtual connection graph of overdetermined connectors (MLS 9.4).
+    pub conn_graph: overdetermined::ConnGraph,
 }
 
 impl<'s> Flattener<'s> {
@@ -118,6 +121,7 @@ impl<'s> Flattener<'s> {
             default_inners: HashMap::new(),
             warnings: Vec::new(),
             fn_records: Default::default(),
+            conn_graph: Default::default(),
         }
     }
 
@@ -214,6 +218,9 @@ impl<'s> Flattener<'s> {
     fn flatten_class(&mut self, class: ClassId) -> diag::Result<FlatModel> {
         let root = self.instantiate_root(class).map_err(|d| vec![d])?;
         self.build_all(root)?;
+        let instances = self.struct_instances(root);
+        self.build_connection_graph(&instances)
+            .map_err(|d| vec![d])?;
         let mut model = FlatModel {
             name: self.tree.get(class).full.clone(),
             ..FlatModel::default()

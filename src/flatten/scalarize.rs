@@ -648,6 +648,30 @@ impl Ctx for FCtx<'_, '_> {
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
         let name = cref_name(func);
+        if name == "Connections.isRoot" || name == "Connections.rooted" {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{name}` needs a component"),
+                ));
+            };
+            let nodes = self.resolve(c)?.ok_or_else(|| {
+                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
+            })?;
+            let ids: Vec<InstId> = nodes
+                .data
+                .iter()
+                .map(|n| match n {
+                    Node::Inst(i) | Node::Var(i, _) => *i,
+                })
+                .collect();
+            let b = self.f.graph_query(name.ends_with("rooted"), &ids, span)?;
+            return Ok(Some(vec![Tensor::scalar(Expr::Boolean(b))]));
+        }
         let special = matches!(
             name.as_str(),
             "der"
