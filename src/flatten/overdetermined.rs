@@ -27,10 +27,17 @@ pub struct ConnGraph {
     pub depth: HashMap<InstId, usize>,
     /// The other end of each node's `branch` (for `rooted`).
     pub partner: HashMap<InstId, Vec<InstId>>,
+    /// How many `connect` statements each connector instance occurs in (`cardinality`).
+    pub cardinality: HashMap<InstId, usize>,
+    /// Set when a `connect` sits where the pre-pass does not look (a `for` loop or an
+    /// if-equation whose condition is not known yet): `cardinality` then refuses to answer.
+    pub cardinality_unknown: Option<Span>,
 }
 
 #[derive(Default)]
 struct GraphInput {
+    cardinality: HashMap<InstId, usize>,
+    cardinality_unknown: Option<Span>,
     definite: Vec<(InstId, Span)>,
     potential: Vec<(InstId, i64)>,
     branches: Vec<(InstId, InstId, Span)>,
@@ -149,6 +156,11 @@ impl Flattener<'_> {
                     return Ok(());
                 };
                 drop(fc);
+                for n in na.data.iter().chain(&nb.data) {
+                    if let Node::Inst(i) = n {
+                        *g.cardinality.entry(*i).or_default() += 1;
+                    }
+                }
                 for (x, y) in na.data.iter().zip(&nb.data) {
                     let (Node::Inst(x), Node::Inst(y)) = (*x, *y) else {
                         continue;
@@ -174,11 +186,22 @@ impl Flattener<'_> {
                             return Ok(());
                         }
                         Ok(_) => continue,
-                        Err(_) => return Ok(()),
+                        Err(_) => {
+                            let all = branches.iter().flat_map(|(_, b)| b).chain(else_);
+                            if let Some(sp) = all.filter_map(connect_span).next() {
+                                g.cardinality_unknown.get_or_insert(sp);
+                            }
+                            return Ok(());
+                        }
                     }
                 }
                 for e in else_ {
                     self.graph_equation(e, scope, g)?;
+                }
+            }
+            ast::EquationKind::For { body, .. } => {
+                if let Some(sp) = body.iter().filter_map(connect_span).next() {
+                    g.cardinality_unknown.get_or_insert(sp);
                 }
             }
             _ => {}
@@ -207,6 +230,8 @@ impl Flattener<'_> {
     }
 
     fn solve_graph(&mut self, g: GraphInput) -> Result<(), Diagnostic> {
+        self.conn_graph.cardinality = g.cardinality.clone();
+        self.conn_graph.cardinality_unknown = g.cardinality_unknown;
         let mut adj: HashMap<InstId, Vec<(InstId, bool, Span)>> = HashMap::new();
         let mut order: Vec<InstId> = Vec::new();
         let mut node = |n: InstId, adj: &mut HashMap<InstId, Vec<(InstId, bool, Span)>>| {
@@ -336,8 +361,34 @@ impl Flattener<'_> {
             roots,
             depth,
             partner,
+            cardinality: g.cardinality,
+            cardinality_unknown: g.cardinality_unknown,
         };
         Ok(())
+    }
+
+    /// `cardinality(c)`: the number of `connect` statements connector `c` occurs in.
+    pub fn cardinality(&self, nodes: &[InstId], span: Span) -> Result<i64, Diagnostic> {
+        if !self.conn_graph.ready {
+            return Err(Diagnostic::error(
+                span,
+                "the connections are not known yet here",
+            ));
+        }
+        if let Some(sp) = self.conn_graph.cardinality_unknown {
+            return Err(Diagnostic::error(
+                span,
+                "`cardinality` is not supported in a model with `connect` inside a `for` loop or a run-time if-equation",
+            )
+            .with_secondary(sp, "this connect"));
+        }
+        let [n] = nodes else {
+            return Err(Diagnostic::error(
+                span,
+                "`cardinality` takes one scalar connector",
+            ));
+        };
+        Ok(self.conn_graph.cardinality.get(n).copied().unwrap_or(0) as i64)
     }
 
     /// `Connections.isRoot(a)` / `Connections.rooted(a)` for the nodes of `a`.
@@ -369,5 +420,19 @@ impl Flattener<'_> {
             .and_then(|p| self.conn_graph.depth.get(p).copied())
             .unwrap_or(usize::MAX);
         Ok(d < other)
+    }
+}
+
+/// The span of `e` when it is a `connect` (nested ones included).
+fn connect_span(e: &ast::Equation) -> Option<Span> {
+    match &e.kind {
+        ast::EquationKind::Connect { .. } => Some(e.span),
+        ast::EquationKind::For { body, .. } => body.iter().find_map(connect_span),
+        ast::EquationKind::If { branches, else_ } => branches
+            .iter()
+            .flat_map(|(_, b)| b)
+            .chain(else_)
+            .find_map(connect_span),
+        _ => None,
     }
 }

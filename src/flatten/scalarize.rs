@@ -648,6 +648,27 @@ impl Ctx for FCtx<'_, '_> {
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
         let name = cref_name(func);
+        if name == "cardinality" && func.parts.len() == 1 {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(span, "`cardinality` needs a connector"));
+            };
+            let nodes = self.resolve(c)?.ok_or_else(|| {
+                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
+            })?;
+            let ids: Vec<InstId> = nodes
+                .data
+                .iter()
+                .map(|n| match n {
+                    Node::Inst(i) | Node::Var(i, _) => *i,
+                })
+                .collect();
+            let k = self.f.cardinality(&ids, span)?;
+            return Ok(Some(vec![Tensor::scalar(Expr::Integer(k))]));
+        }
         if name == "Connections.isRoot" || name == "Connections.rooted" {
             let Some(ast::Expr {
                 kind: ast::ExprKind::Ref(c),
