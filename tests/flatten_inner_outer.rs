@@ -5,9 +5,27 @@ use minimo::sim::{SimOptions, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, analyze};
 
 const LIB: &str = r#"
+function gravityOf
+  input Real h;
+  input Real g = 1;
+  output Real a;
+algorithm
+  a := -g*(1 + 0*h);
+end gravityOf;
 model World
   parameter Real g = 9.81;
+  function gravity = gravityOf(g = g) "bound to this world's g";
 end World;
+model FallingFn "calls a function of the outer world"
+  outer World world;
+  Real v(start = 0, fixed = true);
+equation
+  der(v) = world.gravity(v);
+end FallingFn;
+model MoonFn
+  inner World world(g = 1.62);
+  FallingFn c;
+end MoonFn;
 model Falling "falls with the world's gravity"
   outer World world;
   Real v(start = 0, fixed = true);
@@ -73,6 +91,13 @@ fn the_inner_modifier_reaches_every_outer() {
     for (n, v) in &vals {
         assert!((v + 1.62).abs() < 1e-6, "{n} = {v}, expected -1.62");
     }
+}
+
+#[test]
+fn a_function_of_the_inner_takes_its_modifiers() {
+    let (vals, _) = final_v("MoonFn");
+    assert_eq!(vals.len(), 1);
+    assert!((vals[0].1 + 1.62).abs() < 1e-6, "{vals:?}");
 }
 
 #[test]

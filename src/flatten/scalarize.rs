@@ -3,6 +3,7 @@
 //! are evaluated when their arguments are constant), and arrays are expanded to scalars.
 
 use super::Flattener;
+use super::classtree::ClassId;
 use super::eval::{self, Ctx, EResult, cref_name};
 use super::func_eval;
 use super::instance::{InstId, InstKind};
@@ -326,6 +327,38 @@ impl<'a, 'b> FCtx<'a, 'b> {
         d
     }
 
+    /// `c.f` where `c` is a component and `f` a function class of its class: the function
+    /// and the component instance.
+    fn component_function(
+        &mut self,
+        func: &ast::ComponentRef,
+    ) -> EResult<Option<(ClassId, InstId)>> {
+        let n = func.parts.len();
+        if n < 2 || func.global {
+            return Ok(None);
+        }
+        let prefix = ast::ComponentRef {
+            global: false,
+            parts: func.parts[..n - 1].to_vec(),
+            span: func.span,
+        };
+        let Ok(Some(nodes)) = self.resolve(&prefix) else {
+            return Ok(None);
+        };
+        let [Node::Inst(w)] = nodes.data.as_slice() else {
+            return Ok(None);
+        };
+        let w = *w;
+        self.f.children(w)?;
+        let last = &func.parts[n - 1].ident.name;
+        let ce = self.f.insts[w]
+            .overrides
+            .get(last)
+            .or_else(|| self.f.insts[w].exp.classes.get(last))
+            .map(|c| c.id);
+        Ok(ce.map(|c| (c, w)))
+    }
+
     fn user_call(
         &mut self,
         func: &ast::ComponentRef,
@@ -337,15 +370,25 @@ impl<'a, 'b> FCtx<'a, 'b> {
             parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
             span: func.span,
         };
+        // The instance a function modifier's bindings refer to: the component for a
+        // function reached through one (`world.gravityAcceleration(r)`, MLS 5.3.2), else the
+        // calling instance.
+        let mut mod_inst = self.scope.inst;
         let class = match self
             .f
             .lookup_class_name(&name, self.scope.lex, self.scope.inst)
         {
             Ok(c) => c,
-            Err(mut d) => {
-                d.message = format!("unknown function `{}`", cref_name(func));
-                return Err(d);
-            }
+            Err(mut d) => match self.component_function(func)? {
+                Some((c, w)) => {
+                    mod_inst = Some(w);
+                    c
+                }
+                None => {
+                    d.message = format!("unknown function `{}`", cref_name(func));
+                    return Err(d);
+                }
+            },
         };
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
@@ -416,6 +459,33 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         }
                     }
                 }
+            }
+        }
+        // Bindings of the function class's own modifier (`function g = f(k = 2)`) are the
+        // values of inputs not given in the call.
+        for (input, m) in &exp.self_mod.subs {
+            let Some(k) = f.inputs.iter().position(|v| v.name == *input) else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`{fname}`: the modifier of `{input}` is not supported (not an input of a built-in type)"
+                    ),
+                ));
+            };
+            let Some(b) = &m.binding else { continue };
+            if !m.subs.is_empty() {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{fname}`: attribute modifiers of `{input}` are not supported"),
+                ));
+            }
+            if vals.get(k).is_some_and(|v| v.is_none()) {
+                let scope = Scope {
+                    inst: b.scope.inst.or(mod_inst),
+                    lex: b.scope.lex,
+                };
+                let mut fc = FCtx::new(self.f, scope, self.mode);
+                vals[k] = Some(eval::eval(&mut fc, &b.expr)?);
             }
         }
         // Constant arguments: evaluate now.
