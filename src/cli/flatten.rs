@@ -23,6 +23,9 @@ pub fn run(args: FlattenArgs) -> i32 {
     let mut sources = SourceMap::new();
     match load_and_flatten(&opts, &mut sources) {
         Ok(model) => {
+            if !model.warnings.is_empty() {
+                eprint!("{}", diag::render_all(&sources, &model.warnings));
+            }
             if args.json {
                 match serde_json::to_string_pretty(&model) {
                     Ok(s) => println!("{s}"),

@@ -107,7 +107,12 @@ pub fn run(args: SimulateArgs) -> i32 {
         model: args.model.model.clone(),
     };
     let flat = match load_and_flatten(&load, &mut sources) {
-        Ok(f) => f,
+        Ok(f) => {
+            if !f.warnings.is_empty() {
+                eprint!("{}", render_all(&sources, &f.warnings));
+            }
+            f
+        }
         Err(d) => return report(&sources, &d),
     };
     let t_flat = t_start.elapsed();

@@ -33,7 +33,12 @@ pub fn run(args: StructureArgs) -> i32 {
     };
     let t0 = Instant::now();
     let flat = match load_and_flatten(&opts, &mut sources) {
-        Ok(f) => f,
+        Ok(f) => {
+            if !f.warnings.is_empty() {
+                eprint!("{}", diag::render_all(&sources, &f.warnings));
+            }
+            f
+        }
         Err(ds) => {
             eprint!("{}", diag::render_all(&sources, &ds));
             return 1;

@@ -6,8 +6,8 @@
 //! symbolic (as `Var` of a parameter), so `simulate --set` can change them.
 
 mod print;
-pub mod tables;
 mod strfmt;
+pub mod tables;
 
 pub use print::{builtin_name, print_expr, print_flat};
 pub use strfmt::{StringFormat, ValueKind, format_g};
@@ -31,6 +31,9 @@ pub struct FlatModel {
     pub functions: BTreeMap<String, Function>,
     /// `experiment(...)` annotation of the model, if any.
     pub experiment: Experiment,
+    /// Warnings of flattening (a default `inner` made for an `outer`, ...).
+    #[serde(default)]
+    pub warnings: Vec<crate::diag::Diagnostic>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -383,6 +386,14 @@ pub struct Function {
     /// `annotation(derivative(noDerivative = u) = fder)` (MLS 12.7.1), if any.
     #[serde(default)]
     pub derivative: Option<FunctionDerivative>,
+    /// The declared inputs when some are records (MLS 12.6): a record is passed field by
+    /// field, so `inputs` holds one entry per field (`R.T`, `R.w`) and each group names the
+    /// run of `inputs` one declared input covers. Empty: one group per entry of `inputs`.
+    #[serde(default)]
+    pub input_groups: Vec<ArgGroup>,
+    /// The same for `outputs`.
+    #[serde(default)]
+    pub output_groups: Vec<ArgGroup>,
 }
 
 /// A natively evaluated external function: the C name says what it computes; `table` is the
@@ -406,6 +417,29 @@ pub struct FunctionDerivative {
     pub no_derivative: Vec<String>,
     /// Inputs whose derivative must be zero for the derivative function to apply.
     pub zero_derivative: Vec<String>,
+}
+
+/// One declared input or output of a function whose records are passed field by field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArgGroup {
+    pub name: String,
+    /// Index of the first field in `Function::inputs` (or `outputs`).
+    pub first: usize,
+    /// Sizes of the fields (a record), or `None` for a value of a non-record type (one entry).
+    pub fields: Option<Vec<Vec<usize>>>,
+}
+
+impl ArgGroup {
+    /// How many entries of `inputs`/`outputs` the group covers.
+    pub fn count(&self) -> usize {
+        self.fields.as_ref().map_or(1, |f| f.len())
+    }
+    /// The number of scalars of a record (its fields in row-major order, one after the other).
+    pub fn scalars(&self) -> usize {
+        self.fields
+            .as_ref()
+            .map_or(0, |f| f.iter().map(|d| d.iter().product::<usize>()).sum())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

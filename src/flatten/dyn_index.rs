@@ -123,5 +123,7 @@ pub fn check_function(what: &str, n: usize, span: Span) -> Result<Function, Diag
         span,
         derivative: None,
         native: None,
+        input_groups: Vec::new(),
+        output_groups: Vec::new(),
     })
 }

@@ -287,6 +287,10 @@ impl Flattener<'_> {
             }
             ast::EquationKind::Call { func, args } => {
                 let name = cref_name(func);
+                // Graph statements only shape the connection graph (`overdetermined.rs`).
+                if super::overdetermined::is_graph_statement(&name) {
+                    return Ok(());
+                }
                 match name.as_str() {
                     "assert" => {
                         let c = arg(args, 0, "condition", eq.span)?;

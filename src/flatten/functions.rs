@@ -20,7 +20,10 @@ impl Flattener<'_> {
             return Ok(name);
         }
         self.fn_building.insert(name.clone());
+        // A function called while another is built has its own record variables.
+        let outer_records = std::mem::take(&mut self.fn_records);
         let r = self.build_function(class, &name);
+        self.fn_records = outer_records;
         self.fn_building.remove(&name);
         let f = r?;
         self.functions.insert(name.clone(), f);
@@ -59,7 +62,11 @@ impl Flattener<'_> {
             span,
             native,
             derivative: None,
+            input_groups: vec![],
+            output_groups: vec![],
         };
+        // Bindings of record outputs and locals, run before the algorithm.
+        let mut record_bindings = Vec::new();
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty_class)?;
@@ -67,6 +74,71 @@ impl Flattener<'_> {
                 Some(Prim::Scalar(t)) => *t,
                 Some(Prim::Enum(_)) => crate::dae::ScalarType::Enumeration,
                 Some(Prim::ExternalObject) => crate::dae::ScalarType::Integer,
+                None if matches!(te.kind, ast::ClassKind::Record) => {
+                    let span = c.decl().name.span;
+                    if !c.decl().dims.is_empty() || !c.clause.type_dims.is_empty() {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!(
+                                "function `{name}`: arrays of records (`{}`) are not supported in functions",
+                                c.name
+                            ),
+                        ));
+                    }
+                    let list = match c.clause.prefix.causality {
+                        ast::Causality::Input => &f.inputs,
+                        ast::Causality::Output => &f.outputs,
+                        ast::Causality::None => &f.locals,
+                    };
+                    let (vars, group) =
+                        self.record_variable(&c.name, ty_class, list.len(), span)?;
+                    bound.extend(vars.iter().map(|v| v.name.clone()));
+                    if let Some(
+                        ast::Modification::Binding { expr, .. }
+                        | ast::Modification::Class {
+                            binding: Some(expr),
+                            ..
+                        },
+                    ) = &c.decl().modification
+                    {
+                        if c.clause.prefix.causality == ast::Causality::Input {
+                            return Err(Diagnostic::error(
+                                expr.span,
+                                format!(
+                                    "function `{name}`: a default value of the record input `{}` is not supported",
+                                    c.name
+                                ),
+                            ));
+                        }
+                        record_bindings.push(ast::Statement {
+                            kind: StatementKind::Assign {
+                                target: ast::ComponentRef {
+                                    global: false,
+                                    parts: vec![ast::RefPart {
+                                        ident: c.decl().name.clone(),
+                                        subscripts: vec![],
+                                    }],
+                                    span,
+                                },
+                                value: expr.clone(),
+                            },
+                            comment: ast::Comment::default(),
+                            span: expr.span,
+                        });
+                    }
+                    match c.clause.prefix.causality {
+                        ast::Causality::Input => {
+                            f.input_groups.push(group);
+                            f.inputs.extend(vars);
+                        }
+                        ast::Causality::Output => {
+                            f.output_groups.push(group);
+                            f.outputs.extend(vars);
+                        }
+                        ast::Causality::None => f.locals.extend(vars),
+                    }
+                    continue;
+                }
                 None => {
                     return Err(Diagnostic::error(
                         c.decl().name.span,
@@ -111,20 +183,33 @@ impl Flattener<'_> {
                 default,
             };
             match c.clause.prefix.causality {
-                ast::Causality::Input => f.inputs.push(v),
-                ast::Causality::Output => f.outputs.push(v),
+                ast::Causality::Input => {
+                    f.input_groups.push(plain_group(&v.name, f.inputs.len()));
+                    f.inputs.push(v);
+                }
+                ast::Causality::Output => {
+                    f.output_groups.push(plain_group(&v.name, f.outputs.len()));
+                    f.outputs.push(v);
+                }
                 ast::Causality::None => f.locals.push(v),
             }
         }
-        for (_, alg) in &exp.algorithms {
-            for s in alg.iter() {
-                f.body.push(self.rewrite_stmt(s, class, &mut bound)?);
-            }
-        }
-        if f.native.is_none()
-            && exp.algorithms.is_empty()
-            && !f.outputs.iter().all(|o| o.default.is_some())
+        if f.input_groups
+            .iter()
+            .chain(&f.output_groups)
+            .all(|g| g.fields.is_none())
         {
+            f.input_groups.clear();
+            f.output_groups.clear();
+        }
+        let has_body = !exp.algorithms.is_empty() || !record_bindings.is_empty();
+        f.body = self.rewrite_block(&record_bindings, class, &mut bound)?;
+        for (_, alg) in &exp.algorithms {
+            let b = self.rewrite_block(alg, class, &mut bound)?;
+            f.body.extend(b);
+        }
+        f.locals.append(&mut self.fn_records.temps);
+        if f.native.is_none() && !has_body && !f.outputs.iter().all(|o| o.default.is_some()) {
             return Err(Diagnostic::error(
                 span,
                 format!("function `{name}` has no algorithm section"),
@@ -212,51 +297,145 @@ impl Flattener<'_> {
         Ok(None)
     }
 
+    fn rewrite_block(
+        &mut self,
+        body: &[ast::Statement],
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Vec<ast::Statement>, Diagnostic> {
+        let mut out = Vec::new();
+        for s in body {
+            self.rewrite_stmt(s, class, bound, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Rewrites `s` into `out`, preceded by the assignments of the record temporaries its
+    /// expressions need.
     fn rewrite_stmt(
         &mut self,
         s: &ast::Statement,
         class: ClassId,
         bound: &mut Vec<String>,
-    ) -> Result<ast::Statement, Diagnostic> {
+        out: &mut Vec<ast::Statement>,
+    ) -> Result<(), Diagnostic> {
+        let stmt = |kind| ast::Statement {
+            kind,
+            comment: ast::Comment::default(),
+            span: s.span,
+        };
         let kind = match &s.kind {
+            StatementKind::Assign { target, value }
+                if target.parts.len() == 1
+                    && target.parts[0].subscripts.is_empty()
+                    && !target.global
+                    && self
+                        .fn_records
+                        .vars
+                        .contains_key(&target.parts[0].ident.name) =>
+            {
+                // `R := record value`: field by field.
+                let fields = self.fn_records.vars[&target.parts[0].ident.name].clone();
+                let vals = self.record_value(value, class, bound)?;
+                out.append(&mut self.fn_records.pre);
+                if vals.len() != fields.len() {
+                    return Err(Diagnostic::error(
+                        s.span,
+                        format!(
+                            "record assignment: `{}` has {} fields, the value {}",
+                            target.parts[0].ident.name,
+                            fields.len(),
+                            vals.len()
+                        ),
+                    ));
+                }
+                for (f, v) in fields.iter().zip(vals) {
+                    out.push(stmt(StatementKind::Assign {
+                        target: ast::ComponentRef {
+                            global: false,
+                            parts: vec![ast::RefPart {
+                                ident: ast::Ident {
+                                    name: f.clone(),
+                                    span: target.span,
+                                },
+                                subscripts: vec![],
+                            }],
+                            span: target.span,
+                        },
+                        value: v,
+                    }));
+                }
+                return Ok(());
+            }
             StatementKind::Assign { target, value } => StatementKind::Assign {
-                target: self.rewrite_cref_subs(target, class, bound)?,
+                target: self.rewrite_target(target, class, bound)?,
                 value: self.rewrite_expr(value, class, bound)?,
             },
             StatementKind::MultiAssign { targets, value } => {
+                let (value, groups) = match &value.kind {
+                    ExprKind::Call { func, args } => {
+                        let v = self.rewrite_expr_call(func, args, class, bound, true)?;
+                        let groups = match &v.kind {
+                            ExprKind::Call { func, .. } => self
+                                .functions
+                                .get(&super::eval::cref_name(func))
+                                .map(|f| f.output_groups.clone())
+                                .unwrap_or_default(),
+                            _ => vec![],
+                        };
+                        (v, groups)
+                    }
+                    _ => (self.rewrite_expr(value, class, bound)?, vec![]),
+                };
                 let mut ts = Vec::new();
-                for t in targets {
-                    ts.push(match t {
-                        Some(t) => Some(self.rewrite_cref_subs(t, class, bound)?),
-                        None => None,
-                    });
+                for (k, t) in targets.iter().enumerate() {
+                    let g = groups.get(k).filter(|g| g.fields.is_some());
+                    match (t, g) {
+                        (Some(t), Some(_)) => {
+                            let name: Vec<&str> =
+                                t.parts.iter().map(|p| p.ident.name.as_str()).collect();
+                            let Some(fields) = self.fn_records.vars.get(&name.join(".")) else {
+                                return Err(Diagnostic::error(
+                                    t.span,
+                                    "this output is a record: assign it to a record variable",
+                                ));
+                            };
+                            for f in fields {
+                                ts.push(Some(ast::ComponentRef {
+                                    global: false,
+                                    parts: vec![ast::RefPart {
+                                        ident: ast::Ident {
+                                            name: f.clone(),
+                                            span: t.span,
+                                        },
+                                        subscripts: vec![],
+                                    }],
+                                    span: t.span,
+                                }));
+                            }
+                        }
+                        (None, Some(g)) => ts.extend((0..g.count()).map(|_| None)),
+                        (Some(t), None) => ts.push(Some(self.rewrite_target(t, class, bound)?)),
+                        (None, None) => ts.push(None),
+                    }
                 }
-                StatementKind::MultiAssign {
-                    targets: ts,
-                    value: self.rewrite_expr(value, class, bound)?,
-                }
+                StatementKind::MultiAssign { targets: ts, value }
             }
             StatementKind::Call { func, args } => {
-                let func = self.rewrite_func_name(func, class)?;
-                StatementKind::Call {
-                    func,
-                    args: self.rewrite_args(args, class, bound)?,
-                }
+                let call = self.rewrite_expr_call(func, args, class, bound, true)?;
+                let ExprKind::Call { func, args } = call.kind else {
+                    unreachable!("a call stays a call");
+                };
+                StatementKind::Call { func, args }
             }
             StatementKind::If { branches, else_ } => {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
                     let c = self.rewrite_expr(c, class, bound)?;
-                    let body = body
-                        .iter()
-                        .map(|x| self.rewrite_stmt(x, class, bound))
-                        .collect::<Result<_, _>>()?;
+                    let body = self.rewrite_block(body, class, bound)?;
                     bs.push((c, body));
                 }
-                let else_ = else_
-                    .iter()
-                    .map(|x| self.rewrite_stmt(x, class, bound))
-                    .collect::<Result<_, _>>()?;
+                let else_ = self.rewrite_block(else_, class, bound)?;
                 StatementKind::If {
                     branches: bs,
                     else_,
@@ -276,23 +455,26 @@ impl Flattener<'_> {
                     });
                     bound.push(i.name.name.clone());
                 }
-                let body = body
-                    .iter()
-                    .map(|x| self.rewrite_stmt(x, class, bound))
-                    .collect::<Result<_, _>>();
+                let body = self.rewrite_block(body, class, bound);
                 bound.truncate(n0);
                 StatementKind::For {
                     indices: idx,
                     body: body?,
                 }
             }
-            StatementKind::While { condition, body } => StatementKind::While {
-                condition: self.rewrite_expr(condition, class, bound)?,
-                body: body
-                    .iter()
-                    .map(|x| self.rewrite_stmt(x, class, bound))
-                    .collect::<Result<_, _>>()?,
-            },
+            StatementKind::While { condition, body } => {
+                let condition = self.rewrite_expr(condition, class, bound)?;
+                if !self.fn_records.pre.is_empty() {
+                    return Err(Diagnostic::error(
+                        condition.span,
+                        "a call returning a record is not supported in a `while` condition",
+                    ));
+                }
+                StatementKind::While {
+                    condition,
+                    body: self.rewrite_block(body, class, bound)?,
+                }
+            }
             StatementKind::When { .. } => {
                 return Err(Diagnostic::error(
                     s.span,
@@ -302,10 +484,66 @@ impl Flattener<'_> {
             StatementKind::Return => StatementKind::Return,
             StatementKind::Break => StatementKind::Break,
         };
-        Ok(ast::Statement {
-            kind,
-            comment: ast::Comment::default(),
-            span: s.span,
+        out.append(&mut self.fn_records.pre);
+        out.push(stmt(kind));
+        Ok(())
+    }
+
+    /// An assignment target: a field of a record variable becomes its field variable.
+    fn rewrite_target(
+        &mut self,
+        t: &ast::ComponentRef,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<ast::ComponentRef, Diagnostic> {
+        match self.record_field_ref(t)? {
+            Some(r) => self.rewrite_cref_subs(&r, class, bound),
+            None => self.rewrite_cref_subs(t, class, bound),
+        }
+    }
+
+    /// A call inside a function body: record inputs passed field by field. A call returning
+    /// a record is only allowed where a record is expected (`record_ok`).
+    pub(super) fn rewrite_expr_call(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+        record_ok: bool,
+    ) -> Result<ast::Expr, Diagnostic> {
+        let builtin = func.parts.len() == 1 && is_generic_builtin(&super::eval::cref_name(func));
+        if !builtin && let Some(rec) = self.record_constructor(func, class) {
+            return Err(Diagnostic::error(
+                func.span,
+                format!(
+                    "record constructor `{}` used as a value: it can only be assigned to a record or passed to a record input here",
+                    self.tree.get(rec).full
+                ),
+            ));
+        }
+        let full = self.rewrite_func_name(func, class)?;
+        let fname = super::eval::cref_name(&full);
+        let args = match self.record_call_args(&fname, args, class, bound)? {
+            Some(a) => a,
+            None => self.rewrite_args(args, class, bound)?,
+        };
+        let returns_record = self
+            .functions
+            .get(&fname)
+            .and_then(|f| f.output_groups.first())
+            .is_some_and(|g| g.fields.is_some());
+        if returns_record && !record_ok {
+            return Err(Diagnostic::error(
+                func.span,
+                format!(
+                    "`{fname}` returns a record: assign it to a record variable or pass it to a record input"
+                ),
+            ));
+        }
+        Ok(ast::Expr {
+            kind: ExprKind::Call { func: full, args },
+            span: func.span,
         })
     }
 
@@ -430,7 +668,7 @@ impl Flattener<'_> {
         r
     }
 
-    fn rewrite_expr(
+    pub(super) fn rewrite_expr(
         &mut self,
         e: &ast::Expr,
         class: ClassId,
@@ -440,7 +678,9 @@ impl Flattener<'_> {
         let kind = match &e.kind {
             ExprKind::Ref(c) => {
                 let first = &c.parts[0].ident.name;
-                if !c.global && bound.iter().any(|b| b == first) {
+                if let Some(r) = self.record_field_ref(c)? {
+                    ExprKind::Ref(self.rewrite_cref_subs(&r, class, bound)?)
+                } else if !c.global && bound.iter().any(|b| b == first) {
                     ExprKind::Ref(self.rewrite_cref_subs(c, class, bound)?)
                 } else {
                     // A constant of an enclosing package (or an enumeration literal): inline it.
@@ -460,10 +700,14 @@ impl Flattener<'_> {
                     return Ok(literal(&v, span));
                 }
             }
-            ExprKind::Call { func, args } => ExprKind::Call {
-                func: self.rewrite_func_name(func, class)?,
-                args: self.rewrite_args(args, class, bound)?,
-            },
+            ExprKind::Call { func, args } => {
+                return self
+                    .rewrite_expr_call(func, args, class, bound, false)
+                    .map(|mut e| {
+                        e.span = span;
+                        e
+                    });
+            }
             ExprKind::Array(args) => ExprKind::Array(self.rewrite_args(args, class, bound)?),
             ExprKind::Matrix(rows) => {
                 let mut out = Vec::new();
@@ -519,6 +763,15 @@ impl Flattener<'_> {
             other => other.clone(),
         };
         Ok(ast::Expr { kind, span })
+    }
+}
+
+/// The group of a declared input or output of a built-in type.
+fn plain_group(name: &str, first: usize) -> crate::dae::ArgGroup {
+    crate::dae::ArgGroup {
+        name: name.to_string(),
+        first,
+        fields: None,
     }
 }
 

@@ -251,7 +251,20 @@ impl Flattener<'_> {
             if package && e.clause.prefix.variability != ast::Variability::Constant {
                 continue;
             }
+            let pre = &e.clause.element_prefixes;
+            if pre.outer && !pre.inner {
+                // An `outer` element is the matching `inner` of an enclosing instance (MLS
+                // 5.4): indexed here, but not a child, so its variables and equations belong
+                // to the inner alone.
+                if let Some(target) = self.resolve_outer(i, e)? {
+                    index.insert(e.name.clone(), target);
+                    continue;
+                }
+            }
             let c = self.make_child(i, e)?;
+            if pre.outer && !pre.inner {
+                self.default_inner(c, e);
+            }
             index.insert(e.name.clone(), c);
             kids.push(c);
         }
@@ -325,6 +338,47 @@ impl Flattener<'_> {
             }
         }
         out
+    }
+
+    /// The instance an `outer` element `e` of instance `i` stands for: the nearest enclosing
+    /// instance's element of the same name declared `inner`, else the default inner made
+    /// for an earlier `outer` of the same name and type; `None` when there is neither.
+    fn resolve_outer(&mut self, i: InstId, e: &CompElem) -> Result<Option<InstId>, Diagnostic> {
+        let mut a = self.insts[i].parent;
+        while let Some(anc) = a {
+            let is_inner = self.insts[anc]
+                .exp
+                .component(&e.name)
+                .is_some_and(|c| c.clause.element_prefixes.inner);
+            if is_inner && let Some(t) = self.child(anc, &e.name)? {
+                return Ok(Some(t));
+            }
+            a = self.insts[anc].parent;
+        }
+        let ty = self.lookup_class_name(&e.clause.type_name, e.lex, Some(i))?;
+        Ok(self.default_inners.get(&(e.name.clone(), ty)).copied())
+    }
+
+    /// Records instance `c`, made for an `outer` element without a matching `inner`, as the
+    /// default inner that later `outer` elements of the same name and type share, and warns
+    /// (MLS 5.4 recommends a default inner with a diagnostic).
+    fn default_inner(&mut self, c: InstId, e: &CompElem) {
+        let ty = self.insts[c].class;
+        self.default_inners.insert((e.name.clone(), ty), c);
+        let tname = self.tree.get(ty).full.clone();
+        self.warnings.push(
+            Diagnostic::warning(
+                e.decl().name.span,
+                format!(
+                    "no `inner` declaration for `outer {tname} {}`: a default instance `{}` is used",
+                    e.name, self.insts[c].path
+                ),
+            )
+            .with_help(format!(
+                "declare `inner {tname} {}` in the model that uses this component",
+                e.name
+            )),
+        );
     }
 
     /// The child `name` of structured instance `i`.

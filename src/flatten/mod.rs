@@ -24,6 +24,7 @@ mod equations;
 mod eval;
 mod expand;
 mod external_object;
+mod fn_records;
 pub mod func_eval;
 mod functions;
 mod initial_algorithm;
@@ -31,6 +32,7 @@ mod instance;
 mod library;
 mod lookup;
 mod modifier;
+mod overdetermined;
 mod scalarize;
 pub mod tensor;
 mod variables;
@@ -88,6 +90,14 @@ pub(crate) struct Flattener<'s> {
     pub var_names: Vec<String>,
     /// Tables of the external object instances built so far.
     pub ext_tables: HashMap<InstId, Rc<dae::tables::Table>>,
+    /// Instances made for `outer` elements without an `inner`, by (name, type).
+    pub default_inners: HashMap<(String, ClassId), InstId>,
+    /// Warnings of the run (they go to `FlatModel::warnings`).
+    pub warnings: Vec<Diagnostic>,
+    /// Record variables of the function being built (`functions.rs`).
+    pub fn_records: fn_records::FnRecords,
+    /// The virtual connection graph of overdetermined connectors (MLS 9.4).
+    pub conn_graph: overdetermined::ConnGraph,
 }
 
 impl<'s> Flattener<'s> {
@@ -114,6 +124,10 @@ impl<'s> Flattener<'s> {
             prims: Vec::new(),
             var_names: Vec::new(),
             ext_tables: HashMap::new(),
+            default_inners: HashMap::new(),
+            warnings: Vec::new(),
+            fn_records: Default::default(),
+            conn_graph: Default::default(),
         }
     }
 
@@ -217,6 +231,9 @@ impl<'s> Flattener<'s> {
     fn flatten_class(&mut self, class: ClassId) -> diag::Result<FlatModel> {
         let root = self.instantiate_root(class).map_err(|d| vec![d])?;
         self.build_all(root)?;
+        let instances = self.struct_instances(root);
+        self.build_connection_graph(&instances)
+            .map_err(|d| vec![d])?;
         let mut model = FlatModel {
             name: self.tree.get(class).full.clone(),
             ..FlatModel::default()
@@ -263,6 +280,7 @@ impl<'s> Flattener<'s> {
         model.functions = std::mem::take(&mut self.functions);
         model.experiment = self.experiment(class);
         balance::check(&model, self, root).map_err(|d| vec![d])?;
+        model.warnings = std::mem::take(&mut self.warnings);
         Ok(model)
     }
 

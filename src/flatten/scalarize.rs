@@ -3,6 +3,7 @@
 //! are evaluated when their arguments are constant), and arrays are expanded to scalars.
 
 use super::Flattener;
+use super::classtree::ClassId;
 use super::dyn_index::{self, DynFrame};
 use super::eval::{self, Ctx, EResult, cref_name};
 use super::func_eval;
@@ -247,6 +248,32 @@ impl<'a, 'b> FCtx<'a, 'b> {
         })
     }
 
+    /// The variables of record instance `i`, depth first in declaration order.
+    fn record_scalars(&mut self, i: InstId, span: Span, out: &mut Vec<Expr>) -> EResult<()> {
+        for c in self.f.children(i)? {
+            self.f.ready(c)?;
+            if self.f.variability(c) == ast::Variability::Constant {
+                continue;
+            }
+            match &self.f.insts[c].kind {
+                InstKind::Prim { dims, .. } => {
+                    let n: usize = dims.iter().product();
+                    for k in 0..n {
+                        out.push(self.node_expr(Node::Var(c, k), span)?);
+                    }
+                }
+                InstKind::Struct { .. } => self.record_scalars(c, span, out)?,
+                InstKind::Array { elems, .. } => {
+                    for e in elems.clone() {
+                        self.record_scalars(e, span, out)?;
+                    }
+                }
+                InstKind::Removed | InstKind::Stub => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The expression for a node reached in an expression.
     fn node_expr(&mut self, n: Node, span: Span) -> EResult<Expr> {
         match n {
@@ -304,6 +331,38 @@ impl<'a, 'b> FCtx<'a, 'b> {
         d
     }
 
+    /// `c.f` where `c` is a component and `f` a function class of its class: the function
+    /// and the component instance.
+    fn component_function(
+        &mut self,
+        func: &ast::ComponentRef,
+    ) -> EResult<Option<(ClassId, InstId)>> {
+        let n = func.parts.len();
+        if n < 2 || func.global {
+            return Ok(None);
+        }
+        let prefix = ast::ComponentRef {
+            global: false,
+            parts: func.parts[..n - 1].to_vec(),
+            span: func.span,
+        };
+        let Ok(Some(nodes)) = self.resolve(&prefix) else {
+            return Ok(None);
+        };
+        let [Node::Inst(w)] = nodes.data.as_slice() else {
+            return Ok(None);
+        };
+        let w = *w;
+        self.f.children(w)?;
+        let last = &func.parts[n - 1].ident.name;
+        let ce = self.f.insts[w]
+            .overrides
+            .get(last)
+            .or_else(|| self.f.insts[w].exp.classes.get(last))
+            .map(|c| c.id);
+        Ok(ce.map(|c| (c, w)))
+    }
+
     fn user_call(
         &mut self,
         func: &ast::ComponentRef,
@@ -315,15 +374,25 @@ impl<'a, 'b> FCtx<'a, 'b> {
             parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
             span: func.span,
         };
+        // The instance a function modifier's bindings refer to: the component for a
+        // function reached through one (`world.gravityAcceleration(r)`, MLS 5.3.2), else the
+        // calling instance.
+        let mut mod_inst = self.scope.inst;
         let class = match self
             .f
             .lookup_class_name(&name, self.scope.lex, self.scope.inst)
         {
             Ok(c) => c,
-            Err(mut d) => {
-                d.message = format!("unknown function `{}`", cref_name(func));
-                return Err(d);
-            }
+            Err(mut d) => match self.component_function(func)? {
+                Some((c, w)) => {
+                    mod_inst = Some(w);
+                    c
+                }
+                None => {
+                    d.message = format!("unknown function `{}`", cref_name(func));
+                    return Err(d);
+                }
+            },
         };
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
@@ -345,41 +414,112 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .get(&fname)
             .cloned()
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
-        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
-        let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
-        if super::external_object::needs_object(&f) {
-            // A table access function: its first argument names the external object.
-            let object = match bound.first().copied().flatten() {
-                Some(e) => match &e.kind {
-                    ast::ExprKind::Ref(r) => match self.resolve(r)? {
-                        Some(t) if t.data.len() == 1 => match t.data[0] {
-                            Node::Inst(i) if self.f.is_external_object(i) => Some(i),
+        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
+        if f.input_groups.is_empty() {
+            let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+            let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
+            if super::external_object::needs_object(&f) {
+                // A table access function: its first argument names the external object.
+                let object = match bound.first().copied().flatten() {
+                    Some(e) => match &e.kind {
+                        ast::ExprKind::Ref(r) => match self.resolve(r)? {
+                            Some(t) if t.data.len() == 1 => match t.data[0] {
+                                Node::Inst(i) if self.f.is_external_object(i) => Some(i),
+                                _ => None,
+                            },
                             _ => None,
                         },
                         _ => None,
                     },
-                    _ => None,
-                },
-                None => None,
-            };
-            let Some(object) = object else {
+                    None => None,
+                };
+                let Some(object) = object else {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!(
+                            "the first argument of `{fname}` must name an external table object"
+                        ),
+                    ));
+                };
+                let rest = bound[1..].to_vec();
+                let (name, rest) = self.f.specialise_table_call(&f, object, rest, span)?;
+                f = self.f.functions[&name].clone();
+                fname = name;
+                bound = rest;
+            }
+            for b in bound {
+                vals.push(match b {
+                    Some(e) => Some(eval::eval(self, e)?),
+                    None => None,
+                });
+            }
+        } else {
+            // Record inputs: the argument's scalars split into the record's fields.
+            let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
+            let bound = eval::bind_args(&names, args, &fname, span)?;
+            for (g, b) in f.input_groups.iter().zip(bound) {
+                let v = match b {
+                    Some(e) => Some(eval::eval(self, e)?),
+                    None => None,
+                };
+                match (&g.fields, v) {
+                    (None, v) => vals.push(v),
+                    (Some(_), None) => {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!("`{fname}`: the record input `{}` has no value", g.name),
+                        ));
+                    }
+                    (Some(fields), Some(t)) => {
+                        if t.len() != g.scalars() {
+                            return Err(Diagnostic::error(
+                                span,
+                                format!(
+                                    "`{fname}`: the record input `{}` takes {} scalars, the argument has {}",
+                                    g.name,
+                                    g.scalars(),
+                                    t.len()
+                                ),
+                            ));
+                        }
+                        let mut it = t.data.into_iter();
+                        for dims in fields {
+                            let n: usize = dims.iter().product();
+                            vals.push(Some(Tensor {
+                                dims: dims.clone(),
+                                data: it.by_ref().take(n).collect(),
+                            }));
+                        }
+                    }
+                }
+            }
+        }
+        // Bindings of the function class's own modifier (`function g = f(k = 2)`) are the
+        // values of inputs not given in the call.
+        for (input, m) in &exp.self_mod.subs {
+            let Some(k) = f.inputs.iter().position(|v| v.name == *input) else {
                 return Err(Diagnostic::error(
                     span,
-                    format!("the first argument of `{fname}` must name an external table object"),
+                    format!(
+                        "`{fname}`: the modifier of `{input}` is not supported (not an input of a built-in type)"
+                    ),
                 ));
             };
-            let rest = bound[1..].to_vec();
-            let (name, rest) = self.f.specialise_table_call(&f, object, rest, span)?;
-            f = self.f.functions[&name].clone();
-            fname = name;
-            bound = rest;
-        }
-        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(bound.len());
-        for b in bound {
-            vals.push(match b {
-                Some(e) => Some(eval::eval(self, e)?),
-                None => None,
-            });
+            let Some(b) = &m.binding else { continue };
+            if !m.subs.is_empty() {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{fname}`: attribute modifiers of `{input}` are not supported"),
+                ));
+            }
+            if vals.get(k).is_some_and(|v| v.is_none()) {
+                let scope = Scope {
+                    inst: b.scope.inst.or(mod_inst),
+                    lex: b.scope.lex,
+                };
+                let mut fc = FCtx::new(self.f, scope, self.mode);
+                vals[k] = Some(eval::eval(&mut fc, &b.expr)?);
+            }
         }
         // Constant arguments: evaluate now.
         let consts: Option<Vec<Option<func_eval::Value>>> = vals
@@ -402,9 +542,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
             let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
                 .map_err(|m| Diagnostic::error(span, m))?;
-            return Ok(Some(
-                outs.into_iter().map(|o| o.map(Expr::from_val)).collect(),
-            ));
+            let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
+            return Ok(Some(group_outputs(&f, outs)));
         }
         let last_given = vals
             .iter()
@@ -483,8 +622,34 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 .collect();
             outs.push(Tensor { dims, data });
         }
-        Ok(Some(outs))
+        Ok(Some(group_outputs(&f, outs)))
     }
+}
+
+/// The outputs of a call as declared: the fields of a record output joined into one vector of
+/// its scalars (the form a record component's variables have in equations).
+fn group_outputs(f: &crate::dae::Function, outs: Vec<Tensor<Expr>>) -> Vec<Tensor<Expr>> {
+    if f.output_groups.is_empty() {
+        return outs;
+    }
+    let mut outs = outs.into_iter();
+    let mut grouped = Vec::new();
+    for g in &f.output_groups {
+        let mut data = Vec::new();
+        match g.fields {
+            None => grouped.extend(outs.next()),
+            Some(_) => {
+                for _ in 0..g.count() {
+                    data.extend(outs.next().map(|t| t.data).unwrap_or_default());
+                }
+                grouped.push(Tensor {
+                    dims: vec![data.len()],
+                    data,
+                });
+            }
+        }
+    }
+    grouped
 }
 
 /// An event or derivative operator applied element by element to the first argument: `wrap`
@@ -605,10 +770,28 @@ impl FCtx<'_, '_> {
             }
         };
         let span = cref.span;
-        let dims = nodes.dims.clone();
+        let mut dims = nodes.dims.clone();
         let mut data = Vec::with_capacity(nodes.data.len());
+        let mut record_len = None;
         for n in nodes.data {
+            if let Node::Inst(i) = n
+                && matches!(self.f.insts[i].exp.kind, ast::ClassKind::Record)
+            {
+                // A record as a value (a function argument, a record equation): its scalars
+                // in declaration order, the order functions take record fields in.
+                let k0 = data.len();
+                self.record_scalars(i, span, &mut data)?;
+                let k = data.len() - k0;
+                if record_len.is_some_and(|r| r != k) {
+                    return Err(Diagnostic::error(span, "records of different sizes"));
+                }
+                record_len = Some(k);
+                continue;
+            }
             data.push(self.node_expr(n, span)?);
+        }
+        if let Some(k) = record_len {
+            dims.push(k);
         }
         Ok(Tensor { dims, data })
     }
@@ -636,6 +819,51 @@ impl Ctx for FCtx<'_, '_> {
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
         let name = cref_name(func);
+        if name == "cardinality" && func.parts.len() == 1 {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(span, "`cardinality` needs a connector"));
+            };
+            let nodes = self.resolve(c)?.ok_or_else(|| {
+                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
+            })?;
+            let ids: Vec<InstId> = nodes
+                .data
+                .iter()
+                .map(|n| match n {
+                    Node::Inst(i) | Node::Var(i, _) => *i,
+                })
+                .collect();
+            let k = self.f.cardinality(&ids, span)?;
+            return Ok(Some(vec![Tensor::scalar(Expr::Integer(k))]));
+        }
+        if name == "Connections.isRoot" || name == "Connections.rooted" {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{name}` needs a component"),
+                ));
+            };
+            let nodes = self.resolve(c)?.ok_or_else(|| {
+                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
+            })?;
+            let ids: Vec<InstId> = nodes
+                .data
+                .iter()
+                .map(|n| match n {
+                    Node::Inst(i) | Node::Var(i, _) => *i,
+                })
+                .collect();
+            let b = self.f.graph_query(name.ends_with("rooted"), &ids, span)?;
+            return Ok(Some(vec![Tensor::scalar(Expr::Boolean(b))]));
+        }
         let special = matches!(
             name.as_str(),
             "der"

@@ -147,6 +147,8 @@ fn generate(
         span: sp,
         native: None,
         derivative: None,
+        input_groups: vec![],
+        output_groups: vec![],
     })
 }
 

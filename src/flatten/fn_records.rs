@@ -1,0 +1,433 @@
+//! Records in functions (MLS 12.6): a record input, output or local is passed and stored field
+//! by field. The function's variables become one entry per field (`R.T`, `R.w`), so the
+//! interpreter and the simulator only ever see arrays of built-in types; this module rewrites
+//! the record-valued parts of a function body into field-wise statements: `R := Orientation(T =
+//! A, w = b)` -> `R.T := A; R.w := b`, `g(R)` -> `g(R.T, R.w)`, and a record-valued call inside
+//! an expression is first assigned to a temporary record (`($rec1.T, $rec1.w) := f(x)`).
+
+use super::Flattener;
+use super::classtree::ClassId;
+use super::expand::Prim;
+use super::modifier::Scope;
+use crate::dae::{ArgGroup, FunctionVar, ScalarType};
+use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::{self, ExprKind, StatementKind};
+
+/// One primitive field of a record, flattened (`T` or `sub.x`).
+pub struct Field {
+    pub name: String,
+    pub ty: ScalarType,
+    pub dims: Vec<usize>,
+}
+
+/// The record variables of the function being built.
+#[derive(Default)]
+pub struct FnRecords {
+    /// Record variable (or nested record field, `R.sub`) -> its flat field names (`R.sub.x`).
+    pub vars: std::collections::HashMap<String, Vec<String>>,
+    /// Statements that must run before the statement being rewritten (temporaries).
+    pub pre: Vec<ast::Statement>,
+    /// Temporary record fields to add to the function's locals.
+    pub temps: Vec<FunctionVar>,
+    pub next_temp: usize,
+}
+
+fn cref(name: &str, span: Span) -> ast::ComponentRef {
+    ast::ComponentRef {
+        global: false,
+        parts: vec![ast::RefPart {
+            ident: ast::Ident {
+                name: name.to_string(),
+                span,
+            },
+            subscripts: vec![],
+        }],
+        span,
+    }
+}
+
+fn ref_expr(name: &str, span: Span) -> ast::Expr {
+    ast::Expr {
+        kind: ExprKind::Ref(cref(name, span)),
+        span,
+    }
+}
+
+fn int_expr(k: usize, span: Span) -> ast::Expr {
+    ast::Expr {
+        kind: ExprKind::Integer(k as i64),
+        span,
+    }
+}
+
+impl Flattener<'_> {
+    /// Whether `class` is a record.
+    pub fn is_record(&mut self, class: ClassId) -> Result<bool, Diagnostic> {
+        Ok(matches!(self.expanded(class)?.kind, ast::ClassKind::Record))
+    }
+
+    /// The primitive fields of record `rec` in declaration order, nested records flattened
+    /// (`prefix` is prepended to each name). Sizes must be fixed by constants or parameters of
+    /// the record's scope.
+    pub fn record_fields(
+        &mut self,
+        rec: ClassId,
+        prefix: &str,
+        nested: &mut Vec<(String, Vec<String>)>,
+    ) -> Result<Vec<Field>, Diagnostic> {
+        let exp = self.expanded(rec)?;
+        let mut out = Vec::new();
+        for c in &exp.components {
+            if c.clause.prefix.variability == ast::Variability::Constant {
+                continue;
+            }
+            let name = format!("{prefix}{}", c.name);
+            let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
+            let te = self.expanded(ty_class)?;
+            let mut dims = Vec::new();
+            for d in c
+                .decl()
+                .dims
+                .iter()
+                .chain(&c.clause.type_dims)
+                .chain(te.dims.iter().map(|(d, _)| d))
+            {
+                let ast::Subscript::Expr(e) = d else {
+                    return Err(Diagnostic::error(
+                        c.decl().name.span,
+                        format!(
+                            "record field `{name}` of a function argument needs a fixed size, not `:`"
+                        ),
+                    ));
+                };
+                let v = self.eval_structural(
+                    e,
+                    Scope {
+                        inst: None,
+                        lex: c.lex,
+                    },
+                )?;
+                let n = v.as_f64().filter(|x| *x >= 0.0).ok_or_else(|| {
+                    Diagnostic::error(e.span, "an array size must be a non-negative Integer")
+                })?;
+                dims.push(n as usize);
+            }
+            match &te.prim {
+                Some(Prim::Scalar(t)) => out.push(Field { name, ty: *t, dims }),
+                Some(Prim::Enum(_)) => out.push(Field {
+                    name,
+                    ty: ScalarType::Enumeration,
+                    dims,
+                }),
+                // A table handle inside a record is passed as the handle it is.
+                Some(Prim::ExternalObject) => out.push(Field {
+                    name,
+                    ty: ScalarType::Integer,
+                    dims,
+                }),
+                None if matches!(te.kind, ast::ClassKind::Record) && dims.is_empty() => {
+                    let sub = self.record_fields(ty_class, &format!("{name}."), nested)?;
+                    nested.push((name.clone(), sub.iter().map(|f| f.name.clone()).collect()));
+                    out.extend(sub);
+                }
+                None => {
+                    return Err(Diagnostic::error(
+                        c.decl().name.span,
+                        format!(
+                            "record field `{name}` has type `{}`: only built-in types, their arrays and nested records are supported in function arguments",
+                            self.tree.get(ty_class).full
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Declares the function variable `name` of record type `rec`: one [`FunctionVar`] per
+    /// field, registered in `self.fn_records`; returns the variables and the group.
+    pub fn record_variable(
+        &mut self,
+        name: &str,
+        rec: ClassId,
+        first: usize,
+        span: Span,
+    ) -> Result<(Vec<FunctionVar>, ArgGroup), Diagnostic> {
+        let mut nested = Vec::new();
+        let fields = self.record_fields(rec, &format!("{name}."), &mut nested)?;
+        let vars: Vec<FunctionVar> = fields
+            .iter()
+            .map(|f| FunctionVar {
+                name: f.name.clone(),
+                ty: f.ty,
+                dims: f.dims.iter().map(|&k| Some(int_expr(k, span))).collect(),
+                default: None,
+            })
+            .collect();
+        self.fn_records.vars.insert(
+            name.to_string(),
+            fields.iter().map(|f| f.name.clone()).collect(),
+        );
+        for (n, fs) in nested {
+            self.fn_records.vars.insert(n, fs);
+        }
+        let group = ArgGroup {
+            name: name.to_string(),
+            first,
+            fields: Some(fields.into_iter().map(|f| f.dims).collect()),
+        };
+        Ok((vars, group))
+    }
+
+    /// A reference into a record variable, `R.T[1, 2]`, as the single name of the field
+    /// variable (`R.T` with the subscripts of the last part); `None` when `c` does not start
+    /// with a record variable.
+    pub fn record_field_ref(
+        &self,
+        c: &ast::ComponentRef,
+    ) -> Result<Option<ast::ComponentRef>, Diagnostic> {
+        let first = &c.parts[0].ident.name;
+        if c.global || !self.fn_records.vars.contains_key(first) {
+            return Ok(None);
+        }
+        if c.parts.len() == 1 {
+            return Err(Diagnostic::error(
+                c.span,
+                format!(
+                    "record `{first}` used as a value: a whole record can only be assigned to a record or passed to a record input here"
+                ),
+            ));
+        }
+        if c.parts[..c.parts.len() - 1]
+            .iter()
+            .any(|p| !p.subscripts.is_empty())
+        {
+            return Err(Diagnostic::error(
+                c.span,
+                "arrays of records are not supported in functions",
+            ));
+        }
+        let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();
+        let name = name.join(".");
+        let last = c.parts.last().expect("non-empty reference");
+        let known = self
+            .fn_records
+            .vars
+            .get(first)
+            .is_some_and(|fs| fs.iter().any(|f| *f == name));
+        if !known {
+            return Err(Diagnostic::error(
+                c.span,
+                if self.fn_records.vars.contains_key(&name) {
+                    format!(
+                        "record `{name}` used as a value: a whole record can only be assigned to a record or passed to a record input here"
+                    )
+                } else {
+                    format!(
+                        "record `{first}` has no field `{}`",
+                        &name[first.len() + 1..]
+                    )
+                },
+            ));
+        }
+        let mut r = cref(&name, c.span);
+        r.parts[0].subscripts = last.subscripts.clone();
+        Ok(Some(r))
+    }
+
+    /// The record class a call's name denotes (a record constructor), if any.
+    pub fn record_constructor(
+        &mut self,
+        func: &ast::ComponentRef,
+        class: ClassId,
+    ) -> Option<ClassId> {
+        let n = ast::Name {
+            global: func.global,
+            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: func.span,
+        };
+        let id = self.lookup_class_name(&n, class, None).ok()?;
+        self.is_record(id).ok()?.then_some(id)
+    }
+
+    /// The value of record expression `e` as one rewritten expression per flat field.
+    pub fn record_value(
+        &mut self,
+        e: &ast::Expr,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        match &e.kind {
+            ExprKind::Ref(c) if !c.global && c.parts.iter().all(|p| p.subscripts.is_empty()) => {
+                let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();
+                let name = name.join(".");
+                if let Some(fs) = self.fn_records.vars.get(&name) {
+                    return Ok(fs.iter().map(|f| ref_expr(f, e.span)).collect());
+                }
+                Err(Diagnostic::error(
+                    e.span,
+                    format!("`{name}` is not a record variable of this function"),
+                ))
+            }
+            ExprKind::Call { func, args } => {
+                if let Some(rec) = self.record_constructor(func, class) {
+                    return self.constructor_fields(rec, args, class, bound, e.span);
+                }
+                let fcall = self.rewrite_expr_call(func, args, class, bound, true)?;
+                let ExprKind::Call { func: full, .. } = &fcall.kind else {
+                    unreachable!("a call stays a call");
+                };
+                let fname = super::eval::cref_name(full);
+                let f = self.functions.get(&fname);
+                let group = f.and_then(|f| f.output_groups.first().cloned());
+                let Some(group) = group.filter(|g| g.fields.is_some()) else {
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!("`{fname}` does not return a record"),
+                    ));
+                };
+                let f = &self.functions[&fname];
+                let outs: Vec<FunctionVar> =
+                    f.outputs[group.first..group.first + group.count()].to_vec();
+                self.fn_records.next_temp += 1;
+                let tmp = format!("$rec{}", self.fn_records.next_temp);
+                let mut targets = Vec::new();
+                let mut refs = Vec::new();
+                for o in outs {
+                    let n = format!("{tmp}{}", &o.name[group.name.len()..]);
+                    targets.push(Some(cref(&n, e.span)));
+                    refs.push(ref_expr(&n, e.span));
+                    self.fn_records.temps.push(FunctionVar { name: n, ..o });
+                }
+                self.fn_records.pre.push(ast::Statement {
+                    kind: StatementKind::MultiAssign {
+                        targets,
+                        value: fcall,
+                    },
+                    comment: ast::Comment::default(),
+                    span: e.span,
+                });
+                Ok(refs)
+            }
+            _ => Err(Diagnostic::error(
+                e.span,
+                "expected a record value (a record variable, a record constructor or a call of a function returning a record)",
+            )),
+        }
+    }
+
+    /// `Rec(a, f = b)`: the flat fields from positional and named arguments, defaults from
+    /// the field declarations.
+    fn constructor_fields(
+        &mut self,
+        rec: ClassId,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+        span: Span,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let exp = self.expanded(rec)?;
+        let comps: Vec<_> = exp
+            .components
+            .iter()
+            .filter(|c| c.clause.prefix.variability != ast::Variability::Constant)
+            .cloned()
+            .collect();
+        let names: Vec<String> = comps.iter().map(|c| c.name.clone()).collect();
+        let rname = self.tree.get(rec).full.clone();
+        let given = super::eval::bind_args(&names, args, &rname, span)?;
+        let mut out = Vec::new();
+        for (c, g) in comps.iter().zip(given) {
+            let (arg, scope) = match g {
+                Some(a) => (a.clone(), class),
+                None => match &c.decl().modification {
+                    Some(ast::Modification::Binding { expr, .. })
+                    | Some(ast::Modification::Class {
+                        binding: Some(expr),
+                        ..
+                    }) => (expr.clone(), c.lex),
+                    _ => {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!(
+                                "record constructor `{rname}`: field `{}` has no value",
+                                c.name
+                            ),
+                        ));
+                    }
+                },
+            };
+            let ty = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
+            if self.is_record(ty)? {
+                out.extend(self.record_value(&arg, scope, bound)?);
+            } else {
+                out.push(self.rewrite_expr(&arg, scope, bound)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Arguments of a call of `fname`, with record inputs passed field by field.
+    pub fn record_call_args(
+        &mut self,
+        fname: &str,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Option<ast::FunctionArgs>, Diagnostic> {
+        let Some(f) = self.functions.get(fname) else {
+            return Ok(None);
+        };
+        if f.input_groups.is_empty() || !args.iterators.is_empty() {
+            return Ok(None);
+        }
+        let groups = f.input_groups.clone();
+        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+        let names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
+        let given = super::eval::bind_args(&names, args, fname, args.span)?;
+        // Everything is passed by name after the first missing input, so defaults apply.
+        let mut positional = Vec::new();
+        let mut named = Vec::new();
+        let mut by_name = false;
+        for (g, a) in groups.iter().zip(given) {
+            let Some(a) = a else {
+                by_name = true;
+                continue;
+            };
+            let vals = match g.fields {
+                Some(_) => self.record_value(a, class, bound)?,
+                None => vec![self.rewrite_expr(a, class, bound)?],
+            };
+            if vals.len() != g.count() {
+                return Err(Diagnostic::error(
+                    a.span,
+                    format!(
+                        "input `{}` of `{fname}` takes a record of {} fields, got {}",
+                        g.name,
+                        g.count(),
+                        vals.len()
+                    ),
+                ));
+            }
+            for (k, v) in vals.into_iter().enumerate() {
+                if by_name {
+                    named.push(ast::NamedArg {
+                        name: ast::Ident {
+                            name: inputs[g.first + k].clone(),
+                            span: a.span,
+                        },
+                        value: v,
+                    });
+                } else {
+                    positional.push(v);
+                }
+            }
+        }
+        Ok(Some(ast::FunctionArgs {
+            positional,
+            named,
+            iterators: vec![],
+            span: args.span,
+        }))
+    }
+}
