@@ -214,7 +214,7 @@ impl Flattener<'_> {
             .fn_records
             .vars
             .get(first)
-            .is_some_and(|fs| fs.iter().any(|f| *f == name));
+            .is_some_and(|fs| fs.contains(&name));
         if !known {
             return Err(Diagnostic::error(
                 c.span,

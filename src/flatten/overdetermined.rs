@@ -175,6 +175,12 @@ impl Flattener<'_> {
                 }
             }
             ast::EquationKind::If { branches, else_ } => {
+                // Conditions are evaluated only when a branch holds something for the graph:
+                // a structural evaluation marks its parameters structural (no `--set`).
+                let all = || branches.iter().flat_map(|(_, b)| b).chain(else_);
+                if !all().any(graph_relevant) {
+                    return Ok(());
+                }
                 // Only branches chosen before simulation can hold graph statements; a condition
                 // that is not known yet (`isRoot` itself) is skipped here.
                 for (c, body) in branches {
@@ -187,8 +193,7 @@ impl Flattener<'_> {
                         }
                         Ok(_) => continue,
                         Err(_) => {
-                            let all = branches.iter().flat_map(|(_, b)| b).chain(else_);
-                            if let Some(sp) = all.filter_map(connect_span).next() {
+                            if let Some(sp) = all().filter_map(connect_span).next() {
                                 g.cardinality_unknown.get_or_insert(sp);
                             }
                             return Ok(());
@@ -235,8 +240,8 @@ impl Flattener<'_> {
         let mut adj: HashMap<InstId, Vec<(InstId, bool, Span)>> = HashMap::new();
         let mut order: Vec<InstId> = Vec::new();
         let mut node = |n: InstId, adj: &mut HashMap<InstId, Vec<(InstId, bool, Span)>>| {
-            if !adj.contains_key(&n) {
-                adj.insert(n, Vec::new());
+            if let std::collections::hash_map::Entry::Vacant(e) = adj.entry(n) {
+                e.insert(Vec::new());
                 order.push(n);
             }
         };
@@ -434,5 +439,20 @@ fn connect_span(e: &ast::Equation) -> Option<Span> {
             .chain(else_)
             .find_map(connect_span),
         _ => None,
+    }
+}
+
+/// Whether `e` holds a `connect` or a `Connections` statement (nested ones included).
+fn graph_relevant(e: &ast::Equation) -> bool {
+    match &e.kind {
+        ast::EquationKind::Connect { .. } => true,
+        ast::EquationKind::Call { func, .. } => is_graph_statement(&super::eval::cref_name(func)),
+        ast::EquationKind::For { body, .. } => body.iter().any(graph_relevant),
+        ast::EquationKind::If { branches, else_ } => branches
+            .iter()
+            .flat_map(|(_, b)| b)
+            .chain(else_)
+            .any(graph_relevant),
+        _ => false,
     }
 }
