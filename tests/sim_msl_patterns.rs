@@ -113,3 +113,69 @@ end StopEvent;
         assert_eq!(r.time.last().copied(), Some(0.625), "{m:?}");
     }
 }
+
+/// MSL `Examples.Resistor`: `v = R_actual*i` with `R_actual` and `i` both starting at 0 makes the
+/// loop's Jacobian singular at the first guess (a zero row); a regularized step gets Newton
+/// going. Steady state: G x = v^2/(R (1 + alpha x)) with x = T - Tref, x(1) = integral of P.
+#[test]
+fn loop_singular_at_its_start_values_is_solved() {
+    let text = r#"
+model HeatedResistor
+  parameter Real R = 100, alpha = 1e-3, Tref = 293.15, G = 50;
+  Real T(start = 288.15);
+  Real Ract;
+  Real i(start = 0);
+  Real P;
+  Real v = 10;
+  Real e(start = 0, fixed = true);
+equation
+  Ract = R*(1 + alpha*(T - Tref));
+  v = Ract*i;
+  P = v*i;
+  P = G*(T - Tref);
+  der(e) = P;
+end HeatedResistor;
+"#;
+    let r = simulate(text, 1.0, 0.1, Method::Bdf).unwrap();
+    let (g, a, p0) = (50.0f64, 1e-3f64, 1.0f64); // p0 = v^2/R
+    let x = (-g + (g * g + 4.0 * a * g * p0).sqrt()) / (2.0 * a * g);
+    assert!((at(&r, "T", 0.5) - (293.15 + x)).abs() < 1e-8);
+    assert!((at(&r, "e", 1.0) - g * x).abs() < 1e-6);
+}
+
+/// MSL heating diodes and transistors: `vt = k*T/q` starts at 0 and the diode law divides by it,
+/// so Newton from the start values meets NaN at once. Tearing at run time gives `vt` (and the
+/// rest) from the temperature guess first. Reference: bisection on the scalar steady-state
+/// equation v*Is*(exp(v/(c T)) - 1) = G (T - Tamb).
+#[test]
+fn loop_whose_start_values_divide_by_zero_is_solved() {
+    let text = r#"
+model HeatedDiode
+  parameter Real c = 8.617333262e-5, Is = 1e-9, G = 1, Tamb = 300;
+  Real T(start = 300);
+  Real vt;
+  Real id;
+  Real P;
+  Real v = 0.5;
+  Real e(start = 0, fixed = true);
+equation
+  vt = c*T;
+  id = Is*(exp(v/vt) - 1);
+  P = v*id;
+  P = G*(T - Tamb);
+  der(e) = P;
+end HeatedDiode;
+"#;
+    let r = simulate(text, 1.0, 0.1, Method::Bdf).unwrap();
+    let f = |t: f64| 0.5 * 1e-9 * ((0.5 / (8.617333262e-5 * t)).exp() - 1.0) - (t - 300.0);
+    let (mut lo, mut hi) = (300.0, 400.0);
+    for _ in 0..200 {
+        let m = 0.5 * (lo + hi);
+        if f(m) > 0.0 { lo = m } else { hi = m }
+    }
+    assert!(
+        (at(&r, "T", 0.5) - lo).abs() < 1e-8,
+        "{} vs {lo}",
+        at(&r, "T", 0.5)
+    );
+}
