@@ -179,3 +179,36 @@ end HeatedDiode;
         at(&r, "T", 0.5)
     );
 }
+
+/// MSL `CharacteristicIdealDiodes`: a model without states has no root finder watching its
+/// relations, and the ideal diode never switched off (v stayed 0 while the source went
+/// negative). Ideal diode (Ron = 1e-5, Goff = 1e-5) in series with 1 ohm, driven by sin(2 pi t):
+/// conducting in the first half period, blocking in the second, so v(0.75) ~ -1.
+#[test]
+fn relations_switch_in_a_model_without_states() {
+    let text = r#"
+model DiodeNoStates
+  parameter Real Ron = 1e-5, Goff = 1e-5, R = 1;
+  Real u = sin(2*3.141592653589793*time);
+  Real v;
+  Real i;
+  Real s(start = 0);
+  Boolean off(start = true);
+equation
+  off = s < 0;
+  v = s*(if off then 1 else Ron);
+  i = s*(if off then Goff else 1);
+  u = v + R*i;
+end DiodeNoStates;
+"#;
+    let r = simulate(text, 1.0, 0.01, Method::Bdf).unwrap();
+    // Conducting: i = u/(R + Ron); blocking: v = u/(1 + R*Goff).
+    let u = |t: f64| (2.0 * std::f64::consts::PI * t).sin();
+    assert!((at(&r, "i", 0.25) - u(0.25) / (1.0 + 1e-5)).abs() < 1e-9);
+    assert!(
+        (at(&r, "v", 0.75) - u(0.75) / (1.0 + 1e-5)).abs() < 1e-9,
+        "{}",
+        at(&r, "v", 0.75)
+    );
+    assert!((at(&r, "v", 0.6) - u(0.6) / (1.0 + 1e-5)).abs() < 1e-9);
+}

@@ -982,6 +982,7 @@ fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diag
 fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Diagnostic>> {
     let alt = run.alt.clone();
     let model = &alt.as_deref().unwrap_or(run.base).model;
+    let mut crossings = 0usize;
     loop {
         let t = run.next_out();
         let te = run
@@ -999,6 +1000,37 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         engine
             .run_main()
             .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?;
+        // Without an integrator no root finder watches the relations either: one that changed
+        // since the last point is an event somewhere in between, found by bisection.
+        let t_prev = run.rec.time.last().copied().unwrap_or(run.t0);
+        if let Some((tc, idx)) = relation_crossing(engine, t_prev, t)
+            .map_err(|e| vec![block_error(run.sys(), &engine.prog, &e)])?
+        {
+            crossings += 1;
+            if crossings > 10_000 {
+                let r = &engine.prog.relations[idx];
+                let name = |reg: u32| {
+                    model
+                        .variables
+                        .get(reg as usize)
+                        .map_or("an expression".to_string(), |v| format!("`{}`", v.name))
+                };
+                return Err(vec![Diagnostic::error(
+                    Span::DUMMY,
+                    format!(
+                        "at time {tc}, a relation between {} and {} keeps changing (10000 events between two output points)",
+                        name(r.a),
+                        name(r.b)
+                    ),
+                )]);
+            }
+            engine.regs[engine.prog.time as usize] = tc;
+            handle_event(run, engine, tc, Some(idx))?;
+            if run.es.terminated.is_some() {
+                break;
+            }
+            continue;
+        }
         // Without states no integrator sees the values: a NaN must be caught here, not written.
         let computed = &engine.prog.computed_by;
         if (0..computed.len()).any(|v| computed[v].is_some() && !engine.regs[v].is_finite())
@@ -1010,6 +1042,7 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         check_asserts(engine, &mut run.es, model, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);
         run.k += 1;
+        crossings = 0;
         if t >= run.t_end {
             break;
         }
@@ -1019,6 +1052,51 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         jacobians: 0,
         reselect: None,
     })
+}
+
+/// Whether the value of a relation register disagrees with its operands at the time in the
+/// registers (`engine.run_main()` done there): the index of the first such relation.
+fn changed_relation(engine: &Engine) -> Option<usize> {
+    engine.prog.relations.iter().position(|r| {
+        let now = super::tape::apply(
+            r.op,
+            engine.regs[r.a as usize],
+            engine.regs[r.b as usize],
+            0.0,
+        );
+        now != engine.regs[r.reg as usize]
+    })
+}
+
+/// For a model without states, evaluated at `t` after `t_prev`: the earliest time in
+/// `(t_prev, t]` at which a relation changes (bisection to round-off) and that relation; the
+/// registers are left evaluated at that time. `None` when no relation changed by `t`.
+fn relation_crossing(
+    engine: &mut Engine,
+    t_prev: f64,
+    t: f64,
+) -> Result<Option<(f64, usize)>, BlockError> {
+    if changed_relation(engine).is_none() || t <= t_prev {
+        return Ok(None);
+    }
+    let time = engine.prog.time as usize;
+    let (mut lo, mut hi) = (t_prev, t);
+    while hi - lo > 4.0 * f64::EPSILON * hi.abs().max(1.0) {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        engine.regs[time] = mid;
+        engine.run_main()?;
+        if changed_relation(engine).is_some() {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    engine.regs[time] = hi;
+    engine.run_main()?;
+    Ok(changed_relation(engine).map(|i| (hi, i)))
 }
 
 /// Records the values before and after an event and runs the event iteration.
