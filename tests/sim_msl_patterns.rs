@@ -113,3 +113,102 @@ end StopEvent;
         assert_eq!(r.time.last().copied(), Some(0.625), "{m:?}");
     }
 }
+
+/// MSL `Examples.Resistor`: `v = R_actual*i` with `R_actual` and `i` both starting at 0 makes the
+/// loop's Jacobian singular at the first guess (a zero row); a regularized step gets Newton
+/// going. Steady state: G x = v^2/(R (1 + alpha x)) with x = T - Tref, x(1) = integral of P.
+#[test]
+fn loop_singular_at_its_start_values_is_solved() {
+    let text = r#"
+model HeatedResistor
+  parameter Real R = 100, alpha = 1e-3, Tref = 293.15, G = 50;
+  Real T(start = 288.15);
+  Real Ract;
+  Real i(start = 0);
+  Real P;
+  Real v = 10;
+  Real e(start = 0, fixed = true);
+equation
+  Ract = R*(1 + alpha*(T - Tref));
+  v = Ract*i;
+  P = v*i;
+  P = G*(T - Tref);
+  der(e) = P;
+end HeatedResistor;
+"#;
+    let r = simulate(text, 1.0, 0.1, Method::Bdf).unwrap();
+    let (g, a, p0) = (50.0f64, 1e-3f64, 1.0f64); // p0 = v^2/R
+    let x = (-g + (g * g + 4.0 * a * g * p0).sqrt()) / (2.0 * a * g);
+    assert!((at(&r, "T", 0.5) - (293.15 + x)).abs() < 1e-8);
+    assert!((at(&r, "e", 1.0) - g * x).abs() < 1e-6);
+}
+
+/// MSL heating diodes and transistors: `vt = k*T/q` starts at 0 and the diode law divides by it,
+/// so Newton from the start values meets NaN at once. Tearing at run time gives `vt` (and the
+/// rest) from the temperature guess first. Reference: bisection on the scalar steady-state
+/// equation v*Is*(exp(v/(c T)) - 1) = G (T - Tamb).
+#[test]
+fn loop_whose_start_values_divide_by_zero_is_solved() {
+    let text = r#"
+model HeatedDiode
+  parameter Real c = 8.617333262e-5, Is = 1e-9, G = 1, Tamb = 300;
+  Real T(start = 300);
+  Real vt;
+  Real id;
+  Real P;
+  Real v = 0.5;
+  Real e(start = 0, fixed = true);
+equation
+  vt = c*T;
+  id = Is*(exp(v/vt) - 1);
+  P = v*id;
+  P = G*(T - Tamb);
+  der(e) = P;
+end HeatedDiode;
+"#;
+    let r = simulate(text, 1.0, 0.1, Method::Bdf).unwrap();
+    let f = |t: f64| 0.5 * 1e-9 * ((0.5 / (8.617333262e-5 * t)).exp() - 1.0) - (t - 300.0);
+    let (mut lo, mut hi) = (300.0, 400.0);
+    for _ in 0..200 {
+        let m = 0.5 * (lo + hi);
+        if f(m) > 0.0 { lo = m } else { hi = m }
+    }
+    assert!(
+        (at(&r, "T", 0.5) - lo).abs() < 1e-8,
+        "{} vs {lo}",
+        at(&r, "T", 0.5)
+    );
+}
+
+/// MSL `CharacteristicIdealDiodes`: a model without states has no root finder watching its
+/// relations, and the ideal diode never switched off (v stayed 0 while the source went
+/// negative). Ideal diode (Ron = 1e-5, Goff = 1e-5) in series with 1 ohm, driven by sin(2 pi t):
+/// conducting in the first half period, blocking in the second, so v(0.75) ~ -1.
+#[test]
+fn relations_switch_in_a_model_without_states() {
+    let text = r#"
+model DiodeNoStates
+  parameter Real Ron = 1e-5, Goff = 1e-5, R = 1;
+  Real u = sin(2*3.141592653589793*time);
+  Real v;
+  Real i;
+  Real s(start = 0);
+  Boolean off(start = true);
+equation
+  off = s < 0;
+  v = s*(if off then 1 else Ron);
+  i = s*(if off then Goff else 1);
+  u = v + R*i;
+end DiodeNoStates;
+"#;
+    let r = simulate(text, 1.0, 0.01, Method::Bdf).unwrap();
+    // Conducting: i = u/(R + Ron); blocking: v = u/(1 + R*Goff).
+    let u = |t: f64| (2.0 * std::f64::consts::PI * t).sin();
+    assert!((at(&r, "i", 0.25) - u(0.25) / (1.0 + 1e-5)).abs() < 1e-9);
+    assert!(
+        (at(&r, "v", 0.75) - u(0.75) / (1.0 + 1e-5)).abs() < 1e-9,
+        "{}",
+        at(&r, "v", 0.75)
+    );
+    assert!((at(&r, "v", 0.6) - u(0.6) / (1.0 + 1e-5)).abs() < 1e-9);
+}

@@ -21,6 +21,11 @@ use super::tape::{Instr, Op, run, run_deps, run_tangent, union};
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
+/// Consecutive regularized steps a nonlinear block may take at singular Jacobians before the
+/// solve is reported singular.
+const MAX_SINGULAR_STEPS: usize = 5;
+/// Largest block solved with the dense regularized step (it forms `JᵀJ`).
+const MAX_REGULARIZED: usize = 200;
 
 /// Blocks with at least this many unknowns are factored by the sparse LU.
 const SPARSE_BLOCK: usize = 40;
@@ -212,6 +217,8 @@ pub struct Engine {
     jac: Vec<f64>,
     rhs_buf: Vec<f64>,
     tmp: Vec<f64>,
+    /// LU of the regularized normal equations (singular nonlinear blocks).
+    reg_lu: super::newton::Lu,
     z0: Vec<f64>,
     /// Right-hand sides of the state Jacobian's multi-column block solve.
     many: Vec<f64>,
@@ -340,6 +347,7 @@ impl Engine {
             jac: Vec::new(),
             rhs_buf: Vec::new(),
             tmp: Vec::new(),
+            reg_lu: Default::default(),
             z0: Vec::new(),
             many: Vec::new(),
             z_start: Vec::new(),
@@ -868,7 +876,20 @@ impl Engine {
         for (i, &v) in vars.iter().enumerate() {
             self.regs[v] = z_start[i];
         }
-        let result = self.newton(si, &vars, &residuals, linear, max_iter);
+        let mut result = self.newton(si, &vars, &residuals, linear, max_iter);
+        if result.is_err() && !linear {
+            // Start values that make the loop's equations meaningless (a thermal voltage
+            // `vt_t` of 0 divides by zero) are what tearing would never meet: it computes such
+            // variables from the others. `derive_guesses` does the same, then Newton runs again
+            // from there.
+            for (i, &v) in vars.iter().enumerate() {
+                self.regs[v] = z_start[i];
+            }
+            let derive: Vec<bool> = z_start.iter().map(|&z| z == 0.0).collect();
+            if derive.iter().any(|&d| d) && self.derive_guesses(si, &vars, &residuals, &derive) {
+                result = self.newton(si, &vars, &residuals, linear, max_iter);
+            }
+        }
         if let Err(failure) = result {
             let err = BlockError {
                 step: si,
@@ -886,6 +907,76 @@ impl Engine {
         }
         self.z_start = z_start;
         Ok(())
+    }
+
+    /// Values for the unknowns marked in `derive` (those whose guess is 0: no start value) by
+    /// tearing at run time: the others (a temperature starting at 288.15 K) are held, and
+    /// repeatedly an equation whose residual is finite and that, among the unknowns still to
+    /// derive, depends on exactly one (numeric tangents) gives that one by a scalar Newton step
+    /// (exact when it enters linearly: `vt_t = k*T/q`, then `aux` from `vt_t`, ...). Returns
+    /// whether every residual ends finite, so that Newton may restart from there.
+    fn derive_guesses(
+        &mut self,
+        si: usize,
+        vars: &[usize],
+        residuals: &[u32],
+        derive: &[bool],
+    ) -> bool {
+        let Step::Implicit { code, inputs, .. } = &self.prog.steps[si] else {
+            return false;
+        };
+        let (range, inputs) = (code.clone(), inputs.clone());
+        let k = vars.len();
+        let mut open: Vec<usize> = (0..k).filter(|&j| derive[j]).collect();
+        let mut used = vec![false; k];
+        self.block_run(si);
+        while !open.is_empty() {
+            // cols[c][i]: d residual i / d unknown open[c].
+            let mut cols = Vec::with_capacity(open.len());
+            for &j in &open {
+                for &i in &inputs {
+                    self.tan[i as usize] = 0.0;
+                }
+                for &z in vars {
+                    self.tan[z] = 0.0;
+                }
+                self.tan[vars[j]] = 1.0;
+                block_tangent(
+                    &self.block_code[si],
+                    &self.prog.code[range.clone()],
+                    &self.regs,
+                    &mut self.tan,
+                );
+                cols.push(
+                    residuals
+                        .iter()
+                        .map(|&r| self.tan[r as usize])
+                        .collect::<Vec<f64>>(),
+                );
+            }
+            let pick = (0..k).filter(|&i| !used[i]).find_map(|i| {
+                let r = self.regs[residuals[i] as usize];
+                if !r.is_finite() || cols.iter().any(|c| !c[i].is_finite()) {
+                    return None;
+                }
+                let mut nz = (0..open.len()).filter(|&c| cols[c][i] != 0.0);
+                match (nz.next(), nz.next()) {
+                    (Some(c), None) => Some((i, c, r)),
+                    _ => None,
+                }
+            });
+            let Some((i, c, r)) = pick else { break };
+            let j = open[c];
+            self.regs[vars[j]] -= r / cols[c][i];
+            used[i] = true;
+            open.remove(c);
+            self.block_rerun(si);
+        }
+        for &z in vars {
+            self.tan[z] = 0.0;
+        }
+        self.blocks[si].factored = false;
+        residuals.iter().all(|&r| self.regs[r as usize].is_finite())
     }
 
     /// A linear block `A z = b`. The factorization of `A` from the previous evaluation is tried
@@ -990,6 +1081,7 @@ impl Engine {
         }
         self.block_run(si);
         let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
+        let mut singular_steps = 0;
         for _ in 0..max_iter {
             if let Some(e) = residuals
                 .iter()
@@ -997,13 +1089,38 @@ impl Engine {
             {
                 return Err(NewtonFailure::NotFinite { equation: e });
             }
-            self.factor_block(si)
-                .map_err(|column| NewtonFailure::Singular { column })?;
+            let factored = self.factor_block(si);
             self.stats.newton_iterations += 1;
             self.rhs_buf.clear();
             self.rhs_buf
                 .extend(residuals.iter().map(|&r| self.regs[r as usize]));
-            self.block_solve(si);
+            match factored {
+                Ok(()) => self.block_solve(si),
+                // Singular at this iterate (often the start values, not the solution): a
+                // regularized step, at most a few times in a row. `jac` holds the dense matrix
+                // whenever the factorization failed.
+                Err(column) => {
+                    singular_steps += 1;
+                    let k = vars.len();
+                    if singular_steps > MAX_SINGULAR_STEPS
+                        || k > MAX_REGULARIZED
+                        || self.jac.len() != k * k
+                        || !super::newton::regularized_step(
+                            &self.jac,
+                            k,
+                            &mut self.rhs_buf,
+                            &mut self.reg_lu,
+                            &mut self.tmp,
+                        )
+                    {
+                        return Err(NewtonFailure::Singular { column });
+                    }
+                    self.blocks[si].factored = false;
+                }
+            }
+            if factored.is_ok() {
+                singular_steps = 0;
+            }
             self.z0.clear();
             self.z0.extend(vars.iter().map(|&v| self.regs[v]));
             // Damping: halve the step while the residual grows.

@@ -1043,6 +1043,7 @@ fn non_finite_at(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<Diag
 }
 
 fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Diagnostic>> {
+    let mut crossings = 0usize;
     loop {
         let t = run.next_out();
         let te = run
@@ -1067,6 +1068,27 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         if t > t_prev
             && let Some((tc, idx)) = locate_state_event(run, engine, t_prev, t)?
         {
+            // A relation that flips straight back after its event (chattering) would never
+            // let time reach the next output point: stop and name it.
+            crossings += 1;
+            if crossings > 10_000 {
+                let r = &engine.prog.relations[idx];
+                let model = &run.sys().model;
+                let name = |reg: u32| {
+                    model
+                        .variables
+                        .get(reg as usize)
+                        .map_or("an expression".to_string(), |v| format!("`{}`", v.name))
+                };
+                return Err(vec![Diagnostic::error(
+                    Span::DUMMY,
+                    format!(
+                        "at time {tc}, a relation between {} and {} keeps changing (10000 events between two output points)",
+                        name(r.a),
+                        name(r.b)
+                    ),
+                )]);
+            }
             engine.regs[engine.prog.time as usize] = tc;
             handle_event(run, engine, tc, Some(idx))?;
             if run.es.terminated.is_some() {
@@ -1089,6 +1111,7 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
         check_asserts(engine, &mut run.es, t).map_err(|d| vec![*d])?;
         run.rec.record(t, engine);
         run.k += 1;
+        crossings = 0;
         if t >= run.t_end {
             break;
         }

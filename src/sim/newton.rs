@@ -86,6 +86,44 @@ impl Lu {
     }
 }
 
+/// A regularized Gauss-Newton (Levenberg-Marquardt) step for a singular block Jacobian:
+/// `(JᵀJ + mu I) d = Jᵀ r` with `mu` a small fraction of the largest diagonal of `JᵀJ`. Where `J`
+/// is regular this is close to the Newton step `J⁻¹ r`; along directions where it is singular
+/// the step stays small instead of undefined. A start value that zeroes a product (`v = R*i`
+/// with `R` and `i` both 0: a zero row) makes the Jacobian singular at the first guess only; this
+/// step moves the other unknowns so that the next Newton step is regular again. `jac` is
+/// row-major `n x n`; the step replaces `r`. Returns false when even this system is singular.
+pub fn regularized_step(
+    jac: &[f64],
+    n: usize,
+    r: &mut [f64],
+    lu: &mut Lu,
+    tmp: &mut Vec<f64>,
+) -> bool {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
+        }
+    }
+    let dmax = (0..n).map(|i| m[i * n + i]).fold(0.0f64, f64::max);
+    if !(dmax > 0.0 && dmax.is_finite()) {
+        return false;
+    }
+    for i in 0..n {
+        m[i * n + i] += 1e-8 * dmax;
+    }
+    let rhs: Vec<f64> = (0..n)
+        .map(|j| (0..n).map(|k| jac[k * n + j] * r[k]).sum())
+        .collect();
+    if lu.factor(n, &m).is_err() {
+        return false;
+    }
+    r[..n].copy_from_slice(&rhs);
+    lu.solve(r, tmp);
+    r[..n].iter().all(|x| x.is_finite())
+}
+
 /// Why a block solve failed.
 #[derive(Clone, Debug)]
 pub enum NewtonFailure {
