@@ -514,3 +514,12 @@ fn a_class_named_like_a_predefined_type_is_refused() {
         ],
     );
 }
+
+#[test]
+fn a_for_range_over_a_scalar_in_an_algorithm_is_refused_not_a_panic() {
+    assert_err(
+        "model R\n  Real x;\nalgorithm\n  x := 0;\n  for i in 3 loop\n    x := x + i;\n  end for;\nend R;\n",
+        None,
+        &["test.mo:5:12", "must be a vector"],
+    );
+}

@@ -371,7 +371,7 @@ impl Flattener<'_> {
             ));
         };
         let values = self.eval_structural_with(r, ex.scope, &ex.locals)?;
-        let n = values.dims.first().copied().unwrap_or(1);
+        let n = super::tensor::range_len(&values.dims).map_err(|m| Diagnostic::error(r.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             ex.locals.push((first.name.name.clone(), v));
