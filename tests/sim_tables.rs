@@ -191,7 +191,7 @@ model M
   T.Lookup l(extrapolation = T.Extrapolation.NoExtrapolation, u = time - 1);
 end M;
 "#;
-    let e = sim(m, 2.0).err().expect("extrapolation must fail");
+    let e = sim(m, 2.0).expect_err("extrapolation must fail");
     assert!(e.contains("extrapolation error"), "{e}");
     assert!(e.contains("minimum abscissa value 0"), "{e}");
 }
@@ -257,7 +257,7 @@ model M
   Real y = T.value1D(tab, 1, time);
 end M;
 "#;
-    let e = sim(m, 1.0).err().expect("a file table must fail");
+    let e = sim(m, 1.0).expect_err("a file table must fail");
     assert!(
         e.contains("tables read from files are not supported"),
         "{e}"
@@ -278,7 +278,7 @@ model M
   Real y = f(time);
 end M;
 "#;
-    let e = sim(m, 1.0).err().expect("an external C function must fail");
+    let e = sim(m, 1.0).expect_err("an external C function must fail");
     assert!(e.contains("my_c_function"), "{e}");
     assert!(e.contains("cannot link"), "{e}");
 }

@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn c_formats() {
-        assert_eq!(c_format("10.4f", 3.14159).unwrap(), "    3.1416");
+        assert_eq!(c_format("10.4f", 1.23456).unwrap(), "    1.2346");
         assert_eq!(c_format("-8.2f", 1.0).unwrap(), "1.00    ");
         assert_eq!(c_format(".3e", 12345.0).unwrap(), "1.234e+04");
         assert_eq!(c_format("05d", 42.0).unwrap(), "00042");

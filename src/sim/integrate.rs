@@ -758,7 +758,7 @@ pub fn simulate_with(
     // Each output point is a row of every variable: a tiny interval would exhaust memory long
     // before the run ends.
     let points = (t_end - t0) / interval;
-    if !(points <= MAX_OUTPUT_POINTS) {
+    if points.is_nan() || points > MAX_OUTPUT_POINTS {
         return Err(vec![
             Diagnostic::error(
                 Span::DUMMY,
