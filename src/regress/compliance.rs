@@ -4,9 +4,8 @@
 //! crash or a timeout is wrong either way. The suite is fetched by whoever runs this; it is
 //! never copied into the repository.
 
-use super::runner::{Child, spawn_minimo};
+use super::runner::{Child, parallel_map, spawn_minimo};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Duration;
 
 #[derive(Clone, Debug)]
@@ -113,49 +112,29 @@ pub fn run_all(
     jobs: usize,
     timeout: Duration,
 ) -> Vec<CaseResult> {
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
-            s.spawn(|| {
-                loop {
-                    let k = {
-                        let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
-                        *n += 1;
-                        *n - 1
-                    };
-                    let Some(case) = cases.get(k) else { break };
-                    let out = work_dir.join(format!("{}.csv", case.model));
-                    let child = spawn_minimo(
-                        minimo,
-                        suite,
-                        &["simulate", "-m", &case.model, "-o", &out.to_string_lossy()],
-                        timeout,
-                    );
-                    let _ = std::fs::remove_file(&out);
-                    let (verdict, message) = match child {
-                        Child::Ok if case.should_pass => (Verdict::Right, String::new()),
-                        Child::Ok => (Verdict::WronglyAccepted, String::new()),
-                        Child::Failed(m) if !case.should_pass => (Verdict::Right, m),
-                        Child::Failed(m) => (Verdict::WronglyRefused, m),
-                        Child::Crashed(m) => (Verdict::Crash, m),
-                        Child::Timeout => (Verdict::Timeout, String::new()),
-                    };
-                    results.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(CaseResult {
-                        case: case.clone(),
-                        verdict,
-                        message,
-                    });
-                }
-            });
+    parallel_map(cases, jobs, |case| {
+        let out = work_dir.join(format!("{}.csv", case.model));
+        let child = spawn_minimo(
+            minimo,
+            suite,
+            &["simulate", "-m", &case.model, "-o", &out.to_string_lossy()],
+            timeout,
+        );
+        let _ = std::fs::remove_file(&out);
+        let (verdict, message) = match child {
+            Child::Ok if case.should_pass => (Verdict::Right, String::new()),
+            Child::Ok => (Verdict::WronglyAccepted, String::new()),
+            Child::Failed(m) if !case.should_pass => (Verdict::Right, m),
+            Child::Failed(m) => (Verdict::WronglyRefused, m),
+            Child::Crashed(m) => (Verdict::Crash, m),
+            Child::Timeout => (Verdict::Timeout, String::new()),
+        };
+        CaseResult {
+            case: case.clone(),
+            verdict,
+            message,
         }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .flatten()
-        .collect()
+    })
 }
 
 /// The summary line, then one line per case that was not decided right.

@@ -126,23 +126,35 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<Case>) -> Result<(), String> {
 
 /// Runs every case on `config.jobs` threads; results in the order of `cases`.
 pub fn run_all(config: &Config, cases: &[Case], progress: bool) -> Vec<CaseResult> {
+    parallel_map(cases, config.jobs, |case| {
+        let r = run_case(config, case);
+        if progress {
+            eprintln!("{:11} {:6.2} s  {}", r.outcome.label(), r.seconds, r.model);
+        }
+        r
+    })
+}
+
+/// `f` of every item on `jobs` threads (each takes the next item when it is free, so one slow
+/// model does not hold up a fixed share); the results in the order of `items`.
+pub(crate) fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|s| {
-        for _ in 0..config.jobs.max(1) {
+        for _ in 0..jobs.max(1) {
             s.spawn(|| {
                 loop {
                     let k = {
                         let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
-                        let k = *n;
                         *n += 1;
-                        k
+                        *n - 1
                     };
-                    let Some(case) = cases.get(k) else { break };
-                    let r = run_case(config, case);
-                    if progress {
-                        eprintln!("{:11} {:6.2} s  {}", r.outcome.label(), r.seconds, r.model);
-                    }
+                    let Some(item) = items.get(k) else { break };
+                    let r = f(item);
                     results.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(r);
                 }
             });
