@@ -552,30 +552,20 @@ pub fn call_with_defaults(
 pub fn output_dims(
     functions: &BTreeMap<String, Function>,
     name: &str,
-    mut args: Vec<Option<Value>>,
+    args: Vec<Option<Value>>,
 ) -> Result<Vec<Vec<usize>>, String> {
     let f = functions
         .get(name)
         .ok_or_else(|| format!("unknown function `{name}`"))?;
-    args.resize(f.inputs.len(), None);
+    let vars = inputs_with_defaults(functions, name, args)?;
     let mut steps = 0u64;
     let mut ctx = FuncCtx {
         functions,
-        vars: Vec::new(),
+        vars,
         ends: Vec::new(),
         steps: &mut steps,
         depth: 0,
     };
-    for (v, a) in f.inputs.iter().zip(args) {
-        let val = match a {
-            Some(a) => a,
-            None => match &v.default {
-                Some(d) => eval::eval(&mut ctx, d).map_err(|d| d.message)?,
-                None => return Err(format!("`{name}`: input `{}` has no value", v.name)),
-            },
-        };
-        ctx.vars.push((v.name.clone(), val));
-    }
     let mut out = Vec::new();
     for v in &f.outputs {
         if v.dims.iter().any(|d| d.is_none()) {

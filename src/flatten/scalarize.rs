@@ -827,16 +827,7 @@ impl Ctx for FCtx<'_, '_> {
             else {
                 return Err(Diagnostic::error(span, "`cardinality` needs a connector"));
             };
-            let nodes = self.resolve(c)?.ok_or_else(|| {
-                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
-            })?;
-            let ids: Vec<InstId> = nodes
-                .data
-                .iter()
-                .map(|n| match n {
-                    Node::Inst(i) | Node::Var(i, _) => *i,
-                })
-                .collect();
+            let ids = self.ref_instances(c)?;
             let k = self.f.cardinality(&ids, span)?;
             return Ok(Some(vec![Tensor::scalar(Expr::Integer(k))]));
         }
@@ -851,16 +842,7 @@ impl Ctx for FCtx<'_, '_> {
                     format!("`{name}` needs a component"),
                 ));
             };
-            let nodes = self.resolve(c)?.ok_or_else(|| {
-                Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
-            })?;
-            let ids: Vec<InstId> = nodes
-                .data
-                .iter()
-                .map(|n| match n {
-                    Node::Inst(i) | Node::Var(i, _) => *i,
-                })
-                .collect();
+            let ids = self.ref_instances(c)?;
             let b = self.f.graph_query(name.ends_with("rooted"), &ids, span)?;
             return Ok(Some(vec![Tensor::scalar(Expr::Boolean(b))]));
         }
@@ -1253,4 +1235,21 @@ pub fn select_flat(
         }
     }
     Ok((out_dims, flat))
+}
+
+impl FCtx<'_, '_> {
+    /// The instances a component reference names (one per array element), for the built-ins
+    /// that ask about connectors (`cardinality`, `Connections.isRoot`/`rooted`).
+    fn ref_instances(&mut self, c: &ast::ComponentRef) -> Result<Vec<InstId>, Diagnostic> {
+        let nodes = self
+            .resolve(c)?
+            .ok_or_else(|| Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c))))?;
+        Ok(nodes
+            .data
+            .iter()
+            .map(|n| match n {
+                Node::Inst(i) | Node::Var(i, _) => *i,
+            })
+            .collect())
+    }
 }
