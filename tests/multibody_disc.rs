@@ -11,7 +11,7 @@ use harness::{Sim, example, interp, reference};
 #[test]
 fn rolling_disc_matches_exudyn() {
     let exu = reference("exudyn_rolling_disc.csv");
-    // With the default BDF (it stopped near t = 1.15 s in session 1: diffsol's Newton-failure
+    // With the default BDF (it once stopped near t = 1.15 s: diffsol's Newton-failure
     // budget counted over the whole run).
     let r = Sim::new(example("RollingDisc.mo"), "RollingDisc", 2.0, 0.01)
         .tolerance(1e-8)

@@ -105,7 +105,7 @@ fn omni_wheel_rolls_on_its_rollers() {
 
 /// Roller changes for beta = 0 over the 10 s run the issue asks for (about 200 roller changes,
 /// translation and spin together): no velocity jumps, and the contact error stays near the
-/// papers' 1e-7 m (Kosenko & Gerasimov 2014). Measured in session 4 (release build): 1.1e-7 m
+/// papers' 1e-7 m (Kosenko & Gerasimov 2014). Measured (release build): 1.1e-7 m
 /// at the first sample of a contact phase for this motion (7.2e-8 m for the example's), and
 /// 4.0e-9 m once the phase is 0.05 s old (2.2e-9 m), with the contact's drift stabilization.
 #[test]
@@ -136,7 +136,7 @@ fn roller_changes_are_smooth_and_contact_error_stays_small() {
 /// x(T) (motion 1) and of the heading (motion 2).
 #[test]
 fn small_roller_mass_approaches_the_inertialess_model() {
-    // 0.5 s: the error of motion 1 is already 4e-2 m at mass ratio 1e-1 (sessions 3 and 4, with
+    // 0.5 s: the error of motion 1 is already 4e-2 m at mass ratio 1e-1 (with
     // constraint joints and with joint coordinates alike: 4.1e-2, 2.0e-2, 9.2e-3, 4.2e-3 m for
     // 1e-1, 1e-2, 1e-3, 1e-4; eight vehicle runs, 4 s in the test profile).
     let t_end = 0.5;
@@ -169,7 +169,7 @@ fn small_roller_mass_approaches_the_inertialess_model() {
         );
     }
     // Motion 2 (spin about the centre): the rollers in contact hardly spin, so every ratio is
-    // already at the inertialess heading (session 2: 3e-7..2e-6 rad).
+    // already at the inertialess heading (earlier measured: 3e-7..2e-6 rad).
     assert!(
         errors.iter().all(|e| e.2 < 1e-4),
         "motion 2 far from the inertialess heading: {errors:?}"
@@ -178,7 +178,7 @@ fn small_roller_mass_approaches_the_inertialess_model() {
 
 /// Translation plus spin: the inertialess model's centre runs on a circle (radius |v|/((1-k)|w|)).
 #[test]
-#[ignore = "fails its own bound, which was never validated: run in session 3 (10 s, release), the centre follows the circle's shape but lags it along the track (error 0.044 m at 1 s, 0.168 m at 2 s against the bound 0.05 (1 + t)) because the regularized friction dissipates energy (the inertialess model does not); the shrinking-difference check is small_roller_mass_approaches_the_inertialess_model"]
+#[ignore = "fails its own bound, which was never validated: run (10 s, release), the centre follows the circle's shape but lags it along the track (error 0.044 m at 1 s, 0.168 m at 2 s against the bound 0.05 (1 + t)) because the regularized friction dissipates energy (the inertialess model does not); the shrinking-difference check is small_roller_mass_approaches_the_inertialess_model"]
 fn translation_and_spin_follow_the_inertialess_circle() {
     let refr = reference("inertialess_reference.csv");
     let r = vehicle(2.0, 0.05, 1e-3, 1.0, 1.0);
@@ -260,7 +260,7 @@ fn viscous_vehicle_differs_from_coulomb_vehicle() {
         (a - b).abs() > 1e-4,
         "same speed {a} with both friction laws"
     );
-    // Both still roll forward along x (session 3: 0.91 m/s with Coulomb friction, 0.43 m/s with
+    // Both still roll forward along x (measured: 0.91 m/s with Coulomb friction, 0.43 m/s with
     // the viscous law, gamma = 1e3 N s/m, which brakes the rollers' slip harder).
     assert!(a > 0.2 && b > 0.2, "speeds {a} (Coulomb), {b} (viscous)");
 }
@@ -287,7 +287,7 @@ fn hinged_and_constrained_joints_agree() {
     );
     assert!(hinged.all_finite() && paper.all_finite());
     for (c, tol) in [
-        // Measured (session 4): 3.1e-9 m, 7.5e-10 m, 6.2e-8 m/s, 6.0e-9 m/s, 4.1e-11 rad.
+        // Measured: 3.1e-9 m, 7.5e-10 m, 6.2e-8 m/s, 6.0e-9 m/s, 4.1e-11 rad.
         ("vehicle.platform.r[1]", 1e-7),
         ("vehicle.platform.r[3]", 1e-7),
         ("vehicle.platform.v[1]", 1e-6),
@@ -347,7 +347,7 @@ fn friction_redeclare_reaches_every_roller() {
 }
 
 /// `minimo structure` shows how the vehicle's block of accelerations and reactions is torn: a
-/// few dozen tearing variables for a block of hundreds of equations (session 4: 33 of 594: the 12
+/// few dozen tearing variables for a block of hundreds of equations (measured: 33 of 594: the 12
 /// normal forces, the 15 joint accelerations and the platform's 6 accelerations).
 #[test]
 fn structure_shows_the_torn_block() {
