@@ -1,3 +1,5 @@
+//! The `minimo` executable: runs the command line of `minimo::cli` on a thread with a large stack.
+
 /// Stack of the thread that runs the command. Flattening and the function interpreter recurse
 /// along the model (an `extends` chain, nested calls, deep expressions); a large stack lets
 /// thousands of levels through, and the depth limits of each stage turn anything deeper into
