@@ -219,6 +219,7 @@ impl Flattener<'_> {
             _ => return Ok(Vec::new()),
         }
         self.check_not_recursive(i)?;
+        self.distribute_record_binding(i)?;
         let exp = self.insts[i].exp.clone();
         let mods = self.insts[i].mods.clone();
         let package = self.insts[i].package;

@@ -33,6 +33,7 @@ mod library;
 mod lookup;
 mod modifier;
 mod overdetermined;
+mod record_binding;
 mod scalarize;
 pub mod tensor;
 mod variables;

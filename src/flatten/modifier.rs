@@ -60,7 +60,7 @@ impl Mod {
     pub fn sub(&self, name: &str) -> Option<&Mod> {
         self.subs.iter().find(|(n, _)| n == name).map(|(_, m)| m)
     }
-    fn sub_mut(&mut self, name: &str) -> &mut Mod {
+    pub(super) fn sub_mut(&mut self, name: &str) -> &mut Mod {
         let i = match self.subs.iter().position(|(n, _)| n == name) {
             Some(i) => i,
             None => {

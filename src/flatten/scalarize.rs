@@ -1056,6 +1056,21 @@ impl Flattener<'_> {
         ))
     }
 
+    /// A binding's value for a component of size `dims`: the whole binding, or (`part` =
+    /// offset and number of scalars) the component's share of a record bound as a whole.
+    pub fn binding_value(
+        &mut self,
+        b: &ModExpr,
+        part: Option<(usize, usize)>,
+        mode: Mode,
+        dims: &[usize],
+    ) -> EResult<Tensor<Expr>> {
+        match part {
+            Some(p) => self.field_value(b, p, mode, dims),
+            None => self.mod_value(b, mode, dims),
+        }
+    }
+
     /// The value of a constant or parameter (its binding, else its `start`), cached.
     pub fn param_value(&mut self, i: InstId) -> EResult<Rc<Tensor<Val>>> {
         if let Some(v) = self.values.get(&i) {
@@ -1083,11 +1098,17 @@ impl Flattener<'_> {
                 ));
             }
         };
+        let whole = match self.insts[i].mods.binding {
+            Some(_) => None,
+            None => self.whole_record_binding(i)?,
+        };
         let binding = self.insts[i].mods.binding.clone().or_else(|| {
-            self.insts[i]
-                .mods
-                .sub("start")
-                .and_then(|m| m.binding.clone())
+            whole.as_ref().map(|w| w.0.clone()).or_else(|| {
+                self.insts[i]
+                    .mods
+                    .sub("start")
+                    .and_then(|m| m.binding.clone())
+            })
         });
         let Some(b) = binding else {
             let what = if self.variability(i) == ast::Variability::Constant {
@@ -1102,7 +1123,8 @@ impl Flattener<'_> {
             .with_help("give it a binding (`= value`) or a `start` value"));
         };
         self.evaluating.push(i);
-        let r = self.mod_value(&b, Mode::Structural, &dims);
+        let part = whole.map(|(_, offset, total)| (offset, total));
+        let r = self.binding_value(&b, part, Mode::Structural, &dims);
         self.evaluating.pop();
         let t = r?;
         let mut data = Vec::with_capacity(t.data.len());

@@ -193,8 +193,14 @@ impl Flattener<'_> {
                 _ => {}
             }
         }
-        let Some(b) = mods.binding.clone() else {
-            return Ok(());
+        // The binding: the variable's own, else its element of an enclosing record bound as
+        // a whole by a function call (`record_binding.rs`).
+        let (b, part) = match mods.binding.clone() {
+            Some(b) => (b, None),
+            None => match self.whole_record_binding(i)? {
+                Some((b, offset, total)) => (b, Some((offset, total))),
+                None => return Ok(()),
+            },
         };
         let var = model.variables[v0].variability;
         match var {
@@ -205,7 +211,7 @@ impl Flattener<'_> {
                 }
             }
             Variability::Parameter => {
-                let t = self.mod_value(&b, Mode::Symbolic, &dims)?;
+                let t = self.binding_value(&b, part, Mode::Symbolic, &dims)?;
                 let ty = model.variables[v0].ty;
                 for (k, x) in t.data.into_iter().enumerate() {
                     let x = match (ty, x) {
@@ -216,7 +222,7 @@ impl Flattener<'_> {
                 }
             }
             _ => {
-                let t = self.mod_value(&b, Mode::Symbolic, &dims)?;
+                let t = self.binding_value(&b, part, Mode::Symbolic, &dims)?;
                 let component = model.variables[v0].component.clone();
                 let span = b.expr.span;
                 for (k, x) in t.data.into_iter().enumerate() {

@@ -1,0 +1,342 @@
+//! Bindings of record components (MLS 7.2.3, 12.6): `parameter Params p = Params(k = 0.5)`
+//! binds every field of `p`. The binding is distributed over the fields as field modifiers
+//! before the record's children are created, so each field variable gets its own binding
+//! (and a field the constructor call leaves out keeps its declared default):
+//!
+//! - a record constructor call: named and positional arguments to the fields they name;
+//! - a component reference `q`: field `f` is bound to `q.f`;
+//! - an if-expression: distributed branch by branch;
+//! - an array constructor, for an element of an array of records: the element's expression.
+//!
+//! A function call returning a record (`R = Frames.nullRotation()`) cannot be split in the
+//! syntax tree: it stays the record's binding, and each field variable takes its element of
+//! the call's value (the record's scalars in declaration order) when its own binding is asked
+//! for ([`Flattener::whole_record_binding`]). Anything else is refused with a located error:
+//! dropping the binding would silently leave the fields at their defaults.
+
+use super::Flattener;
+use super::instance::{InstId, InstKind};
+use super::modifier::ModExpr;
+use super::scalarize::Mode;
+use super::tensor::Tensor;
+use crate::dae::Expr as FlatExpr;
+use crate::diag::Diagnostic;
+use crate::syntax::ast::{self, ClassKind, Expr, ExprKind};
+use std::rc::Rc;
+
+impl Flattener<'_> {
+    /// Moves the binding of record instance `i` onto its fields (as field modifiers of the
+    /// instance's own modifier). Fields that already have a binding in the modifier keep it.
+    pub(super) fn distribute_record_binding(&mut self, i: InstId) -> Result<(), Diagnostic> {
+        let exp = self.insts[i].exp.clone();
+        if !matches!(exp.kind, ClassKind::Record | ClassKind::OperatorRecord) {
+            return Ok(());
+        }
+        let Some(b) = self.insts[i].mods.binding.take() else {
+            return Ok(());
+        };
+        let fields: Vec<String> = exp
+            .components
+            .iter()
+            .filter(|c| !c.protected)
+            .map(|c| c.name.clone())
+            .collect();
+        // An element of an array of records bound to an array constructor takes its element.
+        let (expr, index) = select_element((*b.expr).clone(), &b.index);
+        if let ExprKind::Call { func, .. } = &expr.kind
+            && !self.is_record_constructor(func, &b)?
+        {
+            // A function returning a record: bound as a whole (see the module comment).
+            self.insts[i].mods.binding = Some(b);
+            return Ok(());
+        }
+        let per_field = self.field_bindings(&b, expr, &fields)?;
+        let mods = &mut self.insts[i].mods;
+        for (name, e) in fields.iter().zip(per_field) {
+            let Some(e) = e else { continue };
+            let sub = mods.sub_mut(name);
+            if sub.binding.is_none() {
+                sub.binding = Some(ModExpr {
+                    expr: Rc::new(e),
+                    scope: b.scope,
+                    index: index.clone(),
+                    each: b.each,
+                });
+                sub.span.get_or_insert(b.expr.span);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `func` names a record class (a constructor call) rather than a function.
+    fn is_record_constructor(
+        &mut self,
+        func: &ast::ComponentRef,
+        b: &ModExpr,
+    ) -> Result<bool, Diagnostic> {
+        let name = ast::Name {
+            global: func.global,
+            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: func.span,
+        };
+        let Ok(class) = self.lookup_class_name(&name, b.scope.lex, b.scope.inst) else {
+            // A function reached through a component (`world.f()`): not a record class.
+            return Ok(false);
+        };
+        let kind = self.expanded(class)?.kind;
+        Ok(matches!(
+            kind,
+            ClassKind::Record | ClassKind::OperatorRecord
+        ))
+    }
+
+    /// For a primitive instance without a binding of its own: the enclosing record bound as a
+    /// whole, its binding, the offset of `i`'s first scalar among the record's scalars and
+    /// the number of those scalars.
+    pub(super) fn whole_record_binding(
+        &mut self,
+        i: InstId,
+    ) -> Result<Option<(ModExpr, usize, usize)>, Diagnostic> {
+        let mut p = self.insts[i].parent;
+        while let Some(r) = p {
+            if !matches!(
+                self.insts[r].exp.kind,
+                ClassKind::Record | ClassKind::OperatorRecord
+            ) {
+                return Ok(None);
+            }
+            if let Some(b) = self.insts[r].mods.binding.clone() {
+                let mut scalars = Vec::new();
+                self.record_prims(r, &mut scalars)?;
+                let mut offset = None;
+                let mut total = 0;
+                for (x, n) in scalars {
+                    if x == i {
+                        offset = Some(total);
+                    }
+                    total += n;
+                }
+                return Ok(offset.map(|o| (b, o, total)));
+            }
+            p = self.insts[r].parent;
+        }
+        Ok(None)
+    }
+
+    /// The value of the field at scalar `offset` (of `total`) of a record bound as a whole.
+    pub(super) fn field_value(
+        &mut self,
+        b: &ModExpr,
+        (offset, total): (usize, usize),
+        mode: Mode,
+        dims: &[usize],
+    ) -> Result<Tensor<FlatExpr>, Diagnostic> {
+        let t = self.mod_value(b, mode, &[total])?;
+        let n: usize = dims.iter().product();
+        Ok(Tensor {
+            dims: dims.to_vec(),
+            data: t.data[offset..offset + n].to_vec(),
+        })
+    }
+
+    /// The primitive instances below record instance `r` with their sizes, depth first in
+    /// declaration order (the order of a record's scalars as a value).
+    fn record_prims(
+        &mut self,
+        r: InstId,
+        out: &mut Vec<(InstId, usize)>,
+    ) -> Result<(), Diagnostic> {
+        for c in self.children(r)? {
+            self.ready(c)?;
+            match &self.insts[c].kind {
+                InstKind::Prim { dims, .. } => out.push((c, dims.iter().product())),
+                InstKind::Struct { .. } => self.record_prims(c, out)?,
+                InstKind::Array { elems, .. } => {
+                    for e in elems.clone() {
+                        self.record_prims(e, out)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The expression of each field (`None`: the binding leaves that field at its default).
+    fn field_bindings(
+        &mut self,
+        b: &ModExpr,
+        e: Expr,
+        fields: &[String],
+    ) -> Result<Vec<Option<Expr>>, Diagnostic> {
+        match &e.kind {
+            ExprKind::Ref(r) => Ok(fields
+                .iter()
+                .map(|f| {
+                    let mut r = r.clone();
+                    r.parts.push(ast::RefPart {
+                        ident: ast::Ident {
+                            name: f.clone(),
+                            span: r.span,
+                        },
+                        subscripts: Vec::new(),
+                    });
+                    Some(Expr {
+                        kind: ExprKind::Ref(r),
+                        span: e.span,
+                    })
+                })
+                .collect()),
+            ExprKind::If { branches, else_ } => {
+                let else_f = self.field_bindings(b, (**else_).clone(), fields)?;
+                let mut per_branch = Vec::with_capacity(branches.len());
+                for (c, v) in branches {
+                    per_branch.push((c.clone(), self.field_bindings(b, v.clone(), fields)?));
+                }
+                let mut out = Vec::with_capacity(fields.len());
+                for (k, f) in fields.iter().enumerate() {
+                    let mut bs = Vec::with_capacity(per_branch.len());
+                    for (c, vals) in &per_branch {
+                        bs.push((c.clone(), vals[k].clone()));
+                    }
+                    let all_given = bs.iter().all(|(_, v)| v.is_some()) && else_f[k].is_some();
+                    if bs.iter().all(|(_, v)| v.is_none()) && else_f[k].is_none() {
+                        out.push(None);
+                    } else if !all_given {
+                        return Err(Diagnostic::error(
+                            e.span,
+                            format!(
+                                "the branches of this record binding do not all give field `{f}`"
+                            ),
+                        )
+                        .with_help("give the field in every branch's record constructor"));
+                    } else {
+                        out.push(Some(Expr {
+                            kind: ExprKind::If {
+                                branches: bs.into_iter().map(|(c, v)| (c, v.unwrap())).collect(),
+                                else_: Box::new(else_f[k].clone().unwrap()),
+                            },
+                            span: e.span,
+                        }));
+                    }
+                }
+                Ok(out)
+            }
+            ExprKind::Call { func, args } => {
+                let name = ast::Name {
+                    global: func.global,
+                    parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
+                    span: func.span,
+                };
+                let class = self.lookup_class_name(&name, b.scope.lex, b.scope.inst)?;
+                let cexp = self.expanded(class)?;
+                let is_record = matches!(cexp.kind, ClassKind::Record | ClassKind::OperatorRecord);
+                if !is_record || cexp.classes.contains_key("'constructor'") {
+                    return Err(unsupported(&e));
+                }
+                record_constructor_args(&cexp, args, fields, &e)
+            }
+            _ => Err(unsupported(&e)),
+        }
+    }
+}
+
+/// Peels array constructors `{a, b, c}` along the element index `index` (0-based); returns the
+/// expression reached and the part of the index left for it.
+fn select_element(mut e: Expr, index: &[usize]) -> (Expr, Vec<usize>) {
+    let mut k = 0;
+    while k < index.len() {
+        match &e.kind {
+            ExprKind::Array(a) if a.iterators.is_empty() && a.named.is_empty() => {
+                match a.positional.get(index[k]) {
+                    Some(x) => e = x.clone(),
+                    None => break,
+                }
+            }
+            _ => break,
+        }
+        k += 1;
+    }
+    (e, index[k..].to_vec())
+}
+
+/// The fields a record constructor call gives (MLS 12.6.1: its inputs are the record's public
+/// components in declaration order, positional first, then by name).
+fn record_constructor_args(
+    cexp: &super::expand::Expanded,
+    args: &ast::FunctionArgs,
+    fields: &[String],
+    e: &Expr,
+) -> Result<Vec<Option<Expr>>, Diagnostic> {
+    let full = &cexp.components;
+    let inputs: Vec<&str> = full
+        .iter()
+        .filter(|c| !c.protected && !is_fixed_by_declaration(c))
+        .map(|c| c.name.as_str())
+        .collect();
+    if args.positional.len() > inputs.len() {
+        return Err(Diagnostic::error(
+            e.span,
+            format!(
+                "this record constructor takes at most {} arguments, {} are given",
+                inputs.len(),
+                args.positional.len()
+            ),
+        ));
+    }
+    let mut given: Vec<(String, Expr)> = inputs
+        .iter()
+        .zip(&args.positional)
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect();
+    for na in &args.named {
+        if !inputs.contains(&na.name.name.as_str()) {
+            let mut d = Diagnostic::error(
+                na.name.span,
+                format!("the record has no field `{}` to set", na.name.name),
+            );
+            if let Some(c) = crate::flatten::suggest(&na.name.name, inputs.iter().copied()) {
+                d = d.with_help(format!("did you mean `{c}`?"));
+            }
+            return Err(d);
+        }
+        if given.iter().any(|(n, _)| n == &na.name.name) {
+            return Err(Diagnostic::error(
+                na.name.span,
+                format!("field `{}` is given twice", na.name.name),
+            ));
+        }
+        given.push((na.name.name.clone(), na.value.clone()));
+    }
+    if let Some((n, _)) = given.iter().find(|(n, _)| !fields.contains(n)) {
+        return Err(Diagnostic::error(
+            e.span,
+            format!("the bound component's record has no field `{n}`"),
+        )
+        .with_help("a record binding must be a constructor of the component's own record"));
+    }
+    Ok(fields
+        .iter()
+        .map(|f| given.iter().find(|(n, _)| n == f).map(|(_, v)| v.clone()))
+        .collect())
+}
+
+/// A `constant` or `final` field with a declaration binding is not a constructor input.
+fn is_fixed_by_declaration(c: &super::expand::CompElem) -> bool {
+    let fixed = c.clause.prefix.variability == ast::Variability::Constant
+        || c.clause.element_prefixes.final_;
+    fixed && c.decl().modification.as_ref().is_some_and(has_binding)
+}
+
+fn has_binding(m: &ast::Modification) -> bool {
+    !matches!(m, ast::Modification::Class { binding: None, .. })
+}
+
+fn unsupported(e: &Expr) -> Diagnostic {
+    Diagnostic::error(
+        e.span,
+        "this record binding cannot be split into its fields: only record constructor calls, \
+         record components and if-expressions of them are supported here",
+    )
+    .with_help("bind the record's fields one by one (`p(k = ..., x0 = ...)`)")
+}
