@@ -143,6 +143,11 @@ impl Flattener<'_> {
         self.expanding.remove(&id);
         let e = Rc::new(r?);
         self.expanded.insert(id, e.clone());
+        // Checked with the expansion cached, so that the checks' own look-ups can use it.
+        if let Err(d) = self.check_class_legality(&e) {
+            self.expanded.remove(&id);
+            return Err(d);
+        }
         Ok(e)
     }
 
@@ -221,7 +226,6 @@ impl Flattener<'_> {
         base_lex: ClassId,
         b: &Expanded,
     ) -> Result<(), Diagnostic> {
-        let kind = out.kind;
         let base = b.id;
         let mut m = match &s.modification {
             Some(cm) => modifier::convert_args(&mut self.tree, cm, base_lex),
@@ -241,15 +245,8 @@ impl Flattener<'_> {
         out.algorithms = b.algorithms.clone();
         out.bases = vec![base];
         out.bases.extend(b.bases.iter().copied());
-        // A short definition of a function keeps the function kind of its base when
-        // declared as `class`.
-        if !matches!(
-            kind,
-            ClassKind::Function | ClassKind::PureFunction | ClassKind::ImpureFunction
-        ) && b.is_function()
-        {
-            out.kind = b.kind;
-        }
+        // A short definition declared `class` stays a class, even of a function: the keyword
+        // names its specialized kind (MLS 4.5.2), so `class f2 = f` cannot be called.
         out.partial = out.partial || b.partial;
         Ok(())
     }
