@@ -75,7 +75,7 @@ fn array_class_base_with_component() {
         "model M\n  model Cell\n    Real q = 1;\n  end Cell;\n  model Row = Cell[4];\n  model Grid\n    extends Row;\n    Real total = 0;\n  end Grid;\n  Grid g;\nend M;\n",
         Some("M"),
         &[
-            "test.mo:8:10",
+            "test.mo:8:5",
             "which is an array class, so it cannot also have components",
             "MLS 4.5.2",
         ],
