@@ -305,3 +305,94 @@ fn class_named_like_a_predefined_type() {
         ],
     );
 }
+
+// --- MLS 7.3.2, 7.3.3: redeclarations ---------------------------------------------------------
+
+#[test]
+fn constant_cannot_be_redeclared() {
+    // As an element of a derived class and as a modifier.
+    assert_err(
+        "model M\n  model Base\n    replaceable constant Real g = 9.81;\n  end Base;\n  model Moon\n    extends Base;\n    redeclare Real g = 1.62;\n  end Moon;\n  Moon m;\nend M;\n",
+        Some("M"),
+        &[
+            "test.mo:7:20",
+            "`g` is a constant and cannot be redeclared",
+            "MLS 7.3.3",
+        ],
+    );
+    assert_err(
+        "model M\n  model Base\n    replaceable constant Real g = 9.81;\n  end Base;\n  Base b(redeclare Real g = 1.62);\nend M;\n",
+        Some("M"),
+        &["`g` is a constant and cannot be redeclared"],
+    );
+}
+
+#[test]
+fn redeclaration_keeps_visibility() {
+    assert_err(
+        "model M\n  model Base\n  protected\n    replaceable Real gain = 1;\n  end Base;\n  model Open\n    extends Base;\n    redeclare Real gain = 2;\n  end Open;\n  Open o;\nend M;\n",
+        Some("M"),
+        &[
+            "test.mo:8:20",
+            "`gain` is protected and cannot be redeclared as public",
+            "MLS 7.3.3",
+        ],
+    );
+    assert_err(
+        "model M\n  model Base\n    replaceable model Law\n      Real k = 1;\n    end Law;\n  end Base;\n  model Hidden\n    extends Base;\n  protected\n    redeclare model Law\n      Real k = 2;\n    end Law;\n  end Hidden;\n  Hidden h;\nend M;\n",
+        Some("M"),
+        &["the class `Law` is public and cannot be redeclared as protected"],
+    );
+}
+
+#[test]
+fn redeclaring_a_non_replaceable_redeclaration() {
+    assert_err(
+        "model M\n  model P1\n    Real a = 1;\n  end P1;\n  model P2\n    Real a = 2;\n  end P2;\n  model Holder\n    replaceable P1 part;\n  end Holder;\n  model Fixed\n    extends Holder(redeclare P1 part);\n  end Fixed;\n  model Again\n    extends Fixed(redeclare P2 part);\n  end Again;\n  Again x;\nend M;\n",
+        Some("M"),
+        &["`part` cannot be redeclared again", "MLS 7.3.3"],
+    );
+    // With `redeclare replaceable` it may be redeclared again.
+    flat(
+        "model M\n  model P1\n    Real a = 1;\n  end P1;\n  model P2\n    Real a = 2;\n  end P2;\n  model Holder\n    replaceable P1 part;\n  end Holder;\n  model Open\n    extends Holder(redeclare replaceable P1 part);\n  end Open;\n  model Again\n    extends Open(redeclare P2 part);\n  end Again;\n  Again x;\nend M;\n",
+        Some("M"),
+    );
+}
+
+#[test]
+fn non_replaceable_redeclared_with_its_own_type() {
+    // Changing only the dimensions of a non-replaceable element is allowed (MLS 7.3.3).
+    flat(
+        "model M\n  model A\n    Real v[:] = fill(1.0, size(v, 1));\n  end A;\n  A a(redeclare Real v[3]);\nend M;\n",
+        Some("M"),
+    );
+}
+
+#[test]
+fn replaceable_type_must_fit_constrainedby() {
+    assert_err(
+        "model M\n  model Small\n    Real x = 1;\n  end Small;\n  model Big\n    Real x = 1;\n    Real y = 2;\n  end Big;\n  replaceable Small s constrainedby Big;\nend M;\n",
+        Some("M"),
+        &[
+            "the type of the replaceable `s` is not a subtype of its constraining type",
+            "MLS 7.3.2",
+        ],
+    );
+    assert_err(
+        "model M\n  model Big\n    Real x = 1;\n    Real y = 2;\n  end Big;\n  replaceable model Small\n    Real x = 1;\n  end Small constrainedby Big;\n  Small s;\nend M;\n",
+        Some("M"),
+        &["the type of the replaceable `Small` is not a subtype"],
+    );
+}
+
+#[test]
+fn class_extends_needs_a_replaceable_class() {
+    assert_err(
+        "model M\n  model Base\n    model Law\n      Real k = 1;\n    end Law;\n  end Base;\n  model User\n    extends Base;\n    redeclare model extends Law\n      Real j = 2;\n    end Law;\n    Law l;\n  end User;\n  User u;\nend M;\n",
+        Some("M"),
+        &[
+            "cannot be extended with `redeclare model extends`",
+            "MLS 7.3.1",
+        ],
+    );
+}

@@ -333,6 +333,7 @@ impl Flattener<'_> {
             };
             let name = c.name.clone();
             let redeclare = c.prefixes.redeclare;
+            let class_extends = matches!(c.body, NodeBody::ExtendsClass { .. });
             let cspan = c.span;
             let constrainedby = c.constrainedby.clone();
             let mut elem = elem;
@@ -351,6 +352,7 @@ impl Flattener<'_> {
                             format!("cannot redeclare `{name}`: it is final"),
                         ));
                     }
+                    super::legality::check_class_redeclare(&self.tree, prev, cid, class_extends)?;
                     self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
                     elem.constraint = prev.constraint;
                     elem.constraint_mod = prev.constraint_mod.clone();
@@ -361,7 +363,11 @@ impl Flattener<'_> {
                         format!("class `{name}` is declared twice"),
                     )
                     .with_secondary(prev_span, "first declared here (possibly inherited)")
-                    .with_help("use `redeclare` to replace an inherited replaceable class"));
+                    .with_help(if class_extends {
+                        "write `redeclare model extends ...` to replace the inherited class (MLS 7.3.1)"
+                    } else {
+                        "use `redeclare` to replace an inherited replaceable class"
+                    }));
                 }
             }
             out.classes.insert(name, elem);
@@ -466,6 +472,7 @@ impl Flattener<'_> {
         if let Some(&i) = out.comp_index.get(&elem.name) {
             let prev = &out.components[i];
             if redeclare {
+                super::legality::check_component_redeclare(prev, &elem)?;
                 if prev.clause.element_prefixes.final_ {
                     return Err(Diagnostic::error(
                         elem.decl().name.span,

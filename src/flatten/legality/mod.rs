@@ -12,7 +12,9 @@
 //! - `restrictions`: the contents of records, connectors, packages, operators and blocks
 //!   (MLS 4.7);
 //! - `functions`: the restrictions of functions (MLS 12.2);
-//! - `enumeration`: enumeration literals (MLS 4.9.5).
+//! - `enumeration`: enumeration literals (MLS 4.9.5);
+//! - `redeclare`: restrictions on redeclarations and constraining types (MLS 7.3.2, 7.3.3),
+//!   also called from expansion and instantiation where redeclarations are applied.
 //!
 //! A name that cannot be resolved here is left alone: expansion and instantiation report it
 //! with their own, better located, message.
@@ -20,7 +22,13 @@
 mod enumeration;
 mod functions;
 mod inheritance;
+mod redeclare;
 mod restrictions;
+
+pub(super) use redeclare::{
+    check_class_redeclare, check_component_redeclare, check_modifier_redeclare,
+    check_redeclare_again,
+};
 
 use super::Flattener;
 use super::classtree::NodeBody;
@@ -52,6 +60,7 @@ impl Flattener<'_> {
         }
         self.check_bases(e)?;
         self.check_contents(e)?;
+        self.check_constraining_types(e)?;
         if e.is_function() {
             self.check_function(e)?;
         }
