@@ -396,3 +396,28 @@ fn class_extends_needs_a_replaceable_class() {
         ],
     );
 }
+
+// --- MLS 7.2.4: one modification, one value per element -------------------------------------
+
+#[test]
+fn element_modified_twice() {
+    assert_err(
+        "model M\n  model Tank\n    parameter Real level = 1;\n  end Tank;\n  model Full = Tank(level = 2, level = 3);\n  Full t;\nend M;\n",
+        Some("M"),
+        &[
+            "test.mo:5:32",
+            "`level` is modified twice in the same modification",
+            "MLS 7.2.4",
+        ],
+    );
+    assert_err(
+        "model M\n  Real x(start = 1, start = 2) = time;\nend M;\n",
+        Some("M"),
+        &["`start` is modified twice"],
+    );
+    // Different attributes of one element are fine.
+    flat(
+        "model M\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\nend M;\n",
+        Some("M"),
+    );
+}

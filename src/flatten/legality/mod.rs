@@ -13,6 +13,7 @@
 //!   (MLS 4.7);
 //! - `functions`: the restrictions of functions (MLS 12.2);
 //! - `enumeration`: enumeration literals (MLS 4.9.5);
+//! - `modification`: an element modified twice in one modification (MLS 7.2.4);
 //! - `redeclare`: restrictions on redeclarations and constraining types (MLS 7.3.2, 7.3.3),
 //!   also called from expansion and instantiation where redeclarations are applied.
 //!
@@ -22,6 +23,7 @@
 mod enumeration;
 mod functions;
 mod inheritance;
+mod modification;
 mod redeclare;
 mod restrictions;
 
@@ -59,6 +61,7 @@ impl Flattener<'_> {
             enumeration::check(node, lits)?;
         }
         self.check_bases(e)?;
+        self.check_duplicate_modifications(e)?;
         self.check_contents(e)?;
         self.check_constraining_types(e)?;
         if e.is_function() {
