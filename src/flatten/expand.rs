@@ -143,6 +143,11 @@ impl Flattener<'_> {
         self.expanding.remove(&id);
         let e = Rc::new(r?);
         self.expanded.insert(id, e.clone());
+        // Checked with the expansion cached, so that the checks' own look-ups can use it.
+        if let Err(d) = self.check_class_legality(&e) {
+            self.expanded.remove(&id);
+            return Err(d);
+        }
         Ok(e)
     }
 
@@ -221,7 +226,6 @@ impl Flattener<'_> {
         base_lex: ClassId,
         b: &Expanded,
     ) -> Result<(), Diagnostic> {
-        let kind = out.kind;
         let base = b.id;
         let mut m = match &s.modification {
             Some(cm) => modifier::convert_args(&mut self.tree, cm, base_lex),
@@ -241,15 +245,8 @@ impl Flattener<'_> {
         out.algorithms = b.algorithms.clone();
         out.bases = vec![base];
         out.bases.extend(b.bases.iter().copied());
-        // A short definition of a function keeps the function kind of its base when
-        // declared as `class`.
-        if !matches!(
-            kind,
-            ClassKind::Function | ClassKind::PureFunction | ClassKind::ImpureFunction
-        ) && b.is_function()
-        {
-            out.kind = b.kind;
-        }
+        // A short definition declared `class` stays a class, even of a function: the keyword
+        // names its specialized kind (MLS 4.5.2), so `class f2 = f` cannot be called.
         out.partial = out.partial || b.partial;
         Ok(())
     }
@@ -336,6 +333,7 @@ impl Flattener<'_> {
             };
             let name = c.name.clone();
             let redeclare = c.prefixes.redeclare;
+            let class_extends = matches!(c.body, NodeBody::ExtendsClass { .. });
             let cspan = c.span;
             let constrainedby = c.constrainedby.clone();
             let mut elem = elem;
@@ -354,6 +352,7 @@ impl Flattener<'_> {
                             format!("cannot redeclare `{name}`: it is final"),
                         ));
                     }
+                    super::legality::check_class_redeclare(&self.tree, prev, cid, class_extends)?;
                     self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
                     elem.constraint = prev.constraint;
                     elem.constraint_mod = prev.constraint_mod.clone();
@@ -364,7 +363,11 @@ impl Flattener<'_> {
                         format!("class `{name}` is declared twice"),
                     )
                     .with_secondary(prev_span, "first declared here (possibly inherited)")
-                    .with_help("use `redeclare` to replace an inherited replaceable class"));
+                    .with_help(if class_extends {
+                        "write `redeclare model extends ...` to replace the inherited class (MLS 7.3.1)"
+                    } else {
+                        "use `redeclare` to replace an inherited replaceable class"
+                    }));
                 }
             }
             out.classes.insert(name, elem);
@@ -469,6 +472,7 @@ impl Flattener<'_> {
         if let Some(&i) = out.comp_index.get(&elem.name) {
             let prev = &out.components[i];
             if redeclare {
+                super::legality::check_component_redeclare(prev, &elem)?;
                 if prev.clause.element_prefixes.final_ {
                     return Err(Diagnostic::error(
                         elem.decl().name.span,

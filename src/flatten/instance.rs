@@ -408,7 +408,15 @@ impl Flattener<'_> {
                     format!("cannot redeclare `{}`: it is final", e.name),
                 ));
             }
-            if !e.clause.element_prefixes.replaceable {
+            super::legality::check_modifier_redeclare(e, *span)?;
+            // A non-replaceable element may be redeclared with its own type, to change its
+            // dimensions or variability (MLS 7.3.3).
+            let same_type = !e.clause.element_prefixes.replaceable
+                && self
+                    .lookup_class_name(&e.clause.type_name, e.lex, Some(p))
+                    .ok()
+                    == self.lookup_class_name(&clause.type_name, *lex, None).ok();
+            if !e.clause.element_prefixes.replaceable && !same_type {
                 return Err(Diagnostic::error(
                     *span,
                     format!(

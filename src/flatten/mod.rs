@@ -29,6 +29,7 @@ pub mod func_eval;
 mod functions;
 mod initial_algorithm;
 mod instance;
+mod legality;
 mod library;
 mod lookup;
 mod modifier;

@@ -156,6 +156,9 @@ pub fn merge(outer: &Mod, inner: &Mod, what: &str) -> Result<Mod, Diagnostic> {
     if inner.final_ && (outer.binding.is_some() || outer.redeclare.is_some()) {
         return Err(final_error(outer, inner, what));
     }
+    if outer.redeclare.is_some() {
+        super::legality::check_redeclare_again(outer, inner, what)?;
+    }
     let mut m = inner.clone();
     if outer.binding.is_some() {
         m.binding = outer.binding.clone();
@@ -261,6 +264,7 @@ pub fn convert_args(tree: &mut ClassTree, args: &ast::ClassModification, lex: Cl
             ast::Argument::Redeclare {
                 each,
                 final_,
+                replaceable,
                 element,
                 span,
                 ..
@@ -268,6 +272,7 @@ pub fn convert_args(tree: &mut ClassTree, args: &ast::ClassModification, lex: Cl
                 ast::RedeclaredElement::Class(c) => {
                     let name = c.name.name.clone();
                     let id = tree.add((**c).clone(), Some(lex), false);
+                    tree.nodes[id].prefixes.replaceable |= *replaceable;
                     let m = Mod {
                         redeclare: Some(Redecl::Class { id, span: *span }),
                         each: *each,
@@ -281,6 +286,7 @@ pub fn convert_args(tree: &mut ClassTree, args: &ast::ClassModification, lex: Cl
                     for d in &cc.components {
                         let mut single = (**cc).clone();
                         single.components = vec![d.clone()];
+                        single.element_prefixes.replaceable |= *replaceable;
                         let m = Mod {
                             redeclare: Some(Redecl::Component {
                                 clause: Rc::new(single),

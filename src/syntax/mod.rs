@@ -14,7 +14,7 @@ mod prefixes;
 mod print;
 mod recover;
 pub(crate) use print::real;
-pub use print::{print, print_expr, print_statement};
+pub use print::{kind_text, print, print_expr, print_statement};
 
 use crate::diag::{self, Diagnostic, FileId, Span};
 

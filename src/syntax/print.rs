@@ -400,7 +400,7 @@ impl Printer {
     }
 }
 
-fn kind_text(k: ClassKind) -> &'static str {
+pub fn kind_text(k: ClassKind) -> &'static str {
     match k {
         ClassKind::Class => "class",
         ClassKind::Model => "model",
