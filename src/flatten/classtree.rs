@@ -64,6 +64,8 @@ pub struct ClassNode {
     pub children: HashMap<String, ClassId>,
     pub child_order: Vec<ClassId>,
     pub span: Span,
+    /// Declared in a `protected` section of its parent (MLS 4.1).
+    pub protected: bool,
 }
 
 impl ClassNode {
@@ -123,6 +125,7 @@ impl ClassTree {
             children: HashMap::new(),
             child_order: Vec::new(),
             span: Span::DUMMY,
+            protected: false,
         });
         self.nodes.len() - 1
     }
@@ -151,6 +154,7 @@ impl ClassTree {
             children: HashMap::new(),
             child_order: Vec::new(),
             span: def.name.span,
+            protected: false,
         });
         if attach {
             match parent {
@@ -209,7 +213,8 @@ impl ClassTree {
                             Element::Import(i) => body.imports.push(i),
                             Element::Extends(x) => body.extends.push(Rc::new(x)),
                             Element::Class(c) => {
-                                self.add(*c, Some(id), true);
+                                let cid = self.add(*c, Some(id), true);
+                                self.nodes[cid].protected = visibility == Visibility::Protected;
                             }
                             Element::Component(c) => body.components.push((Rc::new(c), visibility)),
                         }
