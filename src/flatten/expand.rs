@@ -402,7 +402,10 @@ impl Flattener<'_> {
                 let cspan = self.tree.get(ce.id).span;
                 return Err(Diagnostic::error(
                     c.decl().name.span,
-                    format!("`{}` is declared both as a component and as a class", c.name),
+                    format!(
+                        "`{}` is declared both as a component and as a class",
+                        c.name
+                    ),
                 )
                 .with_secondary(cspan, "the class")
                 .with_note("an element name may be declared only once in a class (MLS 4.2)"));

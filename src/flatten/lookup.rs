@@ -4,8 +4,8 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use crate::diag::Diagnostic;
 use super::legality::Imported;
+use crate::diag::Diagnostic;
 use crate::syntax::ast;
 
 impl Flattener<'_> {

@@ -127,7 +127,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             let start = if cref.global {
                 self.f.root_class(first)
             } else {
-                self.f.lookup_first(first, self.scope.lex, self.scope.inst)?
+                self.f
+                    .lookup_first(first, self.scope.lex, self.scope.inst)?
             };
             if let Some(mut class) = start {
                 let lex = self.scope.lex;
@@ -135,7 +136,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
                     let name = &cref.parts[k].ident.name;
                     let span = cref.parts[k].ident.span;
                     if let Some(c) = self.f.member_class(class, name) {
-                        self.f.check_member_access(class, name, Some(c), lex, span)?;
+                        self.f
+                            .check_member_access(class, name, Some(c), lex, span)?;
                         class = c;
                         continue;
                     }
@@ -387,13 +389,15 @@ impl<'a, 'b> FCtx<'a, 'b> {
         else {
             return Ok(None);
         };
-        self.f.check_public_class_of(w, &first.name, first.span, lex)?;
+        self.f
+            .check_public_class_of(w, &first.name, first.span, lex)?;
         for part in &func.parts[k + 1..] {
             self.f.check_not_operator(class, part.ident.span)?;
             let Some(c) = self.f.member_class(class, &part.ident.name) else {
                 return Ok(None);
             };
-            if !self.f.lexically_inside(lex, class) && self.f.member_protected(class, &part.ident.name)
+            if !self.f.lexically_inside(lex, class)
+                && self.f.member_protected(class, &part.ident.name)
             {
                 return Err(Diagnostic::error(
                     part.ident.span,
@@ -406,7 +410,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
             class = c;
         }
-        self.f.check_not_operator(class, func.parts[n - 1].ident.span)?;
+        self.f
+            .check_not_operator(class, func.parts[n - 1].ident.span)?;
         Ok(Some((class, w)))
     }
 

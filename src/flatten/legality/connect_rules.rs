@@ -254,8 +254,14 @@ impl Flattener<'_> {
         let err = |f: &Self, what: String, note: &str| {
             Diagnostic::error(c.span, what)
                 .with_label("cannot connect these")
-                .with_secondary(f.insts[x.inst].span, format!("`{}` is declared here", name(f, x)))
-                .with_secondary(f.insts[y.inst].span, format!("`{}` is declared here", name(f, y)))
+                .with_secondary(
+                    f.insts[x.inst].span,
+                    format!("`{}` is declared here", name(f, x)),
+                )
+                .with_secondary(
+                    f.insts[y.inst].span,
+                    format!("`{}` is declared here", name(f, y)),
+                )
                 .with_note(note.to_string())
         };
         if x.ty != y.ty {
@@ -429,7 +435,10 @@ impl Flattener<'_> {
         let mut potentials = 0usize;
         let mut other = false;
         for p in &prims {
-            if matches!(p.variability, Variability::Parameter | Variability::Constant) {
+            if matches!(
+                p.variability,
+                Variability::Parameter | Variability::Constant
+            ) {
                 continue;
             }
             let causal = self.causal_below(p.inst, i);

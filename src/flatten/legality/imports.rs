@@ -111,7 +111,10 @@ impl Flattener<'_> {
             let full = self.tree.get(scope).full.clone();
             return Err(Diagnostic::error(
                 last.span,
-                format!("cannot import `{}`: it is a protected element of `{full}`", last.name),
+                format!(
+                    "cannot import `{}`: it is a protected element of `{full}`",
+                    last.name
+                ),
             )
             .with_label("protected")
             .with_note("protected elements cannot be imported (MLS 5.3.1)"));
@@ -147,10 +150,11 @@ impl Flattener<'_> {
         for imp in &imports {
             let target = match &imp.kind {
                 ImportKind::Named { alias } => {
-                    let local = alias
-                        .as_ref()
-                        .map(|a| a.name.as_str())
-                        .or(imp.name.parts.last().map(|p| p.name.as_str()));
+                    let local = alias.as_ref().map(|a| a.name.as_str()).or(imp
+                        .name
+                        .parts
+                        .last()
+                        .map(|p| p.name.as_str()));
                     if local != Some(name) {
                         continue;
                     }

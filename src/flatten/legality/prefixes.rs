@@ -56,7 +56,11 @@ fn variability_word(v: Variability) -> &'static str {
 
 impl Flattener<'_> {
     /// Checks the type prefixes of declaration `e` whose type expands to `exp`.
-    pub fn check_type_prefixes(&mut self, e: &CompElem, exp: &Rc<Expanded>) -> Result<(), Diagnostic> {
+    pub fn check_type_prefixes(
+        &mut self,
+        e: &CompElem,
+        exp: &Rc<Expanded>,
+    ) -> Result<(), Diagnostic> {
         let pre = merge_prefix(&e.clause.prefix, &exp.type_prefix);
         let span = e.decl().name.span;
         let tname = self.tree.get(exp.id).full.clone();
@@ -100,7 +104,10 @@ impl Flattener<'_> {
             return Ok(());
         }
         if exp.is_connector()
-            && matches!(pre.variability, Variability::Parameter | Variability::Constant)
+            && matches!(
+                pre.variability,
+                Variability::Parameter | Variability::Constant
+            )
         {
             return Err(prefix_err(
                 format!(
@@ -112,7 +119,10 @@ impl Flattener<'_> {
             ));
         }
         if pre.causality == Causality::Input
-            && matches!(pre.variability, Variability::Parameter | Variability::Constant)
+            && matches!(
+                pre.variability,
+                Variability::Parameter | Variability::Constant
+            )
         {
             return Err(prefix_err(
                 format!(

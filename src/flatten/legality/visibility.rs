@@ -100,9 +100,7 @@ impl Flattener<'_> {
             let kind = self.tree.get(class).kind;
             return Err(Diagnostic::error(
                 span,
-                format!(
-                    "`{name}` cannot be looked up inside `{full}`: `{full}` is not a package"
-                ),
+                format!("`{name}` cannot be looked up inside `{full}`: `{full}` is not a package"),
             )
             .with_label("composite name lookup")
             .with_note(format!(
@@ -199,11 +197,17 @@ impl Flattener<'_> {
         };
         Err(Diagnostic::error(
             first.span,
-            format!("the type name `{}` is hidden by the component `{}`", first.name, c.name),
+            format!(
+                "the type name `{}` is hidden by the component `{}`",
+                first.name, c.name
+            ),
         )
         .with_label("names a component here")
         .with_secondary(c.decl().name.span, "the component")
-        .with_help(format!("write the type with a global name (`.{}`) or rename the component", cref(tn)))
+        .with_help(format!(
+            "write the type with a global name (`.{}`) or rename the component",
+            cref(tn)
+        ))
         .with_note(
             "components and classes share one namespace: lookup of the type name finds the \
              component (MLS 5.3.2)",
@@ -224,7 +228,9 @@ impl Flattener<'_> {
             format!("`time` cannot be used in the {kind} `{}`", n.full),
         )
         .with_label("not available here")
-        .with_note("the built-in variable `time` is only available in models and blocks (MLS 3.6.7)"))
+        .with_note(
+            "the built-in variable `time` is only available in models and blocks (MLS 3.6.7)",
+        ))
     }
 
     /// A function reached through a component (`c.f(...)`) is not an operator or operator
@@ -234,7 +240,10 @@ impl Flattener<'_> {
         if matches!(n.kind, ClassKind::Operator | ClassKind::OperatorFunction) {
             return Err(Diagnostic::error(
                 span,
-                format!("`{}` is an operator: it cannot be called through a component", n.full),
+                format!(
+                    "`{}` is an operator: it cannot be called through a component",
+                    n.full
+                ),
             )
             .with_label("operator")
             .with_note(
@@ -270,13 +279,16 @@ impl Flattener<'_> {
     /// partial (MLS 5.3.2).
     /// A replaceable class is left alone: where it is looked up, the redeclaration that makes
     /// it complete may not be known (`Medium.nX` inside a port).
-    pub fn check_not_partial_scope(&mut self, class: ClassId, span: Span) -> Result<(), Diagnostic> {
+    pub fn check_not_partial_scope(
+        &mut self,
+        class: ClassId,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         if self.tree.get(class).prefixes.replaceable {
             return Ok(());
         }
         let partial = self.tree.get(class).prefixes.partial
-            || (!self.expanding.contains(&class)
-                && self.expanded(class).is_ok_and(|e| e.partial));
+            || (!self.expanding.contains(&class) && self.expanded(class).is_ok_and(|e| e.partial));
         if partial {
             let full = self.tree.get(class).full.clone();
             return Err(Diagnostic::error(
@@ -284,7 +296,9 @@ impl Flattener<'_> {
                 format!("cannot look up an element inside `{full}`: it is declared `partial`"),
             )
             .with_label("inside a partial class")
-            .with_note("the class looked inside by a composite name shall not be partial (MLS 5.3.2)"));
+            .with_note(
+                "the class looked inside by a composite name shall not be partial (MLS 5.3.2)",
+            ));
         }
         Ok(())
     }
@@ -292,7 +306,11 @@ impl Flattener<'_> {
     /// The modifier `m` of a component declaration (with the modifiers from outside) may not
     /// modify or redeclare a protected element of the component's class `exp` (MLS 4.1); only
     /// an `extends` clause may.
-    pub fn check_no_protected_modifier(&mut self, exp: &Expanded, m: &Mod) -> Result<(), Diagnostic> {
+    pub fn check_no_protected_modifier(
+        &mut self,
+        exp: &Expanded,
+        m: &Mod,
+    ) -> Result<(), Diagnostic> {
         for (name, sm) in &m.subs {
             let protected_comp = exp.component(name).is_some_and(|c| c.protected);
             let protected_class = exp.classes.get(name).is_some_and(|c| c.protected);
