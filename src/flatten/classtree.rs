@@ -64,8 +64,8 @@ pub struct ClassNode {
     pub children: HashMap<String, ClassId>,
     pub child_order: Vec<ClassId>,
     pub span: Span,
-    /// Declared in a `protected` section of its parent (redeclarations keep the visibility,
-    /// MLS 7.3.3).
+    /// Declared in a `protected` section of its parent (MLS 4.1; redeclarations keep the
+    /// visibility, MLS 7.3.3).
     pub protected: bool,
 }
 

@@ -46,6 +46,13 @@ impl Flattener<'_> {
         match n {
             // An element of a primitive connector array is connected on its own (`y[2]` to
             // `u[1]`); the element suffix only names it inside a structured connector.
+            // Parameters and constants of connectors get no connection equations (MLS 9.3).
+            Node::Var(i, _)
+                if matches!(
+                    self.variability(i),
+                    crate::syntax::ast::Variability::Parameter
+                        | crate::syntax::ast::Variability::Constant
+                ) => {}
             Node::Var(i, k) => {
                 out.push(Leaf {
                     rel: rel.to_string(),
@@ -116,6 +123,7 @@ impl Flattener<'_> {
         connects: &[Connect],
         root: InstId,
     ) -> Result<Vec<Equation>, Vec<Diagnostic>> {
+        self.check_connects(connects)?;
         let mut keys: HashMap<(VarId, bool), usize> = HashMap::new();
         let mut info: Vec<(VarId, bool, bool, InstId)> = Vec::new(); // var, inside, flow, connect instance
         let mut uf = UnionFind { parent: Vec::new() };

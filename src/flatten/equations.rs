@@ -127,6 +127,7 @@ impl Flattener<'_> {
                 }
                 let mut fc = FCtx::new(self, scope, Mode::Symbolic);
                 fc.locals = locals.clone();
+                fc.conditional_ok = true;
                 let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
                 let nb = fc.resolve(b)?.ok_or_else(|| unknown_connector(b))?;
                 drop(fc);

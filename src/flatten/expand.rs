@@ -53,6 +53,8 @@ impl CompElem {
 #[derive(Clone, Debug)]
 pub struct ClassElem {
     pub id: ClassId,
+    /// Declared (or inherited from a declaration) in a `protected` section.
+    pub protected: bool,
     pub replaceable: bool,
     pub final_: bool,
     /// The class that redeclarations must stay compatible with (MLS 7.3.2): the
@@ -326,6 +328,7 @@ impl Flattener<'_> {
             let c = self.tree.get(cid);
             let elem = ClassElem {
                 id: cid,
+                protected: c.protected,
                 replaceable: c.prefixes.replaceable,
                 final_: c.prefixes.final_,
                 constraint: cid,
@@ -394,6 +397,21 @@ impl Flattener<'_> {
                     decl_mod,
                 };
                 self.add_component(out, elem, clause.element_prefixes.redeclare)?;
+            }
+        }
+        // Components and classes share one namespace (MLS 4.2).
+        for c in &out.components {
+            if let Some(ce) = out.classes.get(&c.name) {
+                let cspan = self.tree.get(ce.id).span;
+                return Err(Diagnostic::error(
+                    c.decl().name.span,
+                    format!(
+                        "`{}` is declared both as a component and as a class",
+                        c.name
+                    ),
+                )
+                .with_secondary(cspan, "the class")
+                .with_note("an element name may be declared only once in a class (MLS 4.2)"));
             }
         }
         out.equations.extend(equations.into_iter().map(|e| (id, e)));
@@ -647,6 +665,7 @@ impl Flattener<'_> {
                 name.clone(),
                 ClassElem {
                     id: *id,
+                    protected: prev.protected,
                     replaceable: self.tree.get(*id).prefixes.replaceable,
                     final_: sm.final_,
                     constraint: prev.constraint,

@@ -254,6 +254,7 @@ impl Flattener<'_> {
             }
             let pre = &e.clause.element_prefixes;
             if pre.outer && !pre.inner {
+                self.check_outer_unmodified(i, e)?;
                 // An `outer` element is the matching `inner` of an enclosing instance (MLS
                 // 5.4): indexed here, but not a child, so its variables and equations belong
                 // to the inner alone.
@@ -352,6 +353,7 @@ impl Flattener<'_> {
                 .component(&e.name)
                 .is_some_and(|c| c.clause.element_prefixes.inner);
             if is_inner && let Some(t) = self.child(anc, &e.name)? {
+                self.check_inner_matches_outer(i, e, t)?;
                 return Ok(Some(t));
             }
             a = self.insts[anc].parent;
@@ -460,6 +462,7 @@ impl Flattener<'_> {
         outer.redeclare = None;
         let what = e.name.clone();
         let mut m = modifier::merge(&outer, &decl_mod, &what)?;
+        self.check_type_name_not_hidden(&elem)?;
         let ty = self.lookup_class_name(&elem.clause.type_name, elem.lex, Some(p))?;
         // Modifiers of a `constrainedby` clause apply to whichever class fills the element.
         if let [only] = elem.clause.type_name.parts.as_slice() {
@@ -474,8 +477,20 @@ impl Flattener<'_> {
                 let cm = self.bind_rel(&ce.constraint_mod, None, p);
                 m = modifier::merge(&m, &cm, &what)?;
             }
+            // A modification of the class element itself (`extends A(B(x = 4))`) applies to
+            // the components of that class (MLS 7.2).
+            if let Some(cm) = self.insts[p].mods.sub(&only.name).cloned()
+                && cm.redeclare.is_none()
+                && !cm.is_empty()
+                && self.insts[p].exp.classes.contains_key(&only.name)
+                && self.insts[p].exp.component(&only.name).is_none()
+            {
+                m = modifier::merge(&m, &cm, &what)?;
+            }
         }
         let exp = self.contextual_type(ty, p)?;
+        self.check_no_protected_modifier(&exp, &m)?;
+        self.check_type_prefixes(&elem, &exp)?;
         let id = self.insts.len();
         let class_mod = self.bind_rel(&exp.self_mod, Some((id, ty)), p);
         let mods = modifier::merge(&m, &class_mod, &what)?;
@@ -484,7 +499,11 @@ impl Flattener<'_> {
         } else {
             Some(Box::new((m, class_mod)))
         };
-        let prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
+        let mut prefix = merge_prefix(&elem.clause.prefix, &exp.type_prefix);
+        // `flow`/`stream` of a structured component applies to its elements (MLS 4.4.2.2).
+        if prefix.connection == ast::Connection::None {
+            prefix.connection = self.insts[p].prefix.connection;
+        }
         let path = if self.insts[p].path.is_empty() {
             e.name.clone()
         } else {

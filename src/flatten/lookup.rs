@@ -4,8 +4,9 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
+use super::legality::Imported;
 use crate::diag::Diagnostic;
-use crate::syntax::ast::{self, ImportKind};
+use crate::syntax::ast;
 
 impl Flattener<'_> {
     /// Resolves a class name written in class `lex` (and instance `inst`, whose redeclared
@@ -23,7 +24,7 @@ impl Flattener<'_> {
         let start = if name.global {
             self.root_class(first)
         } else {
-            self.lookup_first(first, lex, inst)
+            self.lookup_first(first, lex, inst)?
         };
         let Some(mut cur) = start else {
             let mut d = Diagnostic::error(name.parts[0].span, format!("unknown class `{first}`"))
@@ -48,7 +49,10 @@ impl Flattener<'_> {
         };
         for (k, p) in parts.iter().enumerate().skip(1) {
             match self.member_class(cur, p) {
-                Some(c) => cur = c,
+                Some(c) => {
+                    self.check_member_access(cur, p, Some(c), lex, name.parts[k].span)?;
+                    cur = c;
+                }
                 None => {
                     let node = self.tree.get(cur);
                     let mut cands: Vec<String> = node.children.keys().cloned().collect();
@@ -101,16 +105,16 @@ impl Flattener<'_> {
         name: &str,
         lex: ClassId,
         inst: Option<usize>,
-    ) -> Option<ClassId> {
+    ) -> Result<Option<ClassId>, Diagnostic> {
         if let Some(i) = inst
             && let Some(c) = self.inst_class_element(i, name)
         {
-            return Some(c);
+            return Ok(Some(c));
         }
         let mut cur = Some(lex);
         while let Some(c) = cur {
             if let Some(id) = self.child_class(c, name) {
-                return Some(id);
+                return Ok(Some(id));
             }
             // Inherited class elements of the enclosing class (only if already expanded or
             // cheap to expand; a failing expansion is reported elsewhere).
@@ -118,10 +122,10 @@ impl Flattener<'_> {
                 && let Ok(e) = self.expanded(c)
                 && let Some(ce) = e.classes.get(name)
             {
-                return Some(ce.id);
+                return Ok(Some(ce.id));
             }
-            if let Some(id) = self.lookup_import(c, name) {
-                return Some(id);
+            if let Some(id) = self.lookup_import(c, name)? {
+                return Ok(Some(id));
             }
             let node = self.tree.get(c);
             if node.prefixes.encapsulated {
@@ -129,44 +133,14 @@ impl Flattener<'_> {
             }
             cur = node.parent;
         }
-        self.root_class(name)
+        Ok(self.root_class(name))
     }
 
-    /// The imports written in `class` (none for a short class).
-    fn imports(&self, class: ClassId) -> Vec<ast::Import> {
-        self.tree
-            .get(class)
-            .long()
-            .map(|b| b.imports.clone())
-            .unwrap_or_default()
-    }
-
-    fn lookup_import(&mut self, class: ClassId, name: &str) -> Option<ClassId> {
-        for imp in &self.imports(class) {
-            let path = import_path(imp);
-            match &imp.kind {
-                ImportKind::Named { alias } => {
-                    if named_import_local(alias, &path) == Some(name) {
-                        return self.resolve_global(&path);
-                    }
-                }
-                ImportKind::Unqualified => {
-                    if let Some(pkg) = self.resolve_global(&path)
-                        && let Some(c) = self.member_class(pkg, name)
-                    {
-                        return Some(c);
-                    }
-                }
-                ImportKind::Multiple(names) => {
-                    if names.iter().any(|n| n.name == name) {
-                        let mut full = path.clone();
-                        full.push(name);
-                        return self.resolve_global(&full);
-                    }
-                }
-            }
-        }
-        None
+    fn lookup_import(&mut self, class: ClassId, name: &str) -> Result<Option<ClassId>, Diagnostic> {
+        Ok(match self.lookup_in_imports(class, name, true)? {
+            Some(Imported::Class(c)) => Some(c),
+            _ => None,
+        })
     }
 
     /// A fully qualified class name from the top level.
@@ -187,25 +161,15 @@ impl Flattener<'_> {
     }
 
     /// Where an import names a component-level entity (a constant), the package and the name.
-    pub fn import_constant(&mut self, class: ClassId, name: &str) -> Option<(ClassId, String)> {
-        for imp in &self.imports(class) {
-            let path = import_path(imp);
-            if let ImportKind::Named { alias } = &imp.kind
-                && named_import_local(alias, &path) == Some(name)
-                && path.len() >= 2
-            {
-                let pkg = self.resolve_global(&path[..path.len() - 1])?;
-                return Some((pkg, path[path.len() - 1].to_string()));
-            }
-            if let ImportKind::Unqualified = &imp.kind
-                && let Some(pkg) = self.resolve_global(&path)
-                && let Ok(e) = self.expanded(pkg)
-                && e.component(name).is_some()
-            {
-                return Some((pkg, name.to_string()));
-            }
-        }
-        None
+    pub fn import_constant(
+        &mut self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Option<(ClassId, String)>, Diagnostic> {
+        Ok(match self.lookup_in_imports(class, name, false)? {
+            Some(Imported::Constant(pkg, n)) => Some((pkg, n)),
+            _ => None,
+        })
     }
 
     /// Names visible from a scope, for "did you mean" hints.
@@ -312,17 +276,4 @@ pub fn did_you_mean(names: &[String]) -> String {
             format!("did you mean one of {}{more}?", shown.join(", "))
         }
     }
-}
-
-/// The imported name as written, part by part.
-fn import_path(imp: &ast::Import) -> Vec<&str> {
-    imp.name.parts.iter().map(|p| p.name.as_str()).collect()
-}
-
-/// The local name a named import introduces: its alias, else the last part of its path.
-fn named_import_local<'a>(alias: &'a Option<ast::Ident>, path: &[&'a str]) -> Option<&'a str> {
-    alias
-        .as_ref()
-        .map(|a| a.name.as_str())
-        .or(path.last().copied())
 }

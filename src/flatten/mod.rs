@@ -233,6 +233,7 @@ impl<'s> Flattener<'s> {
     fn flatten_class(&mut self, class: ClassId) -> diag::Result<FlatModel> {
         let root = self.instantiate_root(class).map_err(|d| vec![d])?;
         self.build_all(root)?;
+        self.check_connector_balance(root)?;
         let instances = self.struct_instances(root);
         self.build_connection_graph(&instances)
             .map_err(|d| vec![d])?;

@@ -81,6 +81,7 @@ impl Flattener<'_> {
             ));
         };
         let mut fc = FCtx::new(self, scope, Mode::Structural);
+        fc.conditional_ok = true;
         let nodes = fc.resolve(c)?.ok_or_else(|| {
             Diagnostic::error(
                 c.span,
@@ -151,6 +152,7 @@ impl Flattener<'_> {
             }
             ast::EquationKind::Connect { a, b } => {
                 let mut fc = FCtx::new(self, scope, Mode::Structural);
+                fc.conditional_ok = true;
                 let (Ok(Some(na)), Ok(Some(nb))) = (fc.resolve(a), fc.resolve(b)) else {
                     // Reported when the connection equations are generated.
                     return Ok(());

@@ -49,6 +49,9 @@ pub struct FCtx<'a, 'b> {
     pub commit: bool,
     /// One frame per lookup in progress (variable subscripts, `dyn_index`).
     dyn_frames: Vec<DynFrame>,
+    /// Whether references may name conditional components (only in `connect` and the
+    /// built-ins about connectors, MLS 4.4.5).
+    pub conditional_ok: bool,
 }
 
 impl Drop for FCtx<'_, '_> {
@@ -73,6 +76,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             marked: Vec::new(),
             commit: true,
             dyn_frames: Vec::new(),
+            conditional_ok: false,
         }
     }
 
@@ -105,7 +109,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         return self.walk(ch, cref, 0).map(Some);
                     }
                 }
-                if let Some((pkg, name)) = self.f.import_constant(c, first) {
+                if let Some((pkg, name)) = self.f.import_constant(c, first)? {
                     let pi = self.f.package_inst(pkg)?;
                     if let Some(ch) = self.f.child(pi, &name)? {
                         return self.walk(ch, cref, 0).map(Some);
@@ -123,17 +127,24 @@ impl<'a, 'b> FCtx<'a, 'b> {
             let start = if cref.global {
                 self.f.root_class(first)
             } else {
-                self.f.lookup_first(first, self.scope.lex, self.scope.inst)
+                self.f
+                    .lookup_first(first, self.scope.lex, self.scope.inst)?
             };
             if let Some(mut class) = start {
+                let lex = self.scope.lex;
                 for k in 1..cref.parts.len() {
                     let name = &cref.parts[k].ident.name;
+                    let span = cref.parts[k].ident.span;
                     if let Some(c) = self.f.member_class(class, name) {
+                        self.f
+                            .check_member_access(class, name, Some(c), lex, span)?;
                         class = c;
                         continue;
                     }
                     let pi = self.f.package_inst(class)?;
                     if let Some(ch) = self.f.child(pi, name)? {
+                        self.f.check_member_access(class, name, None, lex, span)?;
+                        self.f.check_not_partial_scope(class, span)?;
                         return self.walk(ch, cref, k).map(Some);
                     }
                     return Ok(None);
@@ -160,7 +171,12 @@ impl<'a, 'b> FCtx<'a, 'b> {
                     ));
                 };
                 match self.f.child(i, &part.ident.name)? {
-                    Some(ch) => items.push(self.expand_node(ch, part, cref.span)?),
+                    Some(ch) => {
+                        let lex = self.scope.lex;
+                        self.f
+                            .check_public_component(i, &part.ident.name, part.ident.span, lex)?;
+                        items.push(self.expand_node(ch, part, cref.span)?)
+                    }
                     None => {
                         let names: Vec<String> = self
                             .f
@@ -212,6 +228,9 @@ impl<'a, 'b> FCtx<'a, 'b> {
     }
 
     fn expand_node(&mut self, c: InstId, part: &ast::RefPart, span: Span) -> EResult<Tensor<Node>> {
+        if !self.conditional_ok {
+            self.f.check_not_conditional(c, part.ident.span)?;
+        }
         self.f.ready(c)?;
         let dims = match &self.f.insts[c].kind {
             InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
@@ -331,8 +350,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         d
     }
 
-    /// `c.f` where `c` is a component and `f` a function class of its class: the function
-    /// and the component instance.
+    /// `c.f` (or `c.d.B.C.f`) where `c` (`c.d`) names a component and the rest classes of its
+    /// class, ending with a function (MLS 5.3.2): the function and the component instance.
     fn component_function(
         &mut self,
         func: &ast::ComponentRef,
@@ -341,26 +360,59 @@ impl<'a, 'b> FCtx<'a, 'b> {
         if n < 2 || func.global {
             return Ok(None);
         }
-        let prefix = ast::ComponentRef {
-            global: false,
-            parts: func.parts[..n - 1].to_vec(),
-            span: func.span,
-        };
-        let Ok(Some(nodes)) = self.resolve(&prefix) else {
+        // The longest leading part that names one component.
+        let mut found = None;
+        for k in (1..n).rev() {
+            let prefix = ast::ComponentRef {
+                global: false,
+                parts: func.parts[..k].to_vec(),
+                span: func.span,
+            };
+            if let Ok(Some(nodes)) = self.resolve(&prefix)
+                && let [Node::Inst(w)] = nodes.data.as_slice()
+            {
+                found = Some((k, *w));
+                break;
+            }
+        }
+        let Some((k, w)) = found else {
             return Ok(None);
         };
-        let [Node::Inst(w)] = nodes.data.as_slice() else {
-            return Ok(None);
-        };
-        let w = *w;
         self.f.children(w)?;
-        let last = &func.parts[n - 1].ident.name;
-        let ce = self.f.insts[w]
+        let lex = self.scope.lex;
+        let first = &func.parts[k].ident;
+        let Some(mut class) = self.f.insts[w]
             .overrides
-            .get(last)
-            .or_else(|| self.f.insts[w].exp.classes.get(last))
-            .map(|c| c.id);
-        Ok(ce.map(|c| (c, w)))
+            .get(&first.name)
+            .or_else(|| self.f.insts[w].exp.classes.get(&first.name))
+            .map(|c| c.id)
+        else {
+            return Ok(None);
+        };
+        self.f
+            .check_public_class_of(w, &first.name, first.span, lex)?;
+        for part in &func.parts[k + 1..] {
+            self.f.check_not_operator(class, part.ident.span)?;
+            let Some(c) = self.f.member_class(class, &part.ident.name) else {
+                return Ok(None);
+            };
+            if !self.f.lexically_inside(lex, class)
+                && self.f.member_protected(class, &part.ident.name)
+            {
+                return Err(Diagnostic::error(
+                    part.ident.span,
+                    format!(
+                        "`{}` is a protected element of `{}`",
+                        part.ident.name,
+                        self.f.tree.get(class).full
+                    ),
+                ));
+            }
+            class = c;
+        }
+        self.f
+            .check_not_operator(class, func.parts[n - 1].ident.span)?;
+        Ok(Some((class, w)))
     }
 
     fn user_call(
@@ -741,6 +793,7 @@ impl FCtx<'_, '_> {
             return v.index(&subs).map_err(|m| Diagnostic::error(cref.span, m));
         }
         if first == "time" && cref.parts.len() == 1 && !cref.global {
+            self.f.check_time_allowed(self.scope.lex, cref.span)?;
             return Ok(Tensor::scalar(Expr::Time));
         }
         let nodes = match self.resolve(cref)? {
@@ -1263,8 +1316,10 @@ impl FCtx<'_, '_> {
     /// The instances a component reference names (one per array element), for the built-ins
     /// that ask about connectors (`cardinality`, `Connections.isRoot`/`rooted`).
     fn ref_instances(&mut self, c: &ast::ComponentRef) -> Result<Vec<InstId>, Diagnostic> {
-        let nodes = self
-            .resolve(c)?
+        let was = std::mem::replace(&mut self.conditional_ok, true);
+        let r = self.resolve(c);
+        self.conditional_ok = was;
+        let nodes = r?
             .ok_or_else(|| Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c))))?;
         Ok(nodes
             .data

@@ -75,16 +75,35 @@ fn walk(suite: &Path, dir: &Path, out: &mut Vec<Case>) -> Result<(), String> {
         else {
             continue;
         };
-        let model: Vec<String> = rel
+        let mut model: Vec<String> = rel
             .components()
             .map(|c| c.as_os_str().to_string_lossy().to_string())
             .collect();
+        // A test written as a package holding the test model of the same name
+        // (`package P ... model P ... end P; end P;`) tests that model.
+        if let Some(name) = model.last().cloned()
+            && declares(&text, "package", &name)
+            && declares(&text, "model", &name)
+        {
+            model.push(name);
+        }
         out.push(Case {
             model: model.join("."),
             should_pass,
         });
     }
     Ok(())
+}
+
+/// Whether `text` has a line declaring `<keyword> <name>` (prefixes such as `encapsulated`
+/// before it allowed).
+fn declares(text: &str, keyword: &str, name: &str) -> bool {
+    text.lines().any(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words
+            .windows(2)
+            .any(|w| w[0] == keyword && w[1].trim_end_matches(['"', ';']) == name)
+    })
 }
 
 /// The value of `shouldPass = true|false` in a test's annotation.

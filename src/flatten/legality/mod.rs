@@ -1,4 +1,4 @@
-//! Legality of classes: the rules on what a class of each specialized kind may contain and
+//! Legality rules of the specification. Classes: the rules on what a class of each specialized kind may contain and
 //! extend (MLS 4.5.2, 4.7, 4.8, 4.9.5, 7.1.3, 7.1.4, 12.2).
 //!
 //! The checks run once per class, right after the class is expanded (`Flattener::expanded`),
@@ -17,15 +17,31 @@
 //! - `redeclare`: restrictions on redeclarations and constraining types (MLS 7.3.2, 7.3.3),
 //!   also called from expansion and instantiation where redeclarations are applied.
 //!
+//! Rules checked on the way by the stage that has the information they need (lookup,
+//! instantiation, connection sets):
+//!
+//! - `visibility`: protected elements (MLS 4.1) and what dot-notation may look inside (MLS 5.3.2);
+//! - `imports`: import clauses (MLS 13.2.1);
+//! - `prefixes`: type prefixes of components (MLS 4.4.2.2, 4.5, 9.3);
+//! - `connect_rules`: what may be connected and balanced connectors (MLS 9.3);
+//! - `inner_outer`: `inner`/`outer` matching (MLS 5.4, 5.5).
+//!
 //! A name that cannot be resolved here is left alone: expansion and instantiation report it
 //! with their own, better located, message.
 
+mod connect_rules;
 mod enumeration;
 mod functions;
+mod imports;
 mod inheritance;
+mod inner_outer;
 mod modification;
+mod prefixes;
 mod redeclare;
 mod restrictions;
+mod visibility;
+
+pub use imports::Imported;
 
 pub(super) use redeclare::{
     check_class_redeclare, check_component_redeclare, check_modifier_redeclare,
