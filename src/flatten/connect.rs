@@ -10,7 +10,7 @@ use super::equations::Connect;
 use super::instance::{InstId, InstKind};
 use super::modifier::Scope;
 use super::scalarize::Node;
-use super::tensor::Tensor;
+use super::tensor::{Tensor, Val};
 use crate::dae::{BinOp, Equation, EquationKind, Expr, VarId};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, Connection, Variability};
@@ -25,14 +25,18 @@ pub(super) enum Kind {
     Flow,
     /// No connection equation of its own (MLS 15.1): `stream.rs` uses the set.
     Stream,
-    /// A parameter or constant: no equation (MLS 9.3, the values must agree).
-    Fixed,
+    /// A parameter: no equation, an assertion that the values agree (MLS 9.3).
+    Parameter,
+    /// A constant: no equation; the values must agree (checked at flattening, MLS 9.3).
+    Constant,
 }
 
 /// A primitive variable of a connector with its name relative to the connector.
 struct Leaf {
     rel: String,
     var: VarId,
+    /// The primitive instance and element.
+    node: (InstId, usize),
     kind: Kind,
     /// The flow variable of the connector a stream variable belongs to.
     flow_var: Option<VarId>,
@@ -107,12 +111,10 @@ impl Flattener<'_> {
                     Connection::None => inherited,
                     c => c,
                 };
-                let fixed = matches!(
-                    self.variability(i),
-                    Variability::Parameter | Variability::Constant
-                );
+                let variability = self.variability(i);
                 let kind = match conn {
-                    _ if fixed => Kind::Fixed,
+                    _ if variability == Variability::Constant => Kind::Constant,
+                    _ if variability == Variability::Parameter => Kind::Parameter,
                     Connection::Flow => Kind::Flow,
                     Connection::Stream => Kind::Stream,
                     Connection::None => Kind::Potential,
@@ -125,6 +127,7 @@ impl Flattener<'_> {
                 out.push(Leaf {
                     rel: rel.to_string(),
                     var: self.insts[i].var0 + k,
+                    node: (i, k),
                     kind,
                     flow_var,
                     span: self.insts[i].span,
@@ -242,9 +245,14 @@ impl Flattener<'_> {
                 match self.connect_pair(*na, *nb, c) {
                     Ok(pairs) => {
                         for (la, lb) in pairs {
-                            if la.kind == Kind::Fixed
-                                || broken.iter().any(|(rel, _, _)| under(&la.rel, rel))
-                            {
+                            if matches!(la.kind, Kind::Parameter | Kind::Constant) {
+                                match self.fixed_agree(&la, &lb, c) {
+                                    Ok(e) => eqs.extend(e),
+                                    Err(d) => errors.push(d),
+                                }
+                                continue;
+                            }
+                            if broken.iter().any(|(rel, _, _)| under(&la.rel, rel)) {
                                 continue;
                             }
                             let mut key = |l: &Leaf, inside: bool| -> usize {
@@ -340,7 +348,7 @@ impl Flattener<'_> {
                     );
                     stream_origin.push((component, span));
                 }
-                Kind::Fixed => {}
+                Kind::Parameter | Kind::Constant => {}
             }
         }
         // Unconnected flow variables: zero (MLS 9.2, for inside connectors; for the elements
@@ -390,6 +398,55 @@ impl Flattener<'_> {
             streams,
             stream_origin,
         })
+    }
+
+    /// Connected constants must be equal, connected parameters get an assertion that they are
+    /// (MLS 9.3: "constants or parameters in connected components yield the appropriate
+    /// assert-statements to check that they have the same value; connections are not
+    /// generated").
+    fn fixed_agree(
+        &mut self,
+        a: &Leaf,
+        b: &Leaf,
+        c: &Connect,
+    ) -> Result<Vec<Equation>, Diagnostic> {
+        let component = self.insts[c.inst].path.clone();
+        let name = |f: &Self, l: &Leaf| f.var_names.get(l.var).cloned().unwrap_or_default();
+        let (na, nb) = (name(self, a), name(self, b));
+        if a.kind == Kind::Constant {
+            let va = self.param_value(a.node.0)?.data.get(a.node.1).cloned();
+            let vb = self.param_value(b.node.0)?.data.get(b.node.1).cloned();
+            if let (Some(x), Some(y)) = (va, vb)
+                && x != y
+            {
+                let show = |v: &Val| match v {
+                    Val::Real(r) => r.to_string(),
+                    Val::Int(n) => n.to_string(),
+                    Val::Bool(b) => b.to_string(),
+                    Val::Str(t) => format!("{t:?}"),
+                };
+                let (x, y) = (show(&x), show(&y));
+                return Err(Diagnostic::error(
+                    c.span,
+                    format!("this connects constants with different values: `{na}` = {x} and `{nb}` = {y}"),
+                )
+                .with_secondary(a.span, format!("`{na}` is declared here"))
+                .with_secondary(b.span, format!("`{nb}` is declared here"))
+                .with_note("connected constants must have the same value (MLS 9.3)"));
+            }
+            return Ok(Vec::new());
+        }
+        Ok(vec![Equation {
+            kind: EquationKind::Assert {
+                condition: Expr::binary(BinOp::Eq, Expr::Var(a.var), Expr::Var(b.var)),
+                message: Expr::String(format!(
+                    "connected parameters `{na}` and `{nb}` have different values (MLS 9.3)"
+                )),
+                warning: false,
+            },
+            component,
+            span: c.span,
+        }])
     }
 
     /// The overdetermined parts of a connection that the spanning trees leave out (MLS
@@ -583,6 +640,34 @@ impl Flattener<'_> {
         }
         la.sort_by(|x, y| x.rel.cmp(&y.rel));
         lb.sort_by(|x, y| x.rel.cmp(&y.rel));
+        // MLS 9.3: matched primitive components have the same primitive type.
+        for (x, y) in la.iter().zip(&lb) {
+            let ty = |f: &Self, l: &Leaf| match &f.insts[l.node.0].kind {
+                InstKind::Prim { ty, .. } => Some(*ty),
+                _ => None,
+            };
+            let (tx, ty_) = (ty(self, x), ty(self, y));
+            if tx != ty_ {
+                let name = |f: &Self, l: &Leaf| f.insts[l.node.0].path.clone();
+                let show = |t: Option<crate::dae::ScalarType>| match t {
+                    Some(t) => format!("{t:?}"),
+                    None => "?".to_string(),
+                };
+                return Err(Diagnostic::error(
+                    c.span,
+                    format!(
+                        "this connects `{}` of type {} to `{}` of type {}",
+                        name(self, x),
+                        show(tx),
+                        name(self, y),
+                        show(ty_)
+                    ),
+                )
+                .with_secondary(x.span, "declared here")
+                .with_secondary(y.span, "declared here")
+                .with_note("connected variables must have the same primitive type (MLS 9.3)"));
+            }
+        }
         Ok(la.into_iter().zip(lb).collect())
     }
 
@@ -621,6 +706,7 @@ fn fmt_leaf(x: &(String, Kind)) -> String {
         Kind::Potential => name,
         Kind::Flow => format!("flow {name}"),
         Kind::Stream => format!("stream {name}"),
-        Kind::Fixed => format!("parameter {name}"),
+        Kind::Parameter => format!("parameter {name}"),
+        Kind::Constant => format!("constant {name}"),
     }
 }

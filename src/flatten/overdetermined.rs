@@ -385,6 +385,38 @@ impl Flattener<'_> {
         }
     }
 
+    /// The size of the `residue` of the `equalityConstraint` of overdetermined instance `i`
+    /// (MLS 9.3.1: what the instance counts for in the balance of its connector), `None` when
+    /// its type is not overdetermined.
+    #[allow(dead_code)] // for the connector size rule (MLS 9.3.1)
+    pub fn equality_constraint_size(&mut self, i: InstId) -> Result<Option<usize>, Diagnostic> {
+        let Some(f) = self.inst_class_element(i, "equalityConstraint") else {
+            return Ok(None);
+        };
+        let name = self.function(f)?;
+        let dims = self.functions[&name]
+            .outputs
+            .first()
+            .map(|o| o.dims.clone())
+            .unwrap_or_default();
+        let scope = super::modifier::Scope {
+            inst: Some(self.package_inst(f)?),
+            lex: f,
+        };
+        let mut n = 1usize;
+        for d in dims {
+            let Some(e) = d else {
+                return Err(Diagnostic::error(
+                    self.insts[i].span,
+                    format!("the residue of `{name}` needs a size known before simulation"),
+                ));
+            };
+            let v = self.eval_structural(&e, scope)?;
+            n *= v.data.first().and_then(|x| x.as_int()).unwrap_or(0).max(0) as usize;
+        }
+        Ok(Some(n))
+    }
+
     /// `cardinality(c)`: the number of `connect` statements connector `c` occurs in.
     pub fn cardinality(&self, nodes: &[InstId], span: Span) -> Result<i64, Diagnostic> {
         if !self.conn_graph.ready {

@@ -85,6 +85,9 @@ impl Flattener<'_> {
     pub(super) fn check_stream_declarations(&mut self, root: InstId) -> Result<(), Diagnostic> {
         for i in self.struct_instances(root) {
             let kids = self.children(i)?;
+            for &c in &kids {
+                self.check_connection_prefix(c)?;
+            }
             let streams: Vec<InstId> = kids
                 .iter()
                 .copied()
@@ -133,6 +136,65 @@ impl Flattener<'_> {
                     d = d.with_secondary(self.insts[f].span, "flow variable");
                 }
                 return Err(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// MLS 4.4.2.2: `flow`/`stream` apply to components of a type, record or connector, and
+    /// not to one that holds `flow` or `stream` components itself.
+    fn check_connection_prefix(&mut self, c: InstId) -> Result<(), Diagnostic> {
+        let prefix = self.insts[c].prefix.connection;
+        if prefix == Connection::None {
+            return Ok(());
+        }
+        let word = if prefix == Connection::Flow {
+            "flow"
+        } else {
+            "stream"
+        };
+        let target = match &self.insts[c].kind {
+            InstKind::Array { elems, .. } => match elems.first() {
+                Some(e) => *e,
+                None => return Ok(()),
+            },
+            InstKind::Struct { .. } => c,
+            _ => return Ok(()),
+        };
+        use crate::syntax::ast::ClassKind;
+        let kind = self.insts[target].exp.kind;
+        if !matches!(
+            kind,
+            ClassKind::Record | ClassKind::OperatorRecord | ClassKind::Connector | ClassKind::Type
+        ) {
+            return Err(Diagnostic::error(
+                self.insts[c].span,
+                format!(
+                    "`{word}` cannot be applied to `{}`: its class is a {kind:?}, not a type, record or connector",
+                    self.insts[c].path
+                ),
+            )
+            .with_note("MLS 4.4.2.2: the prefixes flow and stream are for variables of types, records and connectors"));
+        }
+        let mut stack = self.children(target)?;
+        while let Some(x) = stack.pop() {
+            if self.insts[x].prefix.connection != Connection::None {
+                return Err(Diagnostic::error(
+                    self.insts[c].span,
+                    format!(
+                        "`{}` is declared `{word}` but its element `{}` is already `{}`",
+                        self.insts[c].path,
+                        self.insts[x].path,
+                        if self.insts[x].prefix.connection == Connection::Flow { "flow" } else { "stream" }
+                    ),
+                )
+                .with_secondary(self.insts[x].span, "declared here")
+                .with_note("MLS 4.4.2.2: flow and stream cannot be combined, or applied twice, on one variable"));
+            }
+            match &self.insts[x].kind {
+                InstKind::Struct { .. } => stack.extend(self.children(x)?),
+                InstKind::Array { elems, .. } => stack.extend(elems.iter().copied()),
+                _ => {}
             }
         }
         Ok(())
