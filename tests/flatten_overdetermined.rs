@@ -1,6 +1,7 @@
 //! Overdetermined connectors (MLS 9.4): the virtual connection graph picks one root per
-//! connected part, `Connections.isRoot` selects the root's equations at flattening, and a
-//! connection loop (which would need `equalityConstraint` equations) is a located error.
+//! connected part, `Connections.isRoot` selects the root's equations at flattening, a
+//! connection closing a loop gets `equalityConstraint` equations, and a loop of branches is a
+//! located error.
 
 use minimo::sim::{SimOptions, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, analyze};
@@ -134,8 +135,71 @@ fn the_potential_root_of_lowest_priority_is_chosen() {
 }
 
 #[test]
-fn a_connection_loop_is_a_located_error() {
-    let e = minimo::flatten::flatten_source("g.mo", LIB, Some("G.Loop")).unwrap_err();
-    assert!(e.contains("1 loop(s)"), "{e}");
+fn a_connection_closing_a_loop_gets_the_equality_constraint() {
+    // Two joints in parallel between ground and body: the second connection to the body is
+    // left out of the spanning tree, so `0 = equalityConstraint(j2.b.R, body.a.R)` replaces
+    // `j2.b.R.phi = body.a.R.phi` (one residue for one variable here: the loop stays a real
+    // constraint between the two joints, which structural analysis then reports).
+    let flat = minimo::flatten::flatten_source("g.mo", LIB, Some("G.Loop"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = minimo::dae::print_flat(&flat);
+    assert!(
+        text.contains("0.0 = G.Orient.equalityConstraint(j2.b.R.phi, body.a.R.phi)"),
+        "{text}"
+    );
+    assert!(!text.contains("j2.b.R.phi = body.a.R.phi"), "{text}");
+}
+
+#[test]
+fn a_loop_of_branches_is_a_located_error() {
+    let lib = LIB.replace(
+        "end G;",
+        "model BranchLoop\n    Ground ground;\n    Joint j;\n  equation\n    connect(ground.b, j.a);\n    Connections.branch(j.b.R, j.a.R);\n  end BranchLoop;\nend G;",
+    );
+    let e = minimo::flatten::flatten_source("g.mo", &lib, Some("G.BranchLoop")).unwrap_err();
+    assert!(e.contains("closes a loop of branches"), "{e}");
     assert!(e.contains("g.mo:"), "{e}");
+}
+
+#[test]
+fn a_type_with_equality_constraint_is_a_node_and_its_loop_is_broken() {
+    // MLS 9.4 example: an `AC_Angle` (a Real type) in a connector; the connection parallel to
+    // the branch is broken, and `equalityConstraint` has no residue.
+    let src = r#"
+model M
+  type AC_Angle
+    extends Real;
+    function equalityConstraint
+      input AC_Angle theta1;
+      input AC_Angle theta2;
+      output Real residue[0];
+    algorithm
+    end equalityConstraint;
+  end AC_Angle;
+  connector C
+    AC_Angle theta;
+    Real v;
+    flow Real i;
+  end C;
+  model Two
+    C c1;
+    C c2;
+  end Two;
+  Two m;
+  Boolean r1 = Connections.isRoot(m.c1.theta);
+  Boolean r2 = Connections.isRoot(m.c2.theta);
+equation
+  m.c1.i = 1;
+  m.c1.v = 2;
+  m.c1.theta = 3;
+  m.c2.theta = 3;
+  connect(m.c1, m.c2);
+  Connections.branch(m.c1.theta, m.c2.theta);
+  Connections.potentialRoot(m.c2.theta);
+end M;
+"#;
+    let flat = minimo::flatten::flatten_source("m.mo", src, None).unwrap_or_else(|e| panic!("{e}"));
+    let text = minimo::dae::print_flat(&flat);
+    assert!(!text.contains("m.c1.theta = m.c2.theta"), "{text}");
+    assert!(text.contains("r2 = true"), "{text}");
 }

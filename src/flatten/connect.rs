@@ -1,67 +1,143 @@
 //! Connection equations (MLS 9.2): connection sets built with union-find over
 //! (variable, inside/outside) pairs; potentials equal, flows summing to zero with `+` for
 //! inside and `-` for outside connectors; flow variables of unconnected inside connectors set
-//! to zero.
+//! to zero. Parameters and constants of connectors give no equation; stream variables give
+//! their sets to `stream.rs`; the overdetermined parts of a connection that the spanning trees
+//! of `overdetermined.rs` leave out give `0 = equalityConstraint(A.R, B.R)` (MLS 9.4.2).
 
 use super::Flattener;
 use super::equations::Connect;
 use super::instance::{InstId, InstKind};
+use super::modifier::Scope;
 use super::scalarize::Node;
+use super::tensor::{Tensor, Val};
 use crate::dae::{BinOp, Equation, EquationKind, Expr, VarId};
 use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast::{self, Connection, Variability};
 use std::collections::{BTreeMap, HashMap};
+
+/// What a primitive connector variable contributes to its connection set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Kind {
+    /// Equal in the set.
+    Potential,
+    /// Summing to zero.
+    Flow,
+    /// No connection equation of its own (MLS 15.1): `stream.rs` uses the set.
+    Stream,
+    /// A parameter: no equation, an assertion that the values agree (MLS 9.3).
+    Parameter,
+    /// A constant: no equation; the values must agree (checked at flattening, MLS 9.3).
+    Constant,
+}
 
 /// A primitive variable of a connector with its name relative to the connector.
 struct Leaf {
     rel: String,
     var: VarId,
-    flow: bool,
+    /// The primitive instance and element.
+    node: (InstId, usize),
+    kind: Kind,
+    /// The flow variable of the connector a stream variable belongs to.
+    flow_var: Option<VarId>,
     span: Span,
 }
 
-struct UnionFind {
-    parent: Vec<usize>,
+/// Union-find over dense indices; the smaller index is kept as root, so sets are ordered by
+/// their first member.
+pub(super) struct UnionFind {
+    pub parent: Vec<usize>,
 }
 
 impl UnionFind {
-    fn find(&mut self, mut x: usize) -> usize {
+    pub fn new(n: usize) -> Self {
+        UnionFind {
+            parent: (0..n).collect(),
+        }
+    }
+    pub fn push(&mut self) -> usize {
+        self.parent.push(self.parent.len());
+        self.parent.len() - 1
+    }
+    pub fn find(&mut self, mut x: usize) -> usize {
         while self.parent[x] != x {
             self.parent[x] = self.parent[self.parent[x]];
             x = self.parent[x];
         }
         x
     }
-    fn union(&mut self, a: usize, b: usize) {
+    pub fn union(&mut self, a: usize, b: usize) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
-            // Keep the smaller index as root: sets are then ordered by first appearance.
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
             self.parent[hi] = lo;
         }
     }
 }
 
+/// One member of a connection set of stream variables.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StreamMember {
+    pub var: VarId,
+    pub inside: bool,
+    /// The flow variable of the member's connector.
+    pub flow: Option<VarId>,
+}
+
+/// What the connection sets give besides equations: the sets of stream variables, for
+/// `inStream`, `actualStream` and the equations of outside stream connectors (`stream.rs`).
+pub(super) struct Connections {
+    pub eqs: Vec<Equation>,
+    pub streams: Vec<Vec<StreamMember>>,
+    /// The component and span each stream set's equations are attributed to.
+    pub stream_origin: Vec<(String, Span)>,
+}
+
 impl Flattener<'_> {
-    fn leaves(&mut self, n: Node, rel: &str, out: &mut Vec<Leaf>) -> Result<(), Diagnostic> {
+    /// The primitive variables below node `n`, named relative to it. `inherited` is the
+    /// `flow`/`stream` prefix of an enclosing component (`flow Complex i`).
+    fn leaves(
+        &mut self,
+        n: Node,
+        rel: &str,
+        inherited: Connection,
+        out: &mut Vec<Leaf>,
+    ) -> Result<(), Diagnostic> {
         match n {
             // An element of a primitive connector array is connected on its own (`y[2]` to
             // `u[1]`); the element suffix only names it inside a structured connector.
-            // Parameters and constants of connectors get no connection equations (MLS 9.3).
-            Node::Var(i, _)
-                if matches!(
-                    self.variability(i),
-                    crate::syntax::ast::Variability::Parameter
-                        | crate::syntax::ast::Variability::Constant
-                ) => {}
             Node::Var(i, k) => {
+                let conn = match self.insts[i].prefix.connection {
+                    Connection::None => inherited,
+                    c => c,
+                };
+                let variability = self.variability(i);
+                let kind = match conn {
+                    _ if variability == Variability::Constant => Kind::Constant,
+                    _ if variability == Variability::Parameter => Kind::Parameter,
+                    Connection::Flow => Kind::Flow,
+                    Connection::Stream => Kind::Stream,
+                    Connection::None => Kind::Potential,
+                };
+                let flow_var = if kind == Kind::Stream {
+                    self.stream_flow(i)?
+                } else {
+                    None
+                };
                 out.push(Leaf {
                     rel: rel.to_string(),
                     var: self.insts[i].var0 + k,
-                    flow: self.insts[i].prefix.connection == crate::syntax::ast::Connection::Flow,
+                    node: (i, k),
+                    kind,
+                    flow_var,
                     span: self.insts[i].span,
                 });
             }
             Node::Inst(i) => {
+                let inherited = match self.insts[i].prefix.connection {
+                    Connection::None => inherited,
+                    c => c,
+                };
                 let kids = self.children(i)?;
                 for c in kids {
                     let name = self.insts[c].name.clone();
@@ -87,11 +163,20 @@ impl Flattener<'_> {
                                             .join(",")
                                     )
                                 };
-                                self.leaves(Node::Var(c, k), &format!("{sub}{suffix}"), out)?;
+                                self.leaves(
+                                    Node::Var(c, k),
+                                    &format!("{sub}{suffix}"),
+                                    inherited,
+                                    out,
+                                )?;
                             }
                         }
                         InstKind::Array { elems, .. } => {
                             let elems = elems.clone();
+                            let inherited = match self.insts[c].prefix.connection {
+                                Connection::None => inherited,
+                                x => x,
+                            };
                             for e in elems {
                                 let en = self.insts[e].name.clone();
                                 let esub = if rel.is_empty() {
@@ -99,16 +184,35 @@ impl Flattener<'_> {
                                 } else {
                                     format!("{rel}.{en}")
                                 };
-                                self.leaves(Node::Inst(e), &esub, out)?;
+                                self.leaves(Node::Inst(e), &esub, inherited, out)?;
                             }
                         }
-                        InstKind::Struct { .. } => self.leaves(Node::Inst(c), &sub, out)?,
+                        InstKind::Struct { .. } => {
+                            self.leaves(Node::Inst(c), &sub, inherited, out)?
+                        }
                         InstKind::Removed | InstKind::Stub => {}
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The flow variable a stream variable (primitive instance `i`) is carried by: the one
+    /// scalar flow variable of its connector (MLS 15.1).
+    pub(super) fn stream_flow(&mut self, i: InstId) -> Result<Option<VarId>, Diagnostic> {
+        let Some(p) = self.insts[i].parent else {
+            return Ok(None);
+        };
+        for c in self.children(p)? {
+            if let InstKind::Prim { dims, .. } = &self.insts[c].kind
+                && dims.is_empty()
+                && self.insts[c].prefix.connection == Connection::Flow
+            {
+                return Ok(Some(self.insts[c].var0));
+            }
+        }
+        Ok(None)
     }
 
     fn node_inst(&self, n: Node) -> InstId {
@@ -118,34 +222,58 @@ impl Flattener<'_> {
     }
 
     /// Generates the connection equations and the zero equations of unconnected flows.
-    pub fn connection_equations(
+    pub(super) fn connection_equations(
         &mut self,
         connects: &[Connect],
         root: InstId,
-    ) -> Result<Vec<Equation>, Vec<Diagnostic>> {
+    ) -> Result<Connections, Vec<Diagnostic>> {
         self.check_connects(connects)?;
         let mut keys: HashMap<(VarId, bool), usize> = HashMap::new();
-        let mut info: Vec<(VarId, bool, bool, InstId)> = Vec::new(); // var, inside, flow, connect instance
-        let mut uf = UnionFind { parent: Vec::new() };
+        // var, inside, kind, flow variable (stream), connect instance
+        let mut info: Vec<(VarId, bool, Kind, Option<VarId>, InstId)> = Vec::new();
+        let mut uf = UnionFind::new(0);
         let mut errors = Vec::new();
+        let mut eqs = Vec::new();
         for c in connects {
             for (na, nb) in c.a.iter().zip(&c.b) {
+                let broken = match self.broken_parts(*na, *nb) {
+                    Ok(b) => b,
+                    Err(d) => {
+                        errors.push(d);
+                        continue;
+                    }
+                };
                 match self.connect_pair(*na, *nb, c) {
                     Ok(pairs) => {
                         for (la, lb) in pairs {
-                            let mut key = |v: VarId, inside: bool, flow: bool| -> usize {
-                                *keys.entry((v, inside)).or_insert_with(|| {
-                                    info.push((v, inside, flow, c.inst));
-                                    uf.parent.push(uf.parent.len());
-                                    info.len() - 1
+                            if matches!(la.kind, Kind::Parameter | Kind::Constant) {
+                                match self.fixed_agree(&la, &lb, c) {
+                                    Ok(e) => eqs.extend(e),
+                                    Err(d) => errors.push(d),
+                                }
+                                continue;
+                            }
+                            if broken.iter().any(|(rel, _, _)| under(&la.rel, rel)) {
+                                continue;
+                            }
+                            let mut key = |l: &Leaf, inside: bool| -> usize {
+                                *keys.entry((l.var, inside)).or_insert_with(|| {
+                                    info.push((l.var, inside, l.kind, l.flow_var, c.inst));
+                                    uf.push()
                                 })
                             };
-                            let ka = key(la.var, !c.a_outside, la.flow);
-                            let kb = key(lb.var, !c.b_outside, lb.flow);
+                            let ka = key(&la, !c.a_outside);
+                            let kb = key(&lb, !c.b_outside);
                             uf.union(ka, kb);
                         }
                     }
                     Err(d) => errors.push(d),
+                }
+                for (_, x, y) in broken {
+                    match self.equality_constraint(x, y, c) {
+                        Ok(e) => eqs.extend(e),
+                        Err(d) => errors.push(d),
+                    }
                 }
             }
         }
@@ -157,56 +285,75 @@ impl Flattener<'_> {
             let r = uf.find(k);
             sets.entry(r).or_default().push(k);
         }
-        let mut eqs = Vec::new();
+        let mut streams = Vec::new();
+        let mut stream_origin = Vec::new();
         for (root_key, members) in sets {
-            let (_, _, flow, inst) = info[root_key];
+            let (_, _, kind, _, inst) = info[root_key];
             let component = self.insts[inst].path.clone();
             let span = self.insts[inst].span;
-            if flow {
-                let mut sum: Option<Expr> = None;
-                for m in &members {
-                    let (v, inside, _, _) = info[*m];
-                    sum = Some(match sum {
-                        None if inside => Expr::Var(v),
-                        None => Expr::neg(Expr::Var(v)),
-                        Some(s) => Expr::binary(
-                            if inside { BinOp::Add } else { BinOp::Sub },
-                            s,
-                            Expr::Var(v),
-                        ),
-                    });
-                }
-                if let Some(s) = sum {
-                    eqs.push(Equation {
-                        kind: EquationKind::Simple {
-                            lhs: s,
-                            rhs: Expr::Real(0.0),
-                        },
-                        component,
-                        span,
-                    });
-                }
-            } else {
-                // Members may repeat a variable (inside and outside): equal only distinct ones.
-                let mut vars: Vec<VarId> = Vec::new();
-                for m in &members {
-                    if !vars.contains(&info[*m].0) {
-                        vars.push(info[*m].0);
+            match kind {
+                Kind::Flow => {
+                    let mut sum: Option<Expr> = None;
+                    for m in &members {
+                        let (v, inside, ..) = info[*m];
+                        sum = Some(match sum {
+                            None if inside => Expr::Var(v),
+                            None => Expr::neg(Expr::Var(v)),
+                            Some(s) => Expr::binary(
+                                if inside { BinOp::Add } else { BinOp::Sub },
+                                s,
+                                Expr::Var(v),
+                            ),
+                        });
+                    }
+                    if let Some(s) = sum {
+                        eqs.push(Equation {
+                            kind: EquationKind::Simple {
+                                lhs: s,
+                                rhs: Expr::Real(0.0),
+                            },
+                            component,
+                            span,
+                        });
                     }
                 }
-                for w in vars.windows(2) {
-                    eqs.push(Equation {
-                        kind: EquationKind::Simple {
-                            lhs: Expr::Var(w[0]),
-                            rhs: Expr::Var(w[1]),
-                        },
-                        component: component.clone(),
-                        span,
-                    });
+                Kind::Potential => {
+                    // Members may repeat a variable (inside and outside): equal only distinct ones.
+                    let mut vars: Vec<VarId> = Vec::new();
+                    for m in &members {
+                        if !vars.contains(&info[*m].0) {
+                            vars.push(info[*m].0);
+                        }
+                    }
+                    for w in vars.windows(2) {
+                        eqs.push(Equation {
+                            kind: EquationKind::Simple {
+                                lhs: Expr::Var(w[0]),
+                                rhs: Expr::Var(w[1]),
+                            },
+                            component: component.clone(),
+                            span,
+                        });
+                    }
                 }
+                Kind::Stream => {
+                    streams.push(
+                        members
+                            .iter()
+                            .map(|m| StreamMember {
+                                var: info[*m].0,
+                                inside: info[*m].1,
+                                flow: info[*m].3,
+                            })
+                            .collect(),
+                    );
+                    stream_origin.push((component, span));
+                }
+                Kind::Parameter | Kind::Constant => {}
             }
         }
-        // Unconnected flow variables: zero (MLS 9.2, for inside connectors).
+        // Unconnected flow variables: zero (MLS 9.2, for inside connectors; for the elements
+        // of expandable connectors also as outside connectors, MLS 9.2).
         let mut stack = vec![root];
         while let Some(i) = stack.pop() {
             match &self.insts[i].kind {
@@ -216,22 +363,27 @@ impl Flattener<'_> {
                     let c = c.clone();
                     if self.insts[i].is_connector() && i != root {
                         let mut ls = Vec::new();
-                        self.leaves(Node::Inst(i), "", &mut ls)
+                        self.leaves(Node::Inst(i), "", Connection::None, &mut ls)
                             .map_err(|d| vec![d])?;
                         let component = self.insts[i]
                             .parent
                             .map(|p| self.insts[p].path.clone())
                             .unwrap_or_default();
-                        for l in ls.into_iter().filter(|l| l.flow) {
-                            if !keys.contains_key(&(l.var, true)) {
-                                eqs.push(Equation {
-                                    kind: EquationKind::Simple {
-                                        lhs: Expr::Var(l.var),
-                                        rhs: Expr::Real(0.0),
-                                    },
-                                    component: component.clone(),
-                                    span: l.span,
-                                });
+                        let expandable = self.insts[i].exp.kind
+                            == crate::syntax::ast::ClassKind::ExpandableConnector;
+                        for l in ls.into_iter().filter(|l| l.kind == Kind::Flow) {
+                            let sides: &[bool] = if expandable { &[true, false] } else { &[true] };
+                            for &inside in sides {
+                                if !keys.contains_key(&(l.var, inside)) {
+                                    eqs.push(Equation {
+                                        kind: EquationKind::Simple {
+                                            lhs: Expr::Var(l.var),
+                                            rhs: Expr::Real(0.0),
+                                        },
+                                        component: component.clone(),
+                                        span: l.span,
+                                    });
+                                }
                             }
                         }
                     } else {
@@ -242,7 +394,189 @@ impl Flattener<'_> {
                 _ => {}
             }
         }
-        Ok(eqs)
+        Ok(Connections {
+            eqs,
+            streams,
+            stream_origin,
+        })
+    }
+
+    /// Connected constants must be equal, connected parameters get an assertion that they are
+    /// (MLS 9.3: "constants or parameters in connected components yield the appropriate
+    /// assert-statements to check that they have the same value; connections are not
+    /// generated").
+    fn fixed_agree(
+        &mut self,
+        a: &Leaf,
+        b: &Leaf,
+        c: &Connect,
+    ) -> Result<Vec<Equation>, Diagnostic> {
+        let component = self.insts[c.inst].path.clone();
+        let name = |f: &Self, l: &Leaf| f.var_names.get(l.var).cloned().unwrap_or_default();
+        let (na, nb) = (name(self, a), name(self, b));
+        if a.kind == Kind::Constant {
+            let va = self.param_value(a.node.0)?.data.get(a.node.1).cloned();
+            let vb = self.param_value(b.node.0)?.data.get(b.node.1).cloned();
+            if let (Some(x), Some(y)) = (va, vb)
+                && x != y
+            {
+                let show = |v: &Val| match v {
+                    Val::Real(r) => r.to_string(),
+                    Val::Int(n) => n.to_string(),
+                    Val::Bool(b) => b.to_string(),
+                    Val::Str(t) => format!("{t:?}"),
+                };
+                let (x, y) = (show(&x), show(&y));
+                return Err(Diagnostic::error(
+                    c.span,
+                    format!("this connects constants with different values: `{na}` = {x} and `{nb}` = {y}"),
+                )
+                .with_secondary(a.span, format!("`{na}` is declared here"))
+                .with_secondary(b.span, format!("`{nb}` is declared here"))
+                .with_note("connected constants must have the same value (MLS 9.3)"));
+            }
+            return Ok(Vec::new());
+        }
+        Ok(vec![Equation {
+            kind: EquationKind::Assert {
+                condition: Expr::binary(BinOp::Eq, Expr::Var(a.var), Expr::Var(b.var)),
+                message: Expr::String(format!(
+                    "connected parameters `{na}` and `{nb}` have different values (MLS 9.3)"
+                )),
+                warning: false,
+            },
+            component,
+            span: c.span,
+        }])
+    }
+
+    /// The overdetermined parts of a connection that the spanning trees leave out (MLS
+    /// 9.4.2): relative name and the two nodes.
+    fn broken_parts(
+        &mut self,
+        a: Node,
+        b: Node,
+    ) -> Result<Vec<(String, InstId, InstId)>, Diagnostic> {
+        if self.conn_graph.broken.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (Node::Inst(x), Node::Inst(y)) = (a, b) else {
+            return Ok(Vec::new());
+        };
+        let px = self.overdetermined_parts(x, "")?;
+        if px.is_empty() {
+            return Ok(Vec::new());
+        }
+        let py = self.overdetermined_parts(y, "")?;
+        let mut out = Vec::new();
+        for (rel, nx) in px {
+            if let Some((_, ny)) = py.iter().find(|(r, _)| *r == rel)
+                && self.take_broken_edge(nx, *ny)
+            {
+                out.push((rel, nx, *ny));
+            }
+        }
+        Ok(out)
+    }
+
+    /// `0 = R.equalityConstraint(A.R, B.R)` for the overdetermined components `x` and `y`
+    /// of a broken connection.
+    fn equality_constraint(
+        &mut self,
+        x: InstId,
+        y: InstId,
+        c: &Connect,
+    ) -> Result<Vec<Equation>, Diagnostic> {
+        let value = |f: &mut Self, i: InstId| -> Result<Tensor<Expr>, Diagnostic> {
+            if let InstKind::Prim { dims, .. } = &f.insts[i].kind {
+                let n: usize = dims.iter().product();
+                let v0 = f.insts[i].var0;
+                return Ok(Tensor {
+                    dims: dims.clone(),
+                    data: (0..n).map(|k| Expr::Var(v0 + k)).collect(),
+                });
+            }
+            let mut ls = Vec::new();
+            f.leaves(Node::Inst(i), "", Connection::None, &mut ls)?;
+            let data: Vec<Expr> = ls
+                .iter()
+                .filter(|l| !matches!(f.variability_of_var(l.var), Some(Variability::Constant)))
+                .map(|l| Expr::Var(l.var))
+                .collect();
+            Ok(Tensor {
+                dims: vec![data.len()],
+                data,
+            })
+        };
+        let va = value(self, x)?;
+        let vb = value(self, y)?;
+        let class = self.tree.get(self.insts[x].class).full.clone();
+        let ident = |name: &str| ast::RefPart {
+            ident: ast::Ident {
+                name: name.to_string(),
+                span: c.span,
+            },
+            subscripts: Vec::new(),
+        };
+        let local = |name: &str| ast::Expr {
+            kind: ast::ExprKind::Ref(ast::ComponentRef {
+                global: false,
+                parts: vec![ident(name)],
+                span: c.span,
+            }),
+            span: c.span,
+        };
+        let mut parts: Vec<ast::RefPart> = class.split('.').map(ident).collect();
+        parts.push(ident("equalityConstraint"));
+        let call = ast::Expr {
+            kind: ast::ExprKind::Call {
+                func: ast::ComponentRef {
+                    global: true,
+                    parts,
+                    span: c.span,
+                },
+                args: ast::FunctionArgs {
+                    positional: vec![local("'$R1'"), local("'$R2'")],
+                    named: Vec::new(),
+                    iterators: Vec::new(),
+                    span: c.span,
+                },
+            },
+            span: c.span,
+        };
+        let scope = Scope {
+            inst: Some(c.inst),
+            lex: self.insts[c.inst].class,
+        };
+        let locals = vec![("'$R1'".to_string(), va), ("'$R2'".to_string(), vb)];
+        let residue = self.eval_symbolic(&call, scope, &locals).map_err(|d| {
+            Diagnostic::error(
+                c.span,
+                format!(
+                    "this connection closes a loop of overdetermined connectors; its `{class}.equalityConstraint` could not be used: {}",
+                    d.message
+                ),
+            )
+        })?;
+        let component = self.insts[c.inst].path.clone();
+        Ok(residue
+            .data
+            .into_iter()
+            .map(|r| Equation {
+                kind: EquationKind::Simple {
+                    lhs: Expr::Real(0.0),
+                    rhs: r,
+                },
+                component: component.clone(),
+                span: c.span,
+            })
+            .collect())
+    }
+
+    fn variability_of_var(&self, v: VarId) -> Option<Variability> {
+        let k = self.prims.partition_point(|p| self.insts[*p].var0 <= v);
+        let i = *self.prims.get(k.checked_sub(1)?)?;
+        Some(self.variability(i))
     }
 
     fn connect_pair(
@@ -253,7 +587,7 @@ impl Flattener<'_> {
     ) -> Result<Vec<(Leaf, Leaf)>, Diagnostic> {
         let (ia, ib) = (self.node_inst(a), self.node_inst(b));
         for (i, sp) in [(ia, c.a_span), (ib, c.b_span)] {
-            if !self.insts[i].is_connector() {
+            if !self.insts[i].is_connector() && !self.in_expandable(i) {
                 return Err(Diagnostic::error(
                     sp,
                     format!("`{}` is not a connector", self.insts[i].path),
@@ -264,11 +598,11 @@ impl Flattener<'_> {
         }
         let mut la = Vec::new();
         let mut lb = Vec::new();
-        self.leaves(a, "", &mut la)?;
-        self.leaves(b, "", &mut lb)?;
+        self.leaves(a, "", Connection::None, &mut la)?;
+        self.leaves(b, "", Connection::None, &mut lb)?;
         let names = |l: &[Leaf]| {
             l.iter()
-                .map(|x| (x.rel.clone(), x.flow))
+                .map(|x| (x.rel.clone(), x.kind))
                 .collect::<Vec<_>>()
         };
         let (mut na, mut nb) = (names(&la), names(&lb));
@@ -302,20 +636,78 @@ impl Flattener<'_> {
                 d = d.with_note(format!("only `{pb}` has: {}", only_b.join(", ")));
             }
             return Err(d.with_help(
-                "connected connectors must have the same variables, with the same flow prefixes",
+                "connected connectors must have the same variables, with the same flow, stream and parameter prefixes",
             ));
         }
         la.sort_by(|x, y| x.rel.cmp(&y.rel));
         lb.sort_by(|x, y| x.rel.cmp(&y.rel));
+        // MLS 9.3: matched primitive components have the same primitive type.
+        for (x, y) in la.iter().zip(&lb) {
+            let ty = |f: &Self, l: &Leaf| match &f.insts[l.node.0].kind {
+                InstKind::Prim { ty, .. } => Some(*ty),
+                _ => None,
+            };
+            let (tx, ty_) = (ty(self, x), ty(self, y));
+            if tx != ty_ {
+                let name = |f: &Self, l: &Leaf| f.insts[l.node.0].path.clone();
+                let show = |t: Option<crate::dae::ScalarType>| match t {
+                    Some(t) => format!("{t:?}"),
+                    None => "?".to_string(),
+                };
+                return Err(Diagnostic::error(
+                    c.span,
+                    format!(
+                        "this connects `{}` of type {} to `{}` of type {}",
+                        name(self, x),
+                        show(tx),
+                        name(self, y),
+                        show(ty_)
+                    ),
+                )
+                .with_secondary(x.span, "declared here")
+                .with_secondary(y.span, "declared here")
+                .with_note("connected variables must have the same primitive type (MLS 9.3)"));
+            }
+        }
         Ok(la.into_iter().zip(lb).collect())
+    }
+
+    /// Whether instance `i` is an element of an expandable connector (MLS 9.1.3: every
+    /// component of one is a connector, declared as such or not).
+    pub(super) fn in_expandable(&self, i: InstId) -> bool {
+        let mut cur = self.insts[i].parent;
+        while let Some(p) = cur {
+            if self.insts[p].exp.kind == crate::syntax::ast::ClassKind::ExpandableConnector {
+                return true;
+            }
+            if !self.insts[p].is_connector() {
+                return false;
+            }
+            cur = self.insts[p].parent;
+        }
+        false
     }
 }
 
-fn fmt_leaf(x: &(String, bool)) -> String {
+/// Whether relative name `rel` is `prefix` or below it.
+fn under(rel: &str, prefix: &str) -> bool {
+    match rel.strip_prefix(prefix) {
+        Some(rest) => rest.is_empty() || rest.starts_with('.') || rest.starts_with('['),
+        None => false,
+    }
+}
+
+fn fmt_leaf(x: &(String, Kind)) -> String {
     let name = if x.0.is_empty() {
         "(the value)".to_string()
     } else {
         x.0.clone()
     };
-    if x.1 { format!("flow {name}") } else { name }
+    match x.1 {
+        Kind::Potential => name,
+        Kind::Flow => format!("flow {name}"),
+        Kind::Stream => format!("stream {name}"),
+        Kind::Parameter => format!("parameter {name}"),
+        Kind::Constant => format!("constant {name}"),
+    }
 }

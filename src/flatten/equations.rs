@@ -498,7 +498,7 @@ impl Flattener<'_> {
 
     /// A connector reference is outside when it names a connector of the instance itself
     /// (MLS 9.1.2): its first part is a connector component.
-    fn is_outside(&mut self, inst: InstId, c: &ast::ComponentRef) -> bool {
+    pub(super) fn is_outside(&mut self, inst: InstId, c: &ast::ComponentRef) -> bool {
         let first = &c.parts[0].ident.name;
         match self.child(inst, first) {
             Ok(Some(ch)) => self.insts[ch].is_connector(),

@@ -359,7 +359,7 @@ impl Flattener<'_> {
                     self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
                     elem.constraint = prev.constraint;
                     elem.constraint_mod = prev.constraint_mod.clone();
-                } else if prev.id != cid {
+                } else if prev.id != cid && !self.same_short_class(prev.id, cid)? {
                     let prev_span = self.tree.get(prev.id).span;
                     return Err(Diagnostic::error(
                         cspan,
@@ -447,6 +447,11 @@ impl Flattener<'_> {
         // Each base contributes its own element names; merge the modifiers name by name.
         for (name, sm) in merged.subs {
             if let Some(existing) = out.self_mod.subs.iter_mut().find(|(n, _)| *n == name) {
+                // The same modifier reaching an element inherited twice (`final
+                // port_a_exposesState = ...` in two extends of a Fluid pipe) is one (MLS 7.3.3).
+                if same_mod(&existing.1, &sm) {
+                    continue;
+                }
                 existing.1 = modifier::merge(&existing.1, &sm, &name)?;
             } else {
                 out.self_mod.subs.push((name, sm));
@@ -459,6 +464,13 @@ impl Flattener<'_> {
             self.add_component(out, c.clone(), false)?;
         }
         for (name, ce) in &b.classes {
+            let prev = out.classes.get(name).map(|p| p.id);
+            if let Some(p) = prev
+                && p != ce.id
+                && self.same_short_class(p, ce.id)?
+            {
+                continue;
+            }
             match out.classes.get(name) {
                 Some(prev) if prev.id != ce.id => {
                     let (a, c) = (self.tree.get(prev.id).span, self.tree.get(ce.id).span);
@@ -678,6 +690,66 @@ impl Flattener<'_> {
 }
 
 /// Two declarations are the same if they are equal apart from source locations.
+impl Flattener<'_> {
+    /// Whether two short class definitions are the same class (MLS 7.3.3: the same
+    /// `replaceable package Medium = PartialMedium` declared in a class and in its base, with
+    /// different annotations): same kind, prefixes and text but for spans, descriptions and
+    /// annotations, and the same base class found from both places.
+    fn same_short_class(&mut self, a: ClassId, b: ClassId) -> Result<bool, Diagnostic> {
+        let (na, nb) = (self.tree.get(a), self.tree.get(b));
+        let (NodeBody::Short(sa), NodeBody::Short(sb)) = (&na.body, &nb.body) else {
+            return Ok(false);
+        };
+        if na.kind != nb.kind || na.prefixes != nb.prefixes {
+            return Ok(false);
+        }
+        let json = |x: &ast::ShortClass| {
+            let mut v = serde_json::to_value(x).unwrap_or_default();
+            strip_spans(&mut v);
+            v
+        };
+        let cb = |x: &Option<Rc<ast::Constrainedby>>| {
+            let mut v = serde_json::to_value(x.as_deref()).unwrap_or_default();
+            strip_spans(&mut v);
+            v
+        };
+        if json(sa) != json(sb) || cb(&na.constrainedby) != cb(&nb.constrainedby) {
+            return Ok(false);
+        }
+        let (sa, sb) = (sa.clone(), sb.clone());
+        let (pa, pb) = (na.parent, nb.parent);
+        let (Some(pa), Some(pb)) = (pa, pb) else {
+            return Ok(false);
+        };
+        let ba = self.lookup_class_name(&sa.base, pa, None)?;
+        let bb = self.lookup_class_name(&sb.base, pb, None)?;
+        Ok(ba == bb)
+    }
+}
+
+/// Whether two modifiers say the same (same bindings as written, same sub-modifiers).
+fn same_mod(a: &Mod, b: &Mod) -> bool {
+    let expr = |m: &Mod| {
+        m.binding.as_ref().map(|x| {
+            let mut v = serde_json::to_value(&*x.expr).unwrap_or_default();
+            strip_spans(&mut v);
+            (v, x.each, x.index.clone())
+        })
+    };
+    a.redeclare.is_none()
+        && b.redeclare.is_none()
+        && a.final_ == b.final_
+        && a.each == b.each
+        && expr(a) == expr(b)
+        && a.subs.len() == b.subs.len()
+        && a.subs
+            .iter()
+            .all(|(n, x)| b.sub(n).is_some_and(|y| same_mod(x, y)))
+}
+
+/// Whether two declarations are the same but for where they are written and their
+/// descriptions and annotations (MLS 7.3.3: `outer System system "System properties"` inherited
+/// through two bases with different descriptions is one element).
 fn same_declaration(a: &ast::ComponentClause, b: &ast::ComponentClause) -> bool {
     let strip = |c: &ast::ComponentClause| {
         let mut s = serde_json::to_value(c).unwrap_or_default();
@@ -691,6 +763,7 @@ fn strip_spans(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(m) => {
             m.remove("span");
+            m.remove("comment");
             for (_, x) in m.iter_mut() {
                 strip_spans(x);
             }

@@ -670,6 +670,12 @@ impl Flattener<'_> {
                 ast::Subscript::Colon(span) => {
                     // `Real x[:] = {1, 2, 3}`: the size comes from the binding.
                     let Some(b) = self.insts[i].mods.binding.clone() else {
+                        // In an expandable connector: sized by its connections (MLS 9.1.3).
+                        if self.insts[p].exp.kind == ast::ClassKind::ExpandableConnector {
+                            self.insts[i].kind = InstKind::Removed;
+                            self.sizeless.insert(i);
+                            return Ok(());
+                        }
                         return Err(Diagnostic::error(
                             *span,
                             "an array declared with `:` needs a binding that gives its size",

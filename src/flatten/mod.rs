@@ -9,7 +9,10 @@
 //! - `expand`: a class with its inherited elements (`extends`, redeclared elements), cached;
 //! - `instance`: the lazily built instance tree (sizes and conditions evaluated on demand);
 //! - `scalarize`, `eval`, `tensor`: expressions over arrays, built-ins, constant folding;
-//! - `equations`, `connect`: scalar equations, connection sets;
+//! - `connect_scan`: the `connect` statements before equations (for the two next);
+//! - `expandable`: augmentation of expandable connectors; `overdetermined`: the connection
+//!   graph of overdetermined connectors;
+//! - `equations`, `connect`, `stream`: scalar equations, connection sets, stream connectors;
 //! - `functions`, `func_eval`: user functions and their interpreter;
 //! - `variables`: flat variables and attributes; `balance`: the equation/unknown check.
 
@@ -19,10 +22,12 @@ mod algorithm;
 mod balance;
 mod classtree;
 mod connect;
+mod connect_scan;
 mod dyn_index;
 mod equations;
 mod eval;
 mod expand;
+mod expandable;
 mod external_object;
 mod fn_records;
 pub mod func_eval;
@@ -36,6 +41,7 @@ mod modifier;
 mod overdetermined;
 mod record_binding;
 mod scalarize;
+mod stream;
 pub mod tensor;
 mod variables;
 
@@ -100,6 +106,9 @@ pub(crate) struct Flattener<'s> {
     pub fn_records: fn_records::FnRecords,
     /// The virtual connection graph of overdetermined connectors (MLS 9.4).
     pub conn_graph: overdetermined::ConnGraph,
+    /// Components of expandable connectors declared with a size `:` and no binding: removed
+    /// until a connection gives their size (`expandable.rs`).
+    pub sizeless: HashSet<InstId>,
 }
 
 impl<'s> Flattener<'s> {
@@ -130,6 +139,7 @@ impl<'s> Flattener<'s> {
             warnings: Vec::new(),
             fn_records: Default::default(),
             conn_graph: Default::default(),
+            sizeless: HashSet::new(),
         }
     }
 
@@ -235,8 +245,10 @@ impl<'s> Flattener<'s> {
         self.build_all(root)?;
         self.check_connector_balance(root)?;
         let instances = self.struct_instances(root);
-        self.build_connection_graph(&instances)
-            .map_err(|d| vec![d])?;
+        let scan = self.scan_connections(&instances).map_err(|d| vec![d])?;
+        self.augment_expandable(root, &scan)?;
+        self.check_stream_declarations(root).map_err(|d| vec![d])?;
+        self.build_connection_graph(&scan).map_err(|d| vec![d])?;
         let mut model = FlatModel {
             name: self.tree.get(class).full.clone(),
             ..FlatModel::default()
@@ -274,12 +286,13 @@ impl<'s> Flattener<'s> {
                 "`connect` is not allowed in initial equations",
             )]);
         }
-        let conn = self.connection_equations(&out.connects, root)?;
+        let mut conn = self.connection_equations(&out.connects, root)?;
         model.equations = binding_eqs;
         model.equations.extend(out.eqs);
-        model.equations.extend(conn);
+        model.equations.append(&mut conn.eqs);
         model.initial_equations = init.eqs;
         self.finish_parameters(&mut model)?;
+        self.stream_equations(&mut model, &conn)?;
         model.functions = std::mem::take(&mut self.functions);
         model.experiment = self.experiment(class);
         balance::check(&model, self, root).map_err(|d| vec![d])?;

@@ -1,18 +1,19 @@
 //! Overdetermined connectors (MLS 9.4): the virtual connection graph of the records (or
-//! types) that declare an `equalityConstraint` function (MultiBody's `Frames.Orientation`).
-//! Its nodes are those records in connectors; `Connections.branch` gives non-breakable edges,
-//! `connect` breakable ones; `Connections.root` and `potentialRoot` give the roots. Each
-//! connected part gets one root (the definite one, else the potential root of lowest
-//! priority), and a spanning tree grown from it (branches first). `Connections.isRoot` and
-//! `Connections.rooted` are answered from that tree before the equations are generated, so the
-//! if-equations they guard select their branch at flattening.
-//!
-//! A `connect` that closes a loop would need `equalityConstraint` equations instead of
-//! equality; that is reported as unsupported rather than producing an over-determined system.
+//! types) that declare an `equalityConstraint` function (MultiBody's `Frames.Orientation`,
+//! a power system's `AC_Angle`). Its nodes are those components in connectors;
+//! `Connections.branch` gives required edges, `connect` optional ones; `Connections.root` and
+//! `potentialRoot` give the roots. Every definite root is a root; a connected part without one
+//! takes its potential root of lowest priority. The spanning trees are grown Kruskal-style: a
+//! virtual node joins the roots, then every branch (a branch closing a loop is an error), then
+//! the connections that join two trees. A connection left out (it closes a loop) is *broken*:
+//! `connect.rs` gives its overdetermined parts `0 = equalityConstraint(A.R, B.R)` instead of
+//! `A.R = B.R`. `Connections.isRoot` and `Connections.rooted` are answered from the trees
+//! before the equations are generated, so the if-equations they guard select their branch at
+//! flattening.
 
 use super::Flattener;
+use super::connect_scan::{Scan, Scanned};
 use super::instance::InstId;
-use super::modifier::Scope;
 use super::scalarize::{FCtx, Mode, Node};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast;
@@ -27,6 +28,9 @@ pub struct ConnGraph {
     pub depth: HashMap<InstId, usize>,
     /// The other end of each node's `branch` (for `rooted`).
     pub partner: HashMap<InstId, Vec<InstId>>,
+    /// Connections left out of the spanning trees, by their two nodes (lower id first), with
+    /// how many `connect`s between the two are left out.
+    pub broken: HashMap<(InstId, InstId), usize>,
     /// How many `connect` statements each connector instance occurs in (`cardinality`).
     pub cardinality: HashMap<InstId, usize>,
     /// Set when a `connect` sits where the pre-pass does not look (a `for` loop or an
@@ -51,71 +55,94 @@ const GRAPH_CALLS: &[&str] = &[
     "Connections.uniqueRoot",
 ];
 
+/// The key of an undirected edge.
+fn edge_key(a: InstId, b: InstId) -> (InstId, InstId) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// Union-find over dense indices (path halving).
+struct UnionFind {
+    parent: Vec<usize>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        UnionFind {
+            parent: (0..n).collect(),
+        }
+    }
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent[ra] = rb;
+        }
+    }
+}
+
 /// Whether `name` is one of the `Connections` statements (no equation of their own).
 pub fn is_graph_statement(name: &str) -> bool {
     GRAPH_CALLS.contains(&name)
 }
 
 impl Flattener<'_> {
-    /// Builds the virtual connection graph of the model below `root`.
-    pub fn build_connection_graph(&mut self, instances: &[InstId]) -> Result<(), Diagnostic> {
-        let mut g = GraphInput::default();
-        for &i in instances {
-            let exp = self.insts[i].exp.clone();
-            for (lex, eq) in &exp.equations {
-                let scope = Scope {
-                    inst: Some(i),
-                    lex: *lex,
-                };
-                self.graph_equation(eq, scope, &mut g)?;
-            }
+    /// Builds the virtual connection graph from the scanned connections.
+    pub fn build_connection_graph(&mut self, scan: &Scan) -> Result<(), Diagnostic> {
+        let mut g = GraphInput {
+            cardinality_unknown: scan.unknown,
+            ..GraphInput::default()
+        };
+        for item in &scan.items {
+            self.graph_equation(item, &mut g)?;
         }
         self.solve_graph(g)
     }
 
-    fn graph_nodes(&mut self, e: &ast::Expr, scope: Scope) -> Result<Vec<InstId>, Diagnostic> {
+    fn graph_nodes(&mut self, e: &ast::Expr, item: &Scanned) -> Result<Vec<InstId>, Diagnostic> {
         let ast::ExprKind::Ref(c) = &e.kind else {
             return Err(Diagnostic::error(
                 e.span,
                 "expected a component of an overdetermined type",
             ));
         };
-        let mut fc = FCtx::new(self, scope, Mode::Structural);
+        let mut fc = FCtx::new(self, item.scope, Mode::Structural);
         fc.conditional_ok = true;
+        fc.locals = item.locals.clone();
         let nodes = fc.resolve(c)?.ok_or_else(|| {
             Diagnostic::error(
                 c.span,
                 format!("unknown name `{}`", super::eval::cref_name(c)),
             )
         })?;
-        Ok(nodes
-            .data
-            .iter()
-            .map(|n| match n {
-                Node::Inst(i) | Node::Var(i, _) => *i,
-            })
-            .collect())
+        // An array of a built-in overdetermined type is one node (MLS 9.4.1).
+        let mut out: Vec<InstId> = Vec::new();
+        for n in &nodes.data {
+            let (Node::Inst(i) | Node::Var(i, _)) = *n;
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        Ok(out)
     }
 
-    fn graph_equation(
-        &mut self,
-        eq: &ast::Equation,
-        scope: Scope,
-        g: &mut GraphInput,
-    ) -> Result<(), Diagnostic> {
+    fn graph_equation(&mut self, item: &Scanned, g: &mut GraphInput) -> Result<(), Diagnostic> {
+        let eq = &item.eq;
         match &eq.kind {
             ast::EquationKind::Call { func, args } => {
                 let name = super::eval::cref_name(func);
-                if !is_graph_statement(&name) {
-                    return Ok(());
-                }
                 let Some(first) = args.positional.first() else {
                     return Err(Diagnostic::error(
                         eq.span,
                         format!("`{name}` needs an argument"),
                     ));
                 };
-                let a = self.graph_nodes(first, scope)?;
+                let a = self.graph_nodes(first, item)?;
                 match name.as_str() {
                     "Connections.root" | "Connections.uniqueRoot" => {
                         g.definite.extend(a.into_iter().map(|n| (n, eq.span)));
@@ -128,7 +155,7 @@ impl Flattener<'_> {
                                 .map(|n| &n.value)
                         }) {
                             Some(p) => self
-                                .eval_structural(p, scope)?
+                                .eval_structural_with(p, item.scope, &item.locals)?
                                 .as_f64()
                                 .map(|x| x as i64)
                                 .unwrap_or(0),
@@ -143,7 +170,7 @@ impl Flattener<'_> {
                                 "`Connections.branch` needs two arguments",
                             ));
                         };
-                        let b = self.graph_nodes(second, scope)?;
+                        let b = self.graph_nodes(second, item)?;
                         for (x, y) in a.into_iter().zip(b) {
                             g.branches.push((x, y, eq.span));
                         }
@@ -151,8 +178,9 @@ impl Flattener<'_> {
                 }
             }
             ast::EquationKind::Connect { a, b } => {
-                let mut fc = FCtx::new(self, scope, Mode::Structural);
+                let mut fc = FCtx::new(self, item.scope, Mode::Structural);
                 fc.conditional_ok = true;
+                fc.locals = item.locals.clone();
                 let (Ok(Some(na)), Ok(Some(nb))) = (fc.resolve(a), fc.resolve(b)) else {
                     // Reported when the connection equations are generated.
                     return Ok(());
@@ -168,6 +196,9 @@ impl Flattener<'_> {
                         continue;
                     };
                     let px = self.overdetermined_parts(x, "")?;
+                    if px.is_empty() {
+                        continue;
+                    }
                     let py = self.overdetermined_parts(y, "")?;
                     for (rel, nx) in &px {
                         if let Some((_, ny)) = py.iter().find(|(r, _)| r == rel) {
@@ -176,48 +207,13 @@ impl Flattener<'_> {
                     }
                 }
             }
-            ast::EquationKind::If { branches, else_ } => {
-                // Conditions are evaluated only when a branch holds something for the graph:
-                // a structural evaluation marks its parameters structural (no `--set`).
-                let all = || branches.iter().flat_map(|(_, b)| b).chain(else_);
-                if !all().any(graph_relevant) {
-                    return Ok(());
-                }
-                // Only branches chosen before simulation can hold graph statements; a condition
-                // that is not known yet (`isRoot` itself) is skipped here.
-                for (c, body) in branches {
-                    match self.eval_structural(c, scope) {
-                        Ok(v) if v.data.first() == Some(&super::tensor::Val::Bool(true)) => {
-                            for e in body {
-                                self.graph_equation(e, scope, g)?;
-                            }
-                            return Ok(());
-                        }
-                        Ok(_) => continue,
-                        Err(_) => {
-                            if let Some(sp) = all().filter_map(connect_span).next() {
-                                g.cardinality_unknown.get_or_insert(sp);
-                            }
-                            return Ok(());
-                        }
-                    }
-                }
-                for e in else_ {
-                    self.graph_equation(e, scope, g)?;
-                }
-            }
-            ast::EquationKind::For { body, .. } => {
-                if let Some(sp) = body.iter().filter_map(connect_span).next() {
-                    g.cardinality_unknown.get_or_insert(sp);
-                }
-            }
             _ => {}
         }
         Ok(())
     }
 
     /// The components of connector instance `i` whose type is overdetermined, by relative name.
-    fn overdetermined_parts(
+    pub fn overdetermined_parts(
         &mut self,
         i: InstId,
         rel: &str,
@@ -228,150 +224,199 @@ impl Flattener<'_> {
             return Ok(out);
         }
         for c in self.children(i)? {
-            if matches!(self.insts[c].kind, super::instance::InstKind::Struct { .. }) {
-                let sub = format!("{rel}.{}", self.insts[c].name);
-                out.extend(self.overdetermined_parts(c, &sub)?);
+            let sub = if rel.is_empty() {
+                self.insts[c].name.clone()
+            } else {
+                format!("{rel}.{}", self.insts[c].name)
+            };
+            match &self.insts[c].kind {
+                super::instance::InstKind::Struct { .. } => {
+                    out.extend(self.overdetermined_parts(c, &sub)?);
+                }
+                // A component of an overdetermined type (`AC_Angle theta`).
+                super::instance::InstKind::Prim { .. }
+                    if self.insts[c].exp.classes.contains_key("equalityConstraint") =>
+                {
+                    out.push((sub, c));
+                }
+                _ => {}
             }
         }
         Ok(out)
     }
 
     fn solve_graph(&mut self, g: GraphInput) -> Result<(), Diagnostic> {
-        self.conn_graph.cardinality = g.cardinality.clone();
-        self.conn_graph.cardinality_unknown = g.cardinality_unknown;
-        let mut adj: HashMap<InstId, Vec<(InstId, bool, Span)>> = HashMap::new();
-        let mut order: Vec<InstId> = Vec::new();
-        let mut node = |n: InstId, adj: &mut HashMap<InstId, Vec<(InstId, bool, Span)>>| {
-            if let std::collections::hash_map::Entry::Vacant(e) = adj.entry(n) {
-                e.insert(Vec::new());
-                order.push(n);
-            }
+        // Nodes in order of first appearance.
+        let mut index: HashMap<InstId, usize> = HashMap::new();
+        let mut nodes: Vec<InstId> = Vec::new();
+        let mut node = |n: InstId| -> usize {
+            *index.entry(n).or_insert_with(|| {
+                nodes.push(n);
+                nodes.len() - 1
+            })
         };
         for &(n, _) in &g.definite {
-            node(n, &mut adj);
+            node(n);
         }
         for &(n, _) in &g.potential {
-            node(n, &mut adj);
+            node(n);
         }
-        let mut partner: HashMap<InstId, Vec<InstId>> = HashMap::new();
-        for &(a, b, span) in &g.branches {
-            node(a, &mut adj);
-            node(b, &mut adj);
-            adj.get_mut(&a).expect("node").push((b, true, span));
-            adj.get_mut(&b).expect("node").push((a, true, span));
-            partner.entry(a).or_default().push(b);
-            partner.entry(b).or_default().push(a);
+        for &(a, b, _) in g.branches.iter().chain(&g.connects) {
+            node(a);
+            node(b);
         }
-        for &(a, b, span) in &g.connects {
-            node(a, &mut adj);
-            node(b, &mut adj);
-            adj.get_mut(&a).expect("node").push((b, false, span));
-            adj.get_mut(&b).expect("node").push((a, false, span));
+        let n = nodes.len();
+        // Connected parts of the whole graph (every edge), to pick the roots.
+        let mut parts = UnionFind::new(n);
+        for &(a, b, _) in g.branches.iter().chain(&g.connects) {
+            parts.union(index[&a], index[&b]);
         }
-        // Connected parts, in order of first appearance.
-        let mut part: HashMap<InstId, usize> = HashMap::new();
-        let mut parts: Vec<Vec<InstId>> = Vec::new();
-        for &n in &order {
-            if part.contains_key(&n) {
+        let mut roots: Vec<usize> = Vec::new();
+        let mut has_definite: HashSet<usize> = HashSet::new();
+        for &(r, _) in &g.definite {
+            let k = index[&r];
+            if !roots.contains(&k) {
+                roots.push(k);
+            }
+            has_definite.insert(parts.find(k));
+        }
+        // A part without a definite root: its potential root of lowest priority (the first
+        // one declared among equals).
+        let mut best: HashMap<usize, (i64, usize)> = HashMap::new();
+        for &(p, prio) in &g.potential {
+            let k = index[&p];
+            let part = parts.find(k);
+            if has_definite.contains(&part) {
                 continue;
             }
-            let k = parts.len();
-            let mut members = vec![n];
-            part.insert(n, k);
-            let mut q = VecDeque::from([n]);
-            while let Some(x) = q.pop_front() {
-                for &(y, _, _) in &adj[&x] {
-                    if let std::collections::hash_map::Entry::Vacant(e) = part.entry(y) {
-                        e.insert(k);
-                        members.push(y);
-                        q.push_back(y);
-                    }
+            match best.get(&part) {
+                Some((bp, _)) if *bp <= prio => {}
+                _ => {
+                    best.insert(part, (prio, k));
                 }
             }
-            parts.push(members);
         }
-        let mut roots = HashSet::new();
+        let mut chosen: Vec<(usize, usize)> = best.into_iter().map(|(p, (_, k))| (p, k)).collect();
+        chosen.sort();
+        roots.extend(chosen.into_iter().map(|(_, k)| k));
+        for k in 0..n {
+            let part = parts.find(k);
+            if !roots.iter().any(|r| parts.find(*r) == part) {
+                let i = nodes[k];
+                return Err(Diagnostic::error(
+                    self.insts[i].span,
+                    format!(
+                        "`{}` is in a part of the connection graph without a root (MLS 9.4): add `Connections.root` or `Connections.potentialRoot`",
+                        self.insts[i].path
+                    ),
+                ));
+            }
+        }
+        // Spanning trees (MLS 9.4.2): one per selected root. A virtual node joins the roots,
+        // then every branch (required edge) and the connections that join two trees; a
+        // connection closing a loop is broken (its overdetermined parts get
+        // `equalityConstraint` equations instead of equality).
+        let virt = n;
+        let mut tree = UnionFind::new(n + 1);
+        for &r in &roots {
+            tree.union(virt, r);
+        }
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut partner: HashMap<InstId, Vec<InstId>> = HashMap::new();
+        for &(a, b, span) in &g.branches {
+            let (ka, kb) = (index[&a], index[&b]);
+            partner.entry(a).or_default().push(b);
+            partner.entry(b).or_default().push(a);
+            if tree.find(ka) == tree.find(kb) {
+                return Err(Diagnostic::error(
+                    span,
+                    "this `Connections.branch` closes a loop of branches (or joins two roots) in the connection graph: a loop must contain a `connect` that can be broken (MLS 9.4.2)",
+                ));
+            }
+            tree.union(ka, kb);
+            adj[ka].push(kb);
+            adj[kb].push(ka);
+        }
+        let mut broken: HashMap<(InstId, InstId), usize> = HashMap::new();
+        for &(a, b, _) in &g.connects {
+            let (ka, kb) = (index[&a], index[&b]);
+            if tree.find(ka) == tree.find(kb) {
+                *broken.entry(edge_key(a, b)).or_default() += 1;
+            } else {
+                tree.union(ka, kb);
+                adj[ka].push(kb);
+                adj[kb].push(ka);
+            }
+        }
+        // Distance of every node from its root along the trees (for `rooted`).
         let mut depth: HashMap<InstId, usize> = HashMap::new();
-        for (k, members) in parts.iter().enumerate() {
-            let definite: Vec<&(InstId, Span)> =
-                g.definite.iter().filter(|(n, _)| part[n] == k).collect();
-            let root = match definite.as_slice() {
-                [(r, _)] => *r,
-                [(_, s1), (_, s2), ..] => {
-                    return Err(Diagnostic::error(
-                        *s2,
-                        "two definite roots (`Connections.root`) in one connected part of the connection graph",
-                    )
-                    .with_secondary(*s1, "the other root"));
-                }
-                [] => {
-                    let best = g
-                        .potential
-                        .iter()
-                        .filter(|(n, _)| part[n] == k)
-                        .min_by_key(|(_, p)| *p);
-                    match best {
-                        Some((r, _)) => *r,
-                        None => {
-                            let n = members[0];
-                            return Err(Diagnostic::error(
-                                self.insts[n].span,
-                                format!(
-                                    "`{}` is in a part of the connection graph without a root (MLS 9.4): add `Connections.root` or `Connections.potentialRoot`",
-                                    self.insts[n].path
-                                ),
-                            ));
-                        }
-                    }
-                }
-            };
-            roots.insert(root);
-            // Spanning tree: branches first (0-1 breadth-first search), then connections.
-            let mut dq = VecDeque::from([(root, 0usize)]);
-            let mut done: HashSet<InstId> = HashSet::new();
-            while let Some((x, d)) = dq.pop_front() {
-                if !done.insert(x) {
-                    continue;
-                }
-                depth.insert(x, d);
-                for &(y, branch, _) in &adj[&x] {
-                    if done.contains(&y) {
-                        continue;
-                    }
-                    if branch {
-                        dq.push_front((y, d + 1));
-                    } else {
-                        dq.push_back((y, d + 1));
-                    }
+        let mut q: VecDeque<(usize, usize)> = roots.iter().map(|r| (*r, 0)).collect();
+        let mut seen = vec![false; n];
+        while let Some((x, d)) = q.pop_front() {
+            if std::mem::replace(&mut seen[x], true) {
+                continue;
+            }
+            depth.insert(nodes[x], d);
+            for &y in &adj[x] {
+                if !seen[y] {
+                    q.push_back((y, d + 1));
                 }
             }
-        }
-        // Loops: the tree of n nodes has n - parts edges; every further edge closes a loop.
-        let edges = g.branches.len() + g.connects.len();
-        let tree = adj.len() - parts.len();
-        if edges > tree {
-            let span = g
-                .connects
-                .last()
-                .map(|c| c.2)
-                .unwrap_or_else(|| g.branches[0].2);
-            return Err(Diagnostic::error(
-                span,
-                format!(
-                    "the connection graph of overdetermined connectors has {} loop(s) (MLS 9.4): breaking loops with `equalityConstraint` equations is not supported yet",
-                    edges - tree
-                ),
-            ));
         }
         self.conn_graph = ConnGraph {
             ready: true,
-            roots,
+            roots: roots.iter().map(|k| nodes[*k]).collect(),
             depth,
             partner,
+            broken,
             cardinality: g.cardinality,
             cardinality_unknown: g.cardinality_unknown,
         };
         Ok(())
+    }
+
+    /// Whether the connection between overdetermined nodes `a` and `b` is one the spanning
+    /// trees leave out; each call consumes one such connection.
+    pub fn take_broken_edge(&mut self, a: InstId, b: InstId) -> bool {
+        match self.conn_graph.broken.get_mut(&edge_key(a, b)) {
+            Some(k) if *k > 0 => {
+                *k -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The size of the `residue` of the `equalityConstraint` of overdetermined instance `i`
+    /// (MLS 9.3.1: what the instance counts for in the balance of its connector), `None` when
+    /// its type is not overdetermined.
+    #[allow(dead_code)] // for the connector size rule (MLS 9.3.1)
+    pub fn equality_constraint_size(&mut self, i: InstId) -> Result<Option<usize>, Diagnostic> {
+        let Some(f) = self.inst_class_element(i, "equalityConstraint") else {
+            return Ok(None);
+        };
+        let name = self.function(f)?;
+        let dims = self.functions[&name]
+            .outputs
+            .first()
+            .map(|o| o.dims.clone())
+            .unwrap_or_default();
+        let scope = super::modifier::Scope {
+            inst: Some(self.package_inst(f)?),
+            lex: f,
+        };
+        let mut n = 1usize;
+        for d in dims {
+            let Some(e) = d else {
+                return Err(Diagnostic::error(
+                    self.insts[i].span,
+                    format!("the residue of `{name}` needs a size known before simulation"),
+                ));
+            };
+            let v = self.eval_structural(&e, scope)?;
+            n *= v.data.first().and_then(|x| x.as_int()).unwrap_or(0).max(0) as usize;
+        }
+        Ok(Some(n))
     }
 
     /// `cardinality(c)`: the number of `connect` statements connector `c` occurs in.
@@ -427,34 +472,5 @@ impl Flattener<'_> {
             .and_then(|p| self.conn_graph.depth.get(p).copied())
             .unwrap_or(usize::MAX);
         Ok(d < other)
-    }
-}
-
-/// The span of `e` when it is a `connect` (nested ones included).
-fn connect_span(e: &ast::Equation) -> Option<Span> {
-    match &e.kind {
-        ast::EquationKind::Connect { .. } => Some(e.span),
-        ast::EquationKind::For { body, .. } => body.iter().find_map(connect_span),
-        ast::EquationKind::If { branches, else_ } => branches
-            .iter()
-            .flat_map(|(_, b)| b)
-            .chain(else_)
-            .find_map(connect_span),
-        _ => None,
-    }
-}
-
-/// Whether `e` holds a `connect` or a `Connections` statement (nested ones included).
-fn graph_relevant(e: &ast::Equation) -> bool {
-    match &e.kind {
-        ast::EquationKind::Connect { .. } => true,
-        ast::EquationKind::Call { func, .. } => is_graph_statement(&super::eval::cref_name(func)),
-        ast::EquationKind::For { body, .. } => body.iter().any(graph_relevant),
-        ast::EquationKind::If { branches, else_ } => branches
-            .iter()
-            .flat_map(|(_, b)| b)
-            .chain(else_)
-            .any(graph_relevant),
-        _ => false,
     }
 }

@@ -235,6 +235,16 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let dims = match &self.f.insts[c].kind {
             InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
             InstKind::Struct { .. } => Vec::new(),
+            InstKind::Removed if self.f.in_expandable(c) => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`{}` is not present: no connection gives this element of an expandable connector",
+                        self.f.insts[c].path
+                    ),
+                )
+                .with_note("an element of an expandable connector is present only when a `connect` gives it (MLS 9.1.3)"));
+            }
             InstKind::Removed => {
                 return Err(Diagnostic::error(
                     span,
@@ -884,6 +894,11 @@ impl Ctx for FCtx<'_, '_> {
             let k = self.f.cardinality(&ids, span)?;
             return Ok(Some(vec![Tensor::scalar(Expr::Integer(k))]));
         }
+        if (name == "inStream" || name == "actualStream") && func.parts.len() == 1 {
+            return self
+                .stream_operator(&name, args, span)
+                .map(|t| Some(vec![t]));
+        }
         if name == "Connections.isRoot" || name == "Connections.rooted" {
             let Some(ast::Expr {
                 kind: ast::ExprKind::Ref(c),
@@ -1315,6 +1330,72 @@ pub fn select_flat(
 impl FCtx<'_, '_> {
     /// The instances a component reference names (one per array element), for the built-ins
     /// that ask about connectors (`cardinality`, `Connections.isRoot`/`rooted`).
+    /// `inStream(v)` / `actualStream(v)` (MLS 15.2, 15.3): element-wise placeholders that
+    /// `stream.rs` replaces once the connection sets are known.
+    fn stream_operator(
+        &mut self,
+        name: &str,
+        args: &ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<Tensor<Expr>> {
+        let (Some(arg), 1, true) = (
+            args.positional.first(),
+            args.positional.len(),
+            args.named.is_empty(),
+        ) else {
+            return Err(Diagnostic::error(
+                span,
+                format!("`{name}` takes one argument: a stream variable"),
+            ));
+        };
+        let not_stream = |what: String| {
+            Diagnostic::error(
+                arg.span,
+                format!(
+                    "the argument of `{name}` must be a stream variable of a connector, not {what}"
+                ),
+            )
+            .with_note(
+                "only variables declared with the `stream` prefix can be used (MLS 15.2, 15.3)",
+            )
+        };
+        let ast::ExprKind::Ref(c) = &arg.kind else {
+            return Err(not_stream("an expression".into()));
+        };
+        let nodes = self
+            .resolve(c)?
+            .ok_or_else(|| Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c))))?;
+        let mut data = Vec::with_capacity(nodes.data.len());
+        for n in nodes.data.iter().copied() {
+            let Node::Var(i, k) = n else {
+                return Err(not_stream(format!("`{}`", self.node_name(n))));
+            };
+            if self.f.insts[i].prefix.connection != ast::Connection::Stream {
+                return Err(not_stream(format!("`{}`", self.f.insts[i].path)));
+            }
+            if !self.f.numbered {
+                self.last_var = Some(format!("{name}({})", self.f.insts[i].path));
+                data.push(Expr::Var(PLACEHOLDER));
+                continue;
+            }
+            let v = Expr::Var(self.f.insts[i].var0 + k);
+            data.push(if name == "inStream" {
+                super::stream::in_stream_placeholder(v)
+            } else {
+                let flow = self
+                    .f
+                    .stream_flow(i)?
+                    .map(Expr::Var)
+                    .unwrap_or(Expr::Real(0.0));
+                super::stream::actual_stream_placeholder(v, flow)
+            });
+        }
+        Ok(Tensor {
+            dims: nodes.dims,
+            data,
+        })
+    }
+
     fn ref_instances(&mut self, c: &ast::ComponentRef) -> Result<Vec<InstId>, Diagnostic> {
         let was = std::mem::replace(&mut self.conditional_ok, true);
         let r = self.resolve(c);
