@@ -364,14 +364,21 @@ impl Flattener<'_> {
         let Some((first, rest)) = indices.split_first() else {
             return self.run_statements(ex, body, env);
         };
-        let Some(r) = &first.range else {
-            return Err(Diagnostic::error(
-                first.name.span,
-                "a `for` loop in a model's algorithm needs an explicit range (`for i in 1:n`)",
-            ));
+        let values = match &first.range {
+            Some(r) => self.eval_structural_with(r, ex.scope, &ex.locals)?,
+            None => {
+                let mut uses = Vec::new();
+                super::implicit::in_statements(&first.name.name, body, &mut uses);
+                for i in rest {
+                    if let Some(r) = &i.range {
+                        super::implicit::in_exprs(&first.name.name, &[r], &mut uses);
+                    }
+                }
+                self.implicit_for_range(&first.name, &uses, ex.scope, &ex.locals)?
+            }
         };
-        let values = self.eval_structural_with(r, ex.scope, &ex.locals)?;
-        let n = super::tensor::range_len(&values.dims).map_err(|m| Diagnostic::error(r.span, m))?;
+        let n = super::tensor::range_len(&values.dims)
+            .map_err(|m| Diagnostic::error(first.name.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             ex.locals.push((first.name.name.clone(), v));

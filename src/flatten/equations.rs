@@ -453,15 +453,21 @@ impl Flattener<'_> {
             }
             return Ok(());
         };
-        let Some(r) = &first.range else {
-            return Err(Diagnostic::error(
-                first.name.span,
-                "a for-equation needs an explicit range (`for i in 1:n`)",
-            ));
+        let values = match &first.range {
+            Some(r) => self.eval_structural_with(r, scope, locals)?,
+            None => {
+                let mut uses = Vec::new();
+                super::implicit::in_equations(&first.name.name, body, &mut uses);
+                for i in rest {
+                    if let Some(r) = &i.range {
+                        super::implicit::in_exprs(&first.name.name, &[r], &mut uses);
+                    }
+                }
+                self.implicit_for_range(&first.name, &uses, scope, locals)?
+            }
         };
-        let values = self.eval_structural_with(r, scope, locals)?;
         let n = crate::flatten::tensor::range_len(&values.dims)
-            .map_err(|m| Diagnostic::error(r.span, m))?;
+            .map_err(|m| Diagnostic::error(first.name.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             locals.push((first.name.name.clone(), v));

@@ -4,9 +4,10 @@
 
 use super::Flattener;
 use super::classtree::{ClassId, NodeBody};
+use super::eval::DimType;
 use super::expand::{ClassElem, CompElem, Expanded, Prim, merge_prefix};
 use super::modifier::{self, Mod, Redecl, Scope};
-use super::tensor::Val;
+use super::tensor::{Tensor, Val};
 use crate::dae::ScalarType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, TypePrefix};
@@ -67,6 +68,9 @@ pub struct Inst {
     /// The declaration's modifier and the class's own modifier, kept apart so that an array of
     /// components can split the first among its elements (the second applies to each whole).
     pub split: Option<Box<(Mod, Mod)>>,
+    /// What indexes each dimension (`Real x[Boolean]`, `Real x[E]`, MLS 10.1); empty when
+    /// all are Integer dimensions. Enumeration literals are the Integers 1..n at run time.
+    pub dim_types: Vec<DimType>,
 }
 
 impl Inst {
@@ -149,6 +153,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             split: None,
+            dim_types: Vec::new(),
         });
         id
     }
@@ -498,6 +503,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             split,
+            dim_types: Vec::new(),
         });
         Ok(id)
     }
@@ -617,7 +623,9 @@ impl Flattener<'_> {
                 )
             }))
             .collect();
+        let mut dim_types = Vec::new();
         for (k, (d, sc)) in decl_dims.iter().enumerate() {
+            dim_types.push(DimType::Integer);
             match d {
                 ast::Subscript::Expr(e) => {
                     let sc = if sc.inst.is_none() {
@@ -628,6 +636,16 @@ impl Flattener<'_> {
                     } else {
                         *sc
                     };
+                    // `Real x[E]`, `Real x[Boolean]`: a dimension indexed by a type's values.
+                    if let Some(values) = self.type_as_dimension(e, sc) {
+                        dim_types[k] = if matches!(values.data.first(), Some(Val::Bool(_))) {
+                            DimType::Boolean
+                        } else {
+                            DimType::Enumeration
+                        };
+                        dims.push(values.len());
+                        continue;
+                    }
                     let v = self.eval_structural(e, sc)?;
                     match v.into_scalar().ok().and_then(|v| v.as_int()) {
                         Some(n) if n >= 0 => dims.push(n as usize),
@@ -659,6 +677,9 @@ impl Flattener<'_> {
                     }
                 }
             }
+        }
+        if dim_types.iter().any(|t| *t != DimType::Integer) {
+            self.insts[i].dim_types = dim_types;
         }
         if let Some(prim) = exp
             .prim
@@ -736,6 +757,7 @@ impl Flattener<'_> {
                 overrides: HashMap::new(),
                 var0: 0,
                 split: None,
+                dim_types: Vec::new(),
             };
             self.insts.push(inst);
             elems.push(id);
@@ -766,6 +788,49 @@ impl Flattener<'_> {
             }
         }
         super::ok_or_errors((), errors)
+    }
+
+    /// The values of an enumeration type (its literals, the Integers 1..n at run time) or of
+    /// `Boolean` (`false`, `true`): what the type means as an array dimension or a `for` range
+    /// (MLS 10.1, 11.2.2.1). `None` for every other class.
+    pub fn type_values(&mut self, class: ClassId) -> Option<Tensor<Val>> {
+        let exp = self.expanded(class).ok()?;
+        if !exp.dims.is_empty() {
+            return None;
+        }
+        match &exp.prim {
+            Some(Prim::Enum(lits)) => Some(Tensor::vector(
+                (1..=lits.len() as i64).map(Val::Int).collect(),
+            )),
+            Some(Prim::Scalar(crate::dae::ScalarType::Boolean)) => {
+                Some(Tensor::vector(vec![Val::Bool(false), Val::Bool(true)]))
+            }
+            _ => None,
+        }
+    }
+
+    /// `E` or `Boolean` written as an array dimension or range: the type's values. A name that
+    /// is a component (a parameter `n`) is not a type here.
+    pub fn type_as_dimension(&mut self, e: &ast::Expr, scope: Scope) -> Option<Tensor<Val>> {
+        let ast::ExprKind::Ref(c) = &e.kind else {
+            return None;
+        };
+        if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        if !c.global
+            && let Some(inst) = scope.inst
+            && matches!(self.child(inst, &c.parts[0].ident.name), Ok(Some(_)))
+        {
+            return None;
+        }
+        let name = ast::Name {
+            global: c.global,
+            parts: c.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: c.span,
+        };
+        let class = self.lookup_class_name(&name, scope.lex, scope.inst).ok()?;
+        self.type_values(class)
     }
 
     /// Enumeration literal lists and values for `E.lit` references.

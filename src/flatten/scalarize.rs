@@ -49,6 +49,8 @@ pub struct FCtx<'a, 'b> {
     pub commit: bool,
     /// One frame per lookup in progress (variable subscripts, `dyn_index`).
     dyn_frames: Vec<DynFrame>,
+    /// The instance of the last part a reference resolved (for implicit ranges).
+    last_inst: Option<InstId>,
 }
 
 impl Drop for FCtx<'_, '_> {
@@ -73,6 +75,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             marked: Vec::new(),
             commit: true,
             dyn_frames: Vec::new(),
+            last_inst: None,
         }
     }
 
@@ -213,6 +216,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
 
     fn expand_node(&mut self, c: InstId, part: &ast::RefPart, span: Span) -> EResult<Tensor<Node>> {
         self.f.ready(c)?;
+        self.last_inst = Some(c);
         let dims = match &self.f.insts[c].kind {
             InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
             InstKind::Struct { .. } => Vec::new(),
@@ -232,7 +236,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let (out_dims, flat): (Vec<usize>, Vec<usize>) = if part.subscripts.is_empty() {
             (dims.clone(), (0..dims.iter().product()).collect())
         } else {
-            let subs = eval::subscripts(self, &part.subscripts, &dims)?;
+            let types = self.f.insts[c].dim_types.clone();
+            let subs = eval::subscripts_typed(self, &part.subscripts, &dims, &types)?;
             select_flat(&dims, &subs).map_err(|m| Diagnostic::error(span, m))?
         };
         let data = match &self.f.insts[c].kind {
@@ -766,6 +771,14 @@ impl FCtx<'_, '_> {
                         return Ok(Tensor::scalar(Expr::from_val(v)));
                     }
                 }
+                // `E` or `Boolean` as a value (a `for` range): the type's values.
+                let e = ast::Expr {
+                    kind: ast::ExprKind::Ref(cref.clone()),
+                    span: cref.span,
+                };
+                if let Some(v) = self.f.type_as_dimension(&e, self.scope) {
+                    return Ok(v.map(Expr::from_val));
+                }
                 return Err(self.unknown(cref));
             }
         };
@@ -966,6 +979,44 @@ impl Ctx for FCtx<'_, '_> {
     fn ends(&mut self) -> &mut Vec<usize> {
         &mut self.ends
     }
+    fn implicit_range(
+        &mut self,
+        name: &ast::Ident,
+        uses: &[super::implicit::Use],
+    ) -> EResult<Tensor<Expr>> {
+        let mut dims = Vec::new();
+        for u in uses {
+            let first = &u.cref.parts[0].ident.name;
+            if u.part == 0
+                && !u.cref.global
+                && let Some(pos) = self.locals.iter().rposition(|(n, _)| n == first)
+            {
+                if let Some(n) = self.locals[pos].1.dims.get(u.sub) {
+                    dims.push((*n, false, u.cref.span));
+                }
+                continue;
+            }
+            let s = super::implicit::stripped(u);
+            self.last_inst = None;
+            if self.resolve(&s)?.is_none() {
+                return Err(self.unknown(&s));
+            }
+            let Some(i) = self.last_inst else { continue };
+            let d = match &self.f.insts[i].kind {
+                InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.get(u.sub),
+                _ => None,
+            };
+            let Some(n) = d.copied() else {
+                return Err(Diagnostic::error(
+                    u.cref.span,
+                    format!("`{}` has no dimension {}", self.f.insts[i].path, u.sub + 1),
+                ));
+            };
+            let b = self.f.insts[i].dim_types.get(u.sub) == Some(&eval::DimType::Boolean);
+            dims.push((n, b, u.cref.span));
+        }
+        eval::agree_implicit(name, &dims)
+    }
     fn set_structural(&mut self, on: bool) -> bool {
         let prev = self.mode == Mode::Structural;
         self.mode = if on { Mode::Structural } else { Mode::Symbolic };
@@ -1009,6 +1060,20 @@ impl Flattener<'_> {
             }
         }
         Ok(Tensor { dims, data })
+    }
+
+    /// The range of a `for` index written without one, from its uses as a subscript.
+    pub fn implicit_for_range(
+        &mut self,
+        name: &ast::Ident,
+        uses: &[super::implicit::Use],
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> EResult<Tensor<Val>> {
+        let mut ctx = FCtx::new(self, scope, Mode::Structural);
+        ctx.locals = locals.to_vec();
+        let t = eval::Ctx::implicit_range(&mut ctx, name, uses)?;
+        Ok(t.map(|x| x.to_val().unwrap_or(Val::Int(0))))
     }
 
     /// Sizes of a binding's value (for `x[:] = ...`), evaluating only what is needed.
