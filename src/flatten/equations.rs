@@ -265,15 +265,6 @@ impl Flattener<'_> {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
                     let cond = self.eval_symbolic(c, scope, locals)?;
-                    // `when {c1, c2} then`: any of them.
-                    let cond = match cond.data.len() {
-                        1 => cond.data.into_iter().next().unwrap_or(Expr::Boolean(false)),
-                        _ => cond
-                            .data
-                            .into_iter()
-                            .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
-                            .unwrap_or(Expr::Boolean(false)),
-                    };
                     let mut sub = EqOut {
                         eqs: Vec::new(),
                         connects: Vec::new(),
@@ -281,7 +272,7 @@ impl Flattener<'_> {
                     for e in body {
                         self.equation(e, scope, locals, Ctx::When, &mut sub)?;
                     }
-                    bs.push((cond, sub.eqs));
+                    bs.extend(super::algorithm::when_branches(cond.data, sub.eqs));
                 }
                 out.eqs.push(mk(EquationKind::When { branches: bs }));
             }
@@ -295,6 +286,28 @@ impl Flattener<'_> {
                     "assert" => {
                         let c = arg(args, 0, "condition", eq.span)?;
                         let cond = self.eval_symbolic(c, scope, locals)?;
+                        if let Some(v) = cond
+                            .data
+                            .iter()
+                            .filter_map(|x| x.to_val())
+                            .find(|v| !matches!(v, Val::Bool(_)))
+                        {
+                            let what = match v {
+                                Val::Int(_) => "an Integer",
+                                Val::Real(_) => "a Real",
+                                _ => "a String",
+                            };
+                            return Err(Diagnostic::error(
+                                c.span,
+                                format!("the condition of `assert` must be a Boolean expression (MLS 8.3.7), this is {what}"),
+                            )
+                            .with_help("write a comparison, e.g. `assert(x > 0, \"...\")`"));
+                        }
+                        // A condition known to hold: the message is never evaluated (it
+                        // may be a call that fails, MLS 8.3.7).
+                        if cond.data.iter().all(|x| *x == Expr::Boolean(true)) {
+                            return Ok(());
+                        }
                         let message =
                             match args.positional.get(1).or_else(|| named(args, "message")) {
                                 Some(m) => self

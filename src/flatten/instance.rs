@@ -833,6 +833,40 @@ impl Flattener<'_> {
         self.type_values(class)
     }
 
+    /// Whether `e` is written as enumeration literals (`E.two`, `{E.one, E.two}`), which only
+    /// an enumeration variable can take.
+    pub fn is_enum_value(&mut self, e: &ast::Expr, scope: Scope) -> bool {
+        match &e.kind {
+            ast::ExprKind::Array(a) if a.iterators.is_empty() && !a.positional.is_empty() => {
+                a.positional.iter().all(|x| self.is_enum_value(x, scope))
+            }
+            ast::ExprKind::Ref(c) if c.parts.len() >= 2 => {
+                if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+                    return false;
+                }
+                if !c.global
+                    && let Some(inst) = scope.inst
+                    && matches!(self.child(inst, &c.parts[0].ident.name), Ok(Some(_)))
+                {
+                    return false;
+                }
+                let n = c.parts.len();
+                let name = ast::Name {
+                    global: c.global,
+                    parts: c.parts[..n - 1].iter().map(|p| p.ident.clone()).collect(),
+                    span: c.span,
+                };
+                match self.lookup_class_name(&name, scope.lex, scope.inst) {
+                    Ok(class) => self
+                        .enum_literal(class, &c.parts[n - 1].ident.name)
+                        .is_some(),
+                    Err(_) => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// Enumeration literal lists and values for `E.lit` references.
     pub fn enum_literal(&mut self, class: ClassId, lit: &str) -> Option<Val> {
         let exp = self.expanded(class).ok()?;

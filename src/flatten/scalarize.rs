@@ -545,10 +545,20 @@ impl<'a, 'b> FCtx<'a, 'b> {
             })
             .collect();
         if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
-            let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
-                .map_err(|m| Diagnostic::error(span, m))?;
-            let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
-            return Ok(Some(group_outputs(&f, outs)));
+            match func_eval::call_with_defaults(&self.f.functions, &fname, c) {
+                Ok(outs) => {
+                    let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
+                    return Ok(Some(group_outputs(&f, outs)));
+                }
+                // A value needed now (a size, a parameter's value): the failure is the error.
+                Err(m) if self.mode == Mode::Structural => {
+                    return Err(Diagnostic::error(span, m));
+                }
+                // Otherwise the call may sit in a branch that is never taken (MLS 3.3: only
+                // the selected branch of an if-expression is evaluated): it stays a call,
+                // which fails if and when the simulation evaluates it.
+                Err(_) => {}
+            }
         }
         let last_given = vals
             .iter()
@@ -1166,6 +1176,7 @@ impl Flattener<'_> {
             )
             .with_help("give it a binding (`= value`) or a `start` value"));
         };
+        self.check_not_enum_binding(i, &b)?;
         self.evaluating.push(i);
         let r = self.mod_value(&b, Mode::Structural, &dims);
         self.evaluating.pop();
@@ -1200,6 +1211,26 @@ impl Flattener<'_> {
         let v = Rc::new(Tensor { dims: t.dims, data });
         self.values.insert(i, v.clone());
         Ok(v)
+    }
+
+    /// Integer and Real variables do not take enumeration values (MLS 4.9.5: only
+    /// `Integer(e)` converts them).
+    pub fn check_not_enum_binding(&mut self, i: InstId, b: &ModExpr) -> EResult<()> {
+        if let InstKind::Prim {
+            ty: dae::ScalarType::Integer | dae::ScalarType::Real,
+            ..
+        } = self.insts[i].kind
+            && self.is_enum_value(&b.expr, b.scope)
+        {
+            return Err(Diagnostic::error(
+                b.expr.span,
+                format!(
+                    "`{}` is not an enumeration but gets an enumeration value: convert it with `Integer(...)` (MLS 4.9.5)",
+                    self.insts[i].path
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The variability of a primitive instance, including prefixes of enclosing records and

@@ -196,6 +196,7 @@ impl Flattener<'_> {
         let Some(b) = mods.binding.clone() else {
             return Ok(());
         };
+        self.check_not_enum_binding(i, &b)?;
         let var = model.variables[v0].variability;
         match var {
             Variability::Constant => {
