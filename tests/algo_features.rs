@@ -28,13 +28,27 @@ fn simulate(case: &str, text: &str) -> (i32, String, String) {
     )
 }
 
+/// The fields of a CSV line (names like `"m[1,2]"` are quoted).
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
 /// The value of `name` in the last row of a CSV result.
 fn last(csv: &str, name: &str) -> f64 {
     let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let header = split_csv(lines.next().unwrap_or(""));
     let k = header
         .iter()
-        .position(|h| h.trim_matches('"') == name)
+        .position(|h| h == name)
         .unwrap_or_else(|| panic!("no column {name} in {header:?}"));
     let row = lines.last().expect("no rows");
     row.split(',').nth(k).unwrap().parse().unwrap()
@@ -58,7 +72,7 @@ fn refused(case: &str, text: &str, parts: &[&str]) {
 fn enumeration_and_boolean_dimensions_are_indexed_by_their_values() {
     let csv = ok(
         "dims",
-        "model M\n  type Color = enumeration(red, green, blue);\n  Real w[Color] = {1, 2, 3};\n  Real flag[Boolean] = {10, 20};\n  Real g = w[Color.green] + flag[true];\n  Boolean on = time > 0.5;\n  Real pick = flag[on];\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  type Color = enumeration(red, green, blue);\n  Real w[Color] = {1, 2, 3};\n  Real flag[Boolean] = {10, 20};\n  Real g = w[Color.green] + flag[true];\n  Boolean on = time > 0.5;\n  Real pick = flag[on];\n  annotation(experiment(StopTime = 1));\nend M;\n",
     );
     assert_eq!(last(&csv, "g"), 22.0);
     assert_eq!(last(&csv, "pick"), 20.0);
@@ -78,9 +92,9 @@ fn types_are_for_ranges_in_equations_and_algorithms() {
 fn implicit_ranges_come_from_the_subscripted_dimensions() {
     let csv = ok(
         "implicit",
-        "model M\n  type K = enumeration(a, b);\n  Real m[2, K];\n  Real v[4];\n  Real s = sum(v[j] for j);\nequation\n  for i, k loop\n    m[i, k] = i * 10 + Integer(k);\n  end for;\nalgorithm\n  for j loop\n    v[j] := j * j;\n  end for;\nend M;\n",
+        "model M\n  type K = enumeration(a, b);\n  Real m[2, K];\n  Real v[4];\n  Real s = sum(v[j] for j);\n  Real probe = m[2, K.b];\nequation\n  for i, k loop\n    m[i, k] = i * 10 + Integer(k);\n  end for;\nalgorithm\n  for j loop\n    v[j] := j * j;\n  end for;\nend M;\n",
     );
-    assert_eq!(last(&csv, "m[2,2]"), 22.0);
+    assert_eq!(last(&csv, "probe"), 22.0);
     assert_eq!(last(&csv, "s"), 30.0);
 }
 
@@ -120,13 +134,13 @@ fn integer_parameter_with_enumeration_value_is_refused() {
 fn variable_not_assigned_in_every_branch_keeps_its_start_value() {
     let csv = ok(
         "start",
-        "model M\n  Real x(start = 7);\n  Integer n(start = 3);\nalgorithm\n  if time > 0.5 then\n    x := 1;\n    n := 10;\n  end if;\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  Real x(start = 7);\n  Integer n(start = 3);\nalgorithm\n  if time > 0.5 then\n    x := 1;\n    n := 10;\n  end if;\n  annotation(experiment(StopTime = 1));\nend M;\n",
     );
     assert_eq!(last(&csv, "x"), 1.0);
     assert_eq!(last(&csv, "n"), 10.0);
     let csv = ok(
         "start-early",
-        "model M\n  Real x(start = 7);\nalgorithm\n  if time > 5 then\n    x := 1;\n  end if;\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  Real x(start = 7);\nalgorithm\n  if time > 5 then\n    x := 1;\n  end if;\n  annotation(experiment(StopTime = 1));\nend M;\n",
     );
     assert_eq!(last(&csv, "x"), 7.0);
 }
@@ -135,11 +149,11 @@ fn variable_not_assigned_in_every_branch_keeps_its_start_value() {
 fn assert_in_a_branch_checks_only_when_the_branch_is_taken() {
     ok(
         "guarded-ok",
-        "model M\n  Real x;\nalgorithm\n  x := time;\n  if x > 2 then\n    assert(false, \"never reached\");\n  end if;\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  Real x;\nalgorithm\n  x := time;\n  if x > 2 then\n    assert(false, \"never reached\");\n  end if;\n  annotation(experiment(StopTime = 1));\nend M;\n",
     );
     refused(
         "guarded-fails",
-        "model M\n  Real x;\nalgorithm\n  x := time;\n  if x > 0.5 then\n    assert(x < 0.2, \"too late\");\n  end if;\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  Real x;\nalgorithm\n  x := time;\n  if x > 0.5 then\n    assert(x < 0.2, \"too late\");\n  end if;\n  annotation(experiment(StopTime = 1));\nend M;\n",
         &["too late"],
     );
 }
@@ -181,7 +195,7 @@ fn non_boolean_conditions_are_refused() {
 fn vector_when_fires_for_each_element() {
     let csv = ok(
         "vector-when",
-        "model M\n  Integer n(start = 0, fixed = true);\n  discrete Real v(start = 0, fixed = true);\nequation\n  when {time >= 0.2, time >= 0.6} then\n    n = pre(n) + 1;\n  end when;\nalgorithm\n  when {time >= 0.3, time >= 0.7} then\n    v := pre(v) + 10;\n  elsewhen {time >= 0.4, time >= 0.8} then\n    v := pre(v) - 1;\n  end when;\n  experiment(StopTime = 1);\nend M;\n",
+        "model M\n  Integer n(start = 0, fixed = true);\n  discrete Real v(start = 0, fixed = true);\nequation\n  when {time >= 0.2, time >= 0.6} then\n    n = pre(n) + 1;\n  end when;\nalgorithm\n  when {time >= 0.3, time >= 0.7} then\n    v := pre(v) + 10;\n  elsewhen {time >= 0.4, time >= 0.8} then\n    v := pre(v) - 1;\n  end when;\n  annotation(experiment(StopTime = 1));\nend M;\n",
     );
     assert_eq!(last(&csv, "n"), 2.0);
     assert_eq!(last(&csv, "v"), 18.0);
@@ -192,5 +206,29 @@ fn failing_call_in_a_branch_not_taken_is_not_evaluated() {
     ok(
         "lazy-call",
         "model M\n  function bad\n    output Integer y;\n  algorithm\n    assert(false, \"bad was called\");\n    y := 1;\n  end bad;\n  parameter Boolean useBad = false;\n  Integer k = if useBad then bad() else 2;\n  function msg\n    output String s;\n  algorithm\n    assert(false, \"message was built\");\n    s := \"x\";\n  end msg;\nequation\n  assert(true, msg());\nend M;\n",
+    );
+}
+
+#[test]
+fn der_reinit_and_division_are_type_checked() {
+    refused(
+        "der-integer",
+        "model M\n  constant Integer n = 2;\n  Real y = der(n);\nend M;\n",
+        &["M.mo:3:12", "MLS 3.7.4"],
+    );
+    refused(
+        "der-discrete",
+        "model M\n  discrete Real d = 1;\n  Real y = der(d);\nend M;\n",
+        &["M.mo:3:12", "discrete variable `d`"],
+    );
+    refused(
+        "reinit-parameter",
+        "model M\n  parameter Real p = 1;\nequation\n  when time > 0.5 then\n    reinit(p, 2);\n  end when;\nend M;\n",
+        &["M.mo:5:12", "MLS 8.3.6"],
+    );
+    refused(
+        "divide-by-array",
+        "model M\n  Real q[2] = {4, 6} / {2, 3};\nend M;\n",
+        &["M.mo:2:15", "MLS 10.6.5"],
     );
 }

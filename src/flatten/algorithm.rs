@@ -143,7 +143,7 @@ impl Flattener<'_> {
     }
 
     /// The primitive instance a flat variable belongs to.
-    fn var_inst(&self, v: VarId) -> Option<usize> {
+    pub(super) fn var_inst(&self, v: VarId) -> Option<usize> {
         if !self.numbered || v == super::scalarize::PLACEHOLDER {
             return None;
         }

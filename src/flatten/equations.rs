@@ -364,6 +364,20 @@ impl Flattener<'_> {
                                     "the first argument of `reinit` must be a variable",
                                 ));
                             };
+                            if let Some(i) = self.var_inst(var)
+                                && matches!(
+                                    self.variability(i),
+                                    ast::Variability::Parameter | ast::Variability::Constant
+                                )
+                            {
+                                return Err(Diagnostic::error(
+                                    x.span,
+                                    format!(
+                                        "`reinit` needs a continuous-time Real variable (MLS 8.3.6): `{}` is a parameter",
+                                        self.insts[i].path
+                                    ),
+                                ));
+                            }
                             out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
                         }
                     }

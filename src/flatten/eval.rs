@@ -294,6 +294,9 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
     };
     match op {
         A::Mul => tensor::multiply(a, b),
+        A::Div if !b.is_scalar() => Err(
+            "`/` divides by a scalar only (MLS 10.6.5): divide element-wise with `./`".to_string(),
+        ),
         A::Add | A::Sub if a.dims != b.dims && !a.is_scalar() && !b.is_scalar() => Err(format!(
             "cannot add or subtract arrays of sizes {} and {}",
             fmt_dims(&a.dims),

@@ -910,6 +910,7 @@ impl Ctx for FCtx<'_, '_> {
         let out = match name.as_str() {
             "der" => {
                 need(1)?;
+                self.check_der_argument(&vals[0], span)?;
                 on_each(&vals, |_| Expr::Real(0.0), Expr::Der)
             }
             "pre" => {
@@ -1031,6 +1032,41 @@ impl Ctx for FCtx<'_, '_> {
         let prev = self.mode == Mode::Structural;
         self.mode = if on { Mode::Structural } else { Mode::Symbolic };
         prev
+    }
+}
+
+impl FCtx<'_, '_> {
+    /// `der(e)` needs a Real expression that may vary continuously (MLS 3.7.4): not an
+    /// Integer or Boolean value, not a discrete variable.
+    fn check_der_argument(&self, t: &Tensor<Expr>, span: Span) -> EResult<()> {
+        for x in &t.data {
+            let bad = match x {
+                Expr::Integer(_) | Expr::Boolean(_) | Expr::String(_) => {
+                    Some("an Integer, Boolean or String value".to_string())
+                }
+                Expr::Var(v) => self.f.var_inst(*v).and_then(|i| {
+                    let discrete = self.f.variability(i) == ast::Variability::Discrete
+                        || !matches!(
+                            self.f.insts[i].kind,
+                            InstKind::Prim {
+                                ty: dae::ScalarType::Real,
+                                ..
+                            }
+                        );
+                    discrete.then(|| format!("the discrete variable `{}`", self.f.insts[i].path))
+                }),
+                _ => None,
+            };
+            if let Some(what) = bad {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`der` needs a continuous-time Real expression (MLS 3.7.4), not {what}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
