@@ -14,11 +14,15 @@
 //! - `when` statements become when-equations. Inside them a variable the statement assigns
 //!   reads as `pre(v)` until it is assigned (MLS 11.1.2: discrete variables start from their
 //!   `pre` values), so `z := div(z, 2)` in a loop is a chain of expressions of `pre(z)`.
-//! - Outside `when`, reading an assigned variable before the section assigns it would read
-//!   its start value (MLS 11.1.2); that is refused with the place, rather than given a
-//!   meaning nobody intends.
+//! - Outside `when`, reading an assigned variable before the section assigns it reads its
+//!   initial value (MLS 11.1.2): `pre(v)` for a discrete variable, the `start` value of a
+//!   continuous one (`if c then x := 1; end if;` leaves `x` at its start value otherwise).
 //! - `assert`, `terminate`, `reinit` and calls of functions for their effect are handled as
-//!   in equations, with the current values substituted.
+//!   in equations, with the current values substituted. Inside an `if` whose condition is
+//!   only known during simulation an `assert` is guarded by its branch (`assert(if c then
+//!   cond else true, ...)`) and a `terminate` becomes `when c then terminate(...)`.
+//! - `break` ends the innermost loop when the conditions leading to it are known at
+//!   translation (the loop is unrolled anyway).
 
 use super::Flattener;
 use super::equations::{Ctx, EqOut};
@@ -69,6 +73,12 @@ struct Exec {
     collecting: bool,
     /// Equations produced by `when`, `assert` and friends, in statement order.
     out: Vec<Equation>,
+    /// The value a variable the section assigns has before its first assignment (MLS
+    /// 11.1.2): `pre(v)` or its start value.
+    initial: HashMap<VarId, Expr>,
+    /// Nesting of `for`/`while` loops being run, and whether a `break` was reached.
+    loops: usize,
+    breaking: bool,
 }
 
 impl Flattener<'_> {
@@ -89,12 +99,22 @@ impl Flattener<'_> {
             in_when: false,
             collecting: true,
             out: Vec::new(),
+            initial: HashMap::new(),
+            loops: 0,
+            breaking: false,
         };
         let mut env = Env::default();
         self.run_statements(&mut ex, statements, &mut env)?;
         ex.assigned_anywhere = env.order.iter().copied().collect();
         ex.assigned_anywhere.extend(ex.when_assigned.drain());
+        let mut vars: Vec<VarId> = ex.assigned_anywhere.iter().copied().collect();
+        vars.sort_unstable();
+        for v in vars {
+            let x = self.initial_value(v)?;
+            ex.initial.insert(v, x);
+        }
         ex.collecting = false;
+        ex.breaking = false;
         ex.out.clear();
         let mut env = Env::default();
         self.run_statements(&mut ex, statements, &mut env)?;
@@ -122,9 +142,56 @@ impl Flattener<'_> {
         Ok(())
     }
 
+    /// The primitive instance a flat variable belongs to.
+    pub(super) fn var_inst(&self, v: VarId) -> Option<usize> {
+        if !self.numbered || v == super::scalarize::PLACEHOLDER {
+            return None;
+        }
+        let at = self.prims.partition_point(|&i| self.insts[i].var0 <= v);
+        at.checked_sub(1).and_then(|k| self.prims.get(k)).copied()
+    }
+
+    fn var_type(&self, v: VarId) -> Option<crate::dae::ScalarType> {
+        match &self.insts[self.var_inst(v)?].kind {
+            super::instance::InstKind::Prim { ty, .. } => Some(*ty),
+            _ => None,
+        }
+    }
+
+    /// The value of an assigned variable before the section assigns it (MLS 11.1.2).
+    fn initial_value(&mut self, v: VarId) -> EResult<Expr> {
+        let Some(i) = self.var_inst(v) else {
+            return Ok(Expr::Pre(Box::new(Expr::Var(v))));
+        };
+        let (ty, dims) = match &self.insts[i].kind {
+            super::instance::InstKind::Prim { ty, dims } => (*ty, dims.clone()),
+            _ => return Ok(Expr::Pre(Box::new(Expr::Var(v)))),
+        };
+        let discrete = ty != crate::dae::ScalarType::Real
+            || self.variability(i) != ast::Variability::Continuous;
+        if discrete {
+            return Ok(Expr::Pre(Box::new(Expr::Var(v))));
+        }
+        let k = v - self.insts[i].var0;
+        let start = self.insts[i]
+            .mods
+            .sub("start")
+            .and_then(|m| m.binding.clone());
+        Ok(match start {
+            Some(b) => {
+                let t = self.mod_value(&b, super::scalarize::Mode::Symbolic, &dims)?;
+                t.data.get(k).cloned().unwrap_or(Expr::Real(0.0))
+            }
+            None => Expr::Real(0.0),
+        })
+    }
+
     fn run_statements(&mut self, ex: &mut Exec, body: &[Statement], env: &mut Env) -> EResult<()> {
         for s in body {
             self.run_statement(ex, s, env)?;
+            if ex.breaking {
+                break;
+            }
         }
         Ok(())
     }
@@ -194,12 +261,26 @@ impl Flattener<'_> {
                     self.assign(ex, v, x, s.span, env);
                 }
             }
-            StatementKind::For { indices, body } => self.run_for(ex, indices, body, env)?,
+            StatementKind::For { indices, body } => {
+                ex.loops += 1;
+                let r = self.run_for(ex, indices, body, env);
+                ex.loops -= 1;
+                ex.breaking = false;
+                r?
+            }
             StatementKind::If { branches, else_ } => self.run_if(ex, branches, else_, env)?,
             StatementKind::While { condition, body } => {
                 for _ in 0..MAX_WHILE {
                     match self.known_condition(ex, condition, env)? {
-                        Some(true) => self.run_statements(ex, body, env)?,
+                        Some(true) => {
+                            ex.loops += 1;
+                            let r = self.run_statements(ex, body, env);
+                            ex.loops -= 1;
+                            r?;
+                            if std::mem::take(&mut ex.breaking) {
+                                return Ok(());
+                            }
+                        }
                         Some(false) => return Ok(()),
                         None => {
                             return Err(Diagnostic::error(
@@ -239,10 +320,17 @@ impl Flattener<'_> {
                     }
                 }
             }
-            StatementKind::Return | StatementKind::Break => {
+            StatementKind::Break if ex.loops > 0 => ex.breaking = true,
+            StatementKind::Break => {
                 return Err(Diagnostic::error(
                     s.span,
-                    "`return` and `break` are only supported in functions",
+                    "`break` can only be used inside a `for` or `while` loop (MLS 11.2.5)",
+                ));
+            }
+            StatementKind::Return => {
+                return Err(Diagnostic::error(
+                    s.span,
+                    "`return` can only be used inside a function (MLS 11.2.5)",
                 ));
             }
         }
@@ -297,7 +385,6 @@ impl Flattener<'_> {
 
     /// Replaces reads of assigned variables by their current values (see the module doc).
     fn substitute(&self, ex: &Exec, e: &Expr, env: &Env, span: Span) -> EResult<Expr> {
-        let mut error = None;
         let r = subst_reads(e, &mut |v| {
             if let Some(x) = env.values.get(&v) {
                 return Some(x.clone());
@@ -312,16 +399,9 @@ impl Flattener<'_> {
             if ex.when_assigned.contains(&v) {
                 return None;
             }
-            error.get_or_insert(v);
-            None
+            ex.initial.get(&v).cloned()
         });
-        if error.is_some() {
-            return Err(Diagnostic::error(
-                span,
-                "this reads a variable before the algorithm assigns it (it would read its start value)",
-            )
-            .with_help("assign the variable first, or use `pre(v)` for the value before the event"));
-        }
+        let _ = span;
         Ok(r)
     }
 
@@ -364,20 +444,32 @@ impl Flattener<'_> {
         let Some((first, rest)) = indices.split_first() else {
             return self.run_statements(ex, body, env);
         };
-        let Some(r) = &first.range else {
-            return Err(Diagnostic::error(
-                first.name.span,
-                "a `for` loop in a model's algorithm needs an explicit range (`for i in 1:n`)",
-            ));
+        let values = match &first.range {
+            Some(r) => self.eval_structural_with(r, ex.scope, &ex.locals)?,
+            None => {
+                let mut uses = Vec::new();
+                super::implicit::in_statements(&first.name.name, body, &mut uses);
+                for i in rest {
+                    if let Some(r) = &i.range {
+                        super::implicit::in_exprs(&first.name.name, &[r], &mut uses);
+                    }
+                }
+                self.implicit_for_range(&first.name, &uses, ex.scope, &ex.locals)?
+            }
         };
-        let values = self.eval_structural_with(r, ex.scope, &ex.locals)?;
-        let n = super::tensor::range_len(&values.dims).map_err(|m| Diagnostic::error(r.span, m))?;
+        let n = super::tensor::range_len(&values.dims)
+            .map_err(|m| Diagnostic::error(first.name.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             ex.locals.push((first.name.name.clone(), v));
             let res = self.run_for(ex, rest, body, env);
             ex.locals.pop();
             res?;
+            // `break` ends the whole statement (a multi-index `for` is one loop); the
+            // statement clears the flag.
+            if ex.breaking {
+                break;
+            }
         }
         Ok(())
     }
@@ -404,6 +496,34 @@ impl Flattener<'_> {
                     ));
                 }
             };
+            let not_boolean = match &cond {
+                Expr::Var(v) => self
+                    .var_type(*v)
+                    .is_some_and(|t| t != crate::dae::ScalarType::Boolean),
+                _ => false,
+            };
+            if not_boolean {
+                return Err(Diagnostic::error(
+                    c.span,
+                    "the condition of an `if` must be a Boolean expression (MLS 11.2.6)",
+                ));
+            }
+            if let Some(v) = cond
+                .to_val()
+                .filter(|v| !matches!(v, super::tensor::Val::Bool(_)))
+            {
+                return Err(Diagnostic::error(
+                    c.span,
+                    format!(
+                        "the condition of an `if` must be a Boolean expression (MLS 11.2.6), this is {}",
+                        if matches!(v, super::tensor::Val::Str(_)) {
+                            "a String"
+                        } else {
+                            "a number"
+                        }
+                    ),
+                ));
+            }
             match cond {
                 Expr::Boolean(false) => continue,
                 Expr::Boolean(true) if conds.is_empty() => {
@@ -429,18 +549,27 @@ impl Flattener<'_> {
         if conds.is_empty() {
             return self.run_statements(ex, else_, env);
         }
-        let n_out = ex.out.len();
         let mut results = Vec::new();
+        let mut outs = Vec::new();
         for body in bodies.iter().copied().chain(std::iter::once(else_body)) {
             let mut e = env.clone();
+            let n_out = ex.out.len();
             self.run_statements(ex, body, &mut e)?;
+            if ex.breaking {
+                return Err(Diagnostic::error(
+                    conds_span(branches),
+                    "a `break` under a condition known only during simulation is not supported in a model's algorithm",
+                )
+                .with_help("move the loop into a function and call it from the algorithm"));
+            }
+            outs.push(ex.out.split_off(n_out));
             results.push(e);
         }
-        if ex.out.len() != n_out {
-            return Err(Diagnostic::error(
-                ex.out[n_out].span,
-                "`when`, `assert`, `terminate` and calls inside an `if` whose condition changes during simulation are not supported in a model's algorithm",
-            ));
+        for (k, eqs) in outs.into_iter().enumerate() {
+            for eq in eqs {
+                let guarded = guard(eq, &conds, k)?;
+                ex.out.push(guarded);
+            }
         }
         // Every variable assigned in some branch: an if-expression over the branches, each
         // branch giving its value or the value before the `if`.
@@ -503,12 +632,6 @@ impl Flattener<'_> {
         let mut out_branches = Vec::new();
         for (c, body) in branches {
             let cond = self.eval_substituted(ex, c, env)?;
-            // `when {a, b}` fires when any element becomes true.
-            let cond = cond
-                .data
-                .into_iter()
-                .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
-                .unwrap_or(Expr::Boolean(false));
             ex.in_when = true;
             let saved = std::mem::take(&mut ex.out);
             let mut e = env.clone();
@@ -531,7 +654,7 @@ impl Flattener<'_> {
                 });
             }
             eqs.extend(inner);
-            out_branches.push((cond, eqs));
+            out_branches.extend(when_branches(cond.data, eqs));
         }
         if !ex.collecting {
             ex.out.push(Equation {
@@ -546,6 +669,85 @@ impl Flattener<'_> {
     }
 }
 
+/// The branches of `when c then eqs` for the elements of `c`: `when {a, b}` fires when any
+/// element becomes true (MLS 8.3.5), which is one branch per element with the same body (the
+/// first branch whose condition becomes true is taken, so the order of an `elsewhen` chain is
+/// kept). `a or b` would miss `b` becoming true while `a` is already true.
+pub(super) fn when_branches(conds: Vec<Expr>, eqs: Vec<Equation>) -> Vec<(Expr, Vec<Equation>)> {
+    if conds.len() <= 1 {
+        let c = conds.into_iter().next().unwrap_or(Expr::Boolean(false));
+        return vec![(c, eqs)];
+    }
+    conds.into_iter().map(|c| (c, eqs.clone())).collect()
+}
+
+/// The span of the first condition of an `if` statement.
+fn conds_span(branches: &[(ast::Expr, Vec<Statement>)]) -> Span {
+    branches.first().map(|(c, _)| c.span).unwrap_or(Span::DUMMY)
+}
+
+/// `eq`, produced by branch `k` of an `if` with conditions `conds` (`k == conds.len()` for
+/// the `else` branch), made to act only when that branch is taken.
+fn guard(eq: Equation, conds: &[Expr], k: usize) -> EResult<Equation> {
+    let taken = |yes: Expr, no: Expr| Expr::If {
+        branches: conds
+            .iter()
+            .take(k + 1)
+            .enumerate()
+            .map(|(j, c)| (c.clone(), if j == k { yes.clone() } else { no.clone() }))
+            .collect(),
+        else_: Box::new(if k == conds.len() {
+            yes.clone()
+        } else {
+            no.clone()
+        }),
+    };
+    let Equation {
+        kind,
+        component,
+        span,
+    } = eq;
+    let kind = match kind {
+        EquationKind::Assert {
+            condition,
+            message,
+            warning,
+        } => EquationKind::Assert {
+            condition: taken(condition, Expr::Boolean(true)),
+            message,
+            warning,
+        },
+        EquationKind::Terminate { message } => EquationKind::When {
+            branches: vec![(
+                taken(Expr::Boolean(true), Expr::Boolean(false)),
+                vec![Equation {
+                    kind: EquationKind::Terminate { message },
+                    component: component.clone(),
+                    span,
+                }],
+            )],
+        },
+        EquationKind::When { .. } => {
+            return Err(Diagnostic::error(
+                span,
+                "a `when` statement cannot be inside an `if` statement (MLS 11.2.7.1)",
+            ));
+        }
+        _ => {
+            return Err(Diagnostic::error(
+                span,
+                "a call for its effect inside an `if` whose condition changes during simulation is not supported in a model's algorithm",
+            )
+            .with_help("move the call into a function"));
+        }
+    };
+    Ok(Equation {
+        kind,
+        component,
+        span,
+    })
+}
+
 /// Replaces `Var(v)` by `f(v)` where it gives a value; `pre`, `edge` and `change` of a
 /// variable keep referring to the variable.
 fn subst_reads(e: &Expr, f: &mut dyn FnMut(VarId) -> Option<Expr>) -> Expr {
@@ -557,18 +759,30 @@ fn subst_reads(e: &Expr, f: &mut dyn FnMut(VarId) -> Option<Expr>) -> Expr {
         Expr::Pre(a) => Expr::Pre(Box::new(go(a))),
         Expr::Edge(a) => Expr::Edge(Box::new(go(a))),
         Expr::Change(a) => Expr::Change(Box::new(go(a))),
-        Expr::Unary(op, a) => Expr::Unary(*op, Box::new(go(a))),
-        Expr::NoEvent(a) => Expr::NoEvent(Box::new(go(a))),
+        // Values substituted for reads may be constants: fold them, so conditions known at
+        // translation pick their branch (`if noEvent(x > 25) then break`).
+        Expr::Unary(op, a) => {
+            let a = go(a);
+            Elem::unary(*op, a.clone()).unwrap_or_else(|_| Expr::Unary(*op, Box::new(a)))
+        }
+        Expr::NoEvent(a) => match go(a) {
+            x if x.to_val().is_some() => x,
+            x => Expr::NoEvent(Box::new(x)),
+        },
         Expr::Smooth(p, a) => Expr::Smooth(*p, Box::new(go(a))),
         Expr::Binary(op, a, b) => {
             let a = go(a);
-            Expr::binary(*op, a, go(b))
+            let b = go(b);
+            Elem::binary(*op, a.clone(), b.clone()).unwrap_or_else(|_| Expr::binary(*op, a, b))
         }
         Expr::Sample(a, b) => {
             let a = go(a);
             Expr::Sample(Box::new(a), Box::new(go(b)))
         }
-        Expr::Call(g, args) => Expr::Call(*g, args.iter().map(&mut go).collect()),
+        Expr::Call(g, args) => {
+            let args: Vec<Expr> = args.iter().map(&mut go).collect();
+            Elem::builtin(*g, args.clone()).unwrap_or(Expr::Call(*g, args))
+        }
         Expr::UserCall {
             function,
             args,
@@ -584,10 +798,18 @@ fn subst_reads(e: &Expr, f: &mut dyn FnMut(VarId) -> Option<Expr>) -> Expr {
             dims: dims.clone(),
             elements: elements.iter().map(&mut go).collect(),
         },
-        Expr::If { branches, else_ } => Expr::If {
-            branches: branches.iter().map(|(c, v)| (go(c), go(v))).collect(),
-            else_: Box::new(go(else_)),
-        },
+        Expr::If { branches, else_ } => {
+            let mut acc = go(else_);
+            for (c, v) in branches.iter().rev() {
+                let (c, v) = (go(c), go(v));
+                acc =
+                    Elem::select(c.clone(), v.clone(), acc.clone()).unwrap_or_else(|_| Expr::If {
+                        branches: vec![(c, v)],
+                        else_: Box::new(acc),
+                    });
+            }
+            acc
+        }
         leaf => leaf.clone(),
     }
 }

@@ -266,15 +266,6 @@ impl Flattener<'_> {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
                     let cond = self.eval_symbolic(c, scope, locals)?;
-                    // `when {c1, c2} then`: any of them.
-                    let cond = match cond.data.len() {
-                        1 => cond.data.into_iter().next().unwrap_or(Expr::Boolean(false)),
-                        _ => cond
-                            .data
-                            .into_iter()
-                            .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
-                            .unwrap_or(Expr::Boolean(false)),
-                    };
                     let mut sub = EqOut {
                         eqs: Vec::new(),
                         connects: Vec::new(),
@@ -282,7 +273,7 @@ impl Flattener<'_> {
                     for e in body {
                         self.equation(e, scope, locals, Ctx::When, &mut sub)?;
                     }
-                    bs.push((cond, sub.eqs));
+                    bs.extend(super::algorithm::when_branches(cond.data, sub.eqs));
                 }
                 out.eqs.push(mk(EquationKind::When { branches: bs }));
             }
@@ -296,6 +287,28 @@ impl Flattener<'_> {
                     "assert" => {
                         let c = arg(args, 0, "condition", eq.span)?;
                         let cond = self.eval_symbolic(c, scope, locals)?;
+                        if let Some(v) = cond
+                            .data
+                            .iter()
+                            .filter_map(|x| x.to_val())
+                            .find(|v| !matches!(v, Val::Bool(_)))
+                        {
+                            let what = match v {
+                                Val::Int(_) => "an Integer",
+                                Val::Real(_) => "a Real",
+                                _ => "a String",
+                            };
+                            return Err(Diagnostic::error(
+                                c.span,
+                                format!("the condition of `assert` must be a Boolean expression (MLS 8.3.7), this is {what}"),
+                            )
+                            .with_help("write a comparison, e.g. `assert(x > 0, \"...\")`"));
+                        }
+                        // A condition known to hold: the message is never evaluated (it
+                        // may be a call that fails, MLS 8.3.7).
+                        if cond.data.iter().all(|x| *x == Expr::Boolean(true)) {
+                            return Ok(());
+                        }
                         let message =
                             match args.positional.get(1).or_else(|| named(args, "message")) {
                                 Some(m) => self
@@ -352,6 +365,20 @@ impl Flattener<'_> {
                                     "the first argument of `reinit` must be a variable",
                                 ));
                             };
+                            if let Some(i) = self.var_inst(var)
+                                && matches!(
+                                    self.variability(i),
+                                    ast::Variability::Parameter | ast::Variability::Constant
+                                )
+                            {
+                                return Err(Diagnostic::error(
+                                    x.span,
+                                    format!(
+                                        "`reinit` needs a continuous-time Real variable (MLS 8.3.6): `{}` is a parameter",
+                                        self.insts[i].path
+                                    ),
+                                ));
+                            }
                             out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
                         }
                     }
@@ -454,15 +481,21 @@ impl Flattener<'_> {
             }
             return Ok(());
         };
-        let Some(r) = &first.range else {
-            return Err(Diagnostic::error(
-                first.name.span,
-                "a for-equation needs an explicit range (`for i in 1:n`)",
-            ));
+        let values = match &first.range {
+            Some(r) => self.eval_structural_with(r, scope, locals)?,
+            None => {
+                let mut uses = Vec::new();
+                super::implicit::in_equations(&first.name.name, body, &mut uses);
+                for i in rest {
+                    if let Some(r) = &i.range {
+                        super::implicit::in_exprs(&first.name.name, &[r], &mut uses);
+                    }
+                }
+                self.implicit_for_range(&first.name, &uses, scope, locals)?
+            }
         };
-        let values = self.eval_structural_with(r, scope, locals)?;
         let n = crate::flatten::tensor::range_len(&values.dims)
-            .map_err(|m| Diagnostic::error(r.span, m))?;
+            .map_err(|m| Diagnostic::error(first.name.span, m))?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             locals.push((first.name.name.clone(), v));

@@ -39,6 +39,63 @@ pub trait Ctx {
     /// Switches structural evaluation (parameters replaced by their values) on or off;
     /// returns the previous setting. Sizes, subscripts and ranges are always structural.
     fn set_structural(&mut self, on: bool) -> bool;
+    /// The range of an iterator written without one (`for i loop`, `sum(x[i] for i)`), from
+    /// the dimensions it subscripts (`uses`, see [`super::implicit`]).
+    fn implicit_range(
+        &mut self,
+        name: &ast::Ident,
+        _uses: &[super::implicit::Use],
+    ) -> EResult<Tensor<Self::E>> {
+        Err(err(
+            name.span,
+            format!(
+                "the range of `{}` cannot be deduced here: give it (`for i in 1:n`)",
+                name.name
+            ),
+        ))
+    }
+}
+
+/// One size and kind for every dimension an implicit iterator subscripts (MLS 10.4.1.1):
+/// `dims` holds `(size, Boolean dimension, where)` per use.
+pub fn agree_implicit<E: tensor::Elem>(
+    name: &ast::Ident,
+    dims: &[(usize, bool, Span)],
+) -> EResult<Tensor<E>> {
+    let Some(&(n, b, _)) = dims.first() else {
+        return Err(err(
+            name.span,
+            format!(
+                "the range of `{}` cannot be deduced: it is not used as a subscript",
+                name.name
+            ),
+        )
+        .with_help("give the range (`for i in 1:n`)"));
+    };
+    if let Some(&(m, c, sp)) = dims.iter().find(|(m, c, _)| (*m, *c) != (n, b)) {
+        let kind = |n: usize, b: bool| {
+            if b {
+                "Boolean".to_string()
+            } else {
+                format!("size {n}")
+            }
+        };
+        return Err(err(
+            sp,
+            format!(
+                "`{}` subscripts dimensions of different ranges ({} and {}): its range cannot be deduced",
+                name.name,
+                kind(n, b),
+                kind(m, c)
+            ),
+        )
+        .with_help("give the range (`for i in 1:n`)"));
+    }
+    Ok(Tensor::vector(if b {
+        vec![E::from_val(Val::Bool(false)), E::from_val(Val::Bool(true))]
+    } else {
+        (1..=n as i64).map(E::int).collect()
+    }))
 }
 
 /// Evaluates `e` with parameters replaced by their values.
@@ -237,6 +294,9 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
     };
     match op {
         A::Mul => tensor::multiply(a, b),
+        A::Div if !b.is_scalar() => Err(
+            "`/` divides by a scalar only (MLS 10.6.5): divide element-wise with `./`".to_string(),
+        ),
         A::Add | A::Sub if a.dims != b.dims && !a.is_scalar() && !b.is_scalar() => Err(format!(
             "cannot add or subtract arrays of sizes {} and {}",
             fmt_dims(&a.dims),
@@ -277,6 +337,18 @@ fn const_scalar<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Val> {
 }
 
 fn range<E: Elem>(a: &Val, step: Option<&Val>, b: &Val) -> Result<Tensor<E>, String> {
+    if let (Val::Bool(x), Val::Bool(y)) = (a, b) {
+        // `false:true` (MLS 10.4.2.1): the Booleans from a to b.
+        if step.is_some() {
+            return Err("a Boolean range has no step".into());
+        }
+        let v = [false, true]
+            .into_iter()
+            .filter(|v| *v >= *x && *v <= *y)
+            .map(|v| E::from_val(Val::Bool(v)))
+            .collect();
+        return Ok(Tensor::vector(v));
+    }
     let all_int = matches!(a, Val::Int(_))
         && matches!(b, Val::Int(_))
         && step.is_none_or(|s| matches!(s, Val::Int(_)));
@@ -316,14 +388,58 @@ fn range<E: Elem>(a: &Val, step: Option<&Val>, b: &Val) -> Result<Tensor<E>, Str
     ))
 }
 
+/// What indexes an array dimension (MLS 10.1): Integers `1..n`, the literals of an
+/// enumeration (`Real x[E]`) or `false`, `true` (`Real x[Boolean]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DimType {
+    Integer,
+    Boolean,
+    Enumeration,
+}
+
 /// Evaluates subscripts against dimensions: 0-based indices and whether each dimension is kept.
 pub fn subscripts<C: Ctx>(
     ctx: &mut C,
     subs: &[ast::Subscript],
     dims: &[usize],
 ) -> EResult<Vec<(Vec<usize>, bool)>> {
+    subscripts_typed(ctx, subs, dims, &[])
+}
+
+/// Whether an expression is an Integer whatever its names mean (literals and their
+/// arithmetic): such a subscript cannot index an enumeration dimension.
+fn certainly_integer(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Integer(_) => true,
+        ExprKind::Unary { operand, .. } => certainly_integer(operand),
+        ExprKind::Binary { op, lhs, rhs } => {
+            matches!(op, ast::BinOp::Add | ast::BinOp::Sub | ast::BinOp::Mul)
+                && certainly_integer(lhs)
+                && certainly_integer(rhs)
+        }
+        _ => false,
+    }
+}
+
+/// [`subscripts`] with the type of each dimension checked (`types` may be shorter than `dims`:
+/// the rest are Integer dimensions).
+pub fn subscripts_typed<C: Ctx>(
+    ctx: &mut C,
+    subs: &[ast::Subscript],
+    dims: &[usize],
+    types: &[DimType],
+) -> EResult<Vec<(Vec<usize>, bool)>> {
     let mut out = Vec::with_capacity(subs.len());
     for (k, s) in subs.iter().enumerate() {
+        let ty = types.get(k).copied().unwrap_or(DimType::Integer);
+        if let (DimType::Enumeration, ast::Subscript::Expr(e)) = (ty, s)
+            && certainly_integer(e)
+        {
+            return Err(err(
+                e.span,
+                "this dimension is indexed by the literals of an enumeration, not by Integers",
+            ));
+        }
         let Some(&n) = dims.get(k) else {
             let span = match s {
                 ast::Subscript::Colon(sp) => *sp,
@@ -345,12 +461,36 @@ pub fn subscripts<C: Ctx>(
                 ctx.ends().pop();
                 let v = v?;
                 if v.is_scalar() && v.data[0].to_val().is_none() {
-                    let i = ctx.dynamic_index(v.data[0].clone(), n, e.span)?;
+                    let mut index = v.data[0].clone();
+                    if ty == DimType::Boolean {
+                        // `x[b]`: the position of `b` among `false`, `true`.
+                        index = C::E::select(index, C::E::int(2), C::E::int(1))
+                            .map_err(|m| err(e.span, m))?;
+                    }
+                    let i = ctx.dynamic_index(index, n, e.span)?;
                     out.push((vec![i], false));
                     continue;
                 }
                 let idx = |x: &C::E| -> EResult<usize> {
-                    match x.to_val().and_then(|v| v.as_int()) {
+                    let v = x.to_val();
+                    // A Boolean dimension (`x[Boolean]`) is indexed by `false`, `true`.
+                    match (&v, ty) {
+                        (Some(Val::Bool(b)), DimType::Boolean) => return Ok(usize::from(*b)),
+                        (Some(Val::Bool(_)), _) => {
+                            return Err(err(
+                                e.span,
+                                "a Boolean subscript needs a dimension declared with `Boolean`",
+                            ));
+                        }
+                        (Some(_), DimType::Boolean) => {
+                            return Err(err(
+                                e.span,
+                                "this dimension is indexed by `false` and `true`",
+                            ));
+                        }
+                        _ => {}
+                    }
+                    match v.and_then(|v| v.as_int()) {
                         Some(i) if i >= 1 && (i as usize) <= n => Ok(i as usize - 1),
                         Some(i) => Err(err(e.span, format!("index {i} is out of bounds 1..{n}"))),
                         None => Err(err(
@@ -387,15 +527,20 @@ fn comprehension<C: Ctx>(
     let Some((first, rest)) = iters.split_first() else {
         return Ok(vec![eval(ctx, expr)?]);
     };
-    let Some(r) = &first.range else {
-        return Err(err(
-            first.name.span,
-            "an iterator needs an explicit range (`for i in 1:n`)",
-        ));
+    let values = match &first.range {
+        Some(r) => eval(ctx, r)?,
+        None => {
+            let mut uses = Vec::new();
+            super::implicit::in_exprs(
+                &first.name.name,
+                &body.iter().collect::<Vec<_>>(),
+                &mut uses,
+            );
+            ctx.implicit_range(&first.name, &uses)?
+        }
     };
-    let values = eval(ctx, r)?;
     let mut items = Vec::new();
-    let n = super::tensor::range_len(&values.dims).map_err(|m| err(r.span, &m))?;
+    let n = super::tensor::range_len(&values.dims).map_err(|m| err(span, &m))?;
     for k in 0..n {
         ctx.push_local(&first.name.name, values.row(k));
         let inner = comprehension(ctx, body, rest, span);

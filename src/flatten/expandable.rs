@@ -673,6 +673,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             split: None,
+            dim_types: src.dim_types.clone(),
         };
         self.insts.push(inst);
         Ok(self.insts.len() - 1)

@@ -328,14 +328,21 @@ impl FuncCtx<'_> {
         let Some((first, rest)) = indices.split_first() else {
             return self.exec_block(body);
         };
-        let Some(r) = &first.range else {
-            return Err(Diagnostic::error(
-                first.name.span,
-                "a for-loop needs an explicit range",
-            ));
+        let values = match &first.range {
+            Some(r) => eval::eval(self, r)?,
+            None => {
+                let mut uses = Vec::new();
+                super::implicit::in_statements(&first.name.name, body, &mut uses);
+                for i in rest {
+                    if let Some(r) = &i.range {
+                        super::implicit::in_exprs(&first.name.name, &[r], &mut uses);
+                    }
+                }
+                self.implicit_range(&first.name, &uses)?
+            }
         };
-        let values = eval::eval(self, r)?;
-        let n = super::tensor::range_len(&values.dims).map_err(|m| Diagnostic::error(r.span, m))?;
+        let n = super::tensor::range_len(&values.dims)
+            .map_err(|m| Diagnostic::error(first.name.span, m))?;
         for k in 0..n {
             self.vars.push((first.name.name.clone(), values.row(k)));
             let flow = self.exec_for(rest, body);
@@ -503,6 +510,25 @@ impl Ctx for FuncCtx<'_> {
     }
     fn set_structural(&mut self, _on: bool) -> bool {
         true
+    }
+    fn implicit_range(
+        &mut self,
+        name: &ast::Ident,
+        uses: &[super::implicit::Use],
+    ) -> EResult<Value> {
+        let mut dims = Vec::new();
+        for u in uses {
+            let [part] = &u.cref.parts[..=u.part] else {
+                continue;
+            };
+            if let Some(n) = self
+                .get(&part.ident.name)
+                .and_then(|v| v.dims.get(u.sub).copied())
+            {
+                dims.push((n, false, u.cref.span));
+            }
+        }
+        eval::agree_implicit(name, &dims)
     }
 }
 

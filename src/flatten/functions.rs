@@ -158,9 +158,20 @@ impl Flattener<'_> {
                 .chain(&c.clause.type_dims)
                 .chain(te.dims.iter().map(|(d, _)| d))
             {
+                let scope = Scope {
+                    inst: None,
+                    lex: class,
+                };
                 dims.push(match d {
                     ast::Subscript::Colon(_) => None,
-                    ast::Subscript::Expr(e) => Some(self.rewrite_expr(e, class, &mut bound)?),
+                    // `Real x[E]`: as many elements as the type has values.
+                    ast::Subscript::Expr(e) => match self.type_as_dimension(e, scope) {
+                        Some(v) => Some(ast::Expr {
+                            kind: ExprKind::Integer(v.len() as i64),
+                            span: e.span,
+                        }),
+                        None => Some(self.rewrite_expr(e, class, &mut bound)?),
+                    },
                 });
             }
             let default = match &c.decl().modification {

@@ -4,9 +4,10 @@
 
 use super::Flattener;
 use super::classtree::{ClassId, NodeBody};
+use super::eval::DimType;
 use super::expand::{ClassElem, CompElem, Expanded, Prim, merge_prefix};
 use super::modifier::{self, Mod, Redecl, Scope};
-use super::tensor::Val;
+use super::tensor::{Tensor, Val};
 use crate::dae::ScalarType;
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, TypePrefix};
@@ -67,6 +68,9 @@ pub struct Inst {
     /// The declaration's modifier and the class's own modifier, kept apart so that an array of
     /// components can split the first among its elements (the second applies to each whole).
     pub split: Option<Box<(Mod, Mod)>>,
+    /// What indexes each dimension (`Real x[Boolean]`, `Real x[E]`, MLS 10.1); empty when
+    /// all are Integer dimensions. Enumeration literals are the Integers 1..n at run time.
+    pub dim_types: Vec<DimType>,
 }
 
 impl Inst {
@@ -149,6 +153,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             split: None,
+            dim_types: Vec::new(),
         });
         id
     }
@@ -526,6 +531,7 @@ impl Flattener<'_> {
             overrides: HashMap::new(),
             var0: 0,
             split,
+            dim_types: Vec::new(),
         });
         Ok(id)
     }
@@ -645,7 +651,9 @@ impl Flattener<'_> {
                 )
             }))
             .collect();
+        let mut dim_types = Vec::new();
         for (k, (d, sc)) in decl_dims.iter().enumerate() {
+            dim_types.push(DimType::Integer);
             match d {
                 ast::Subscript::Expr(e) => {
                     let sc = if sc.inst.is_none() {
@@ -656,6 +664,16 @@ impl Flattener<'_> {
                     } else {
                         *sc
                     };
+                    // `Real x[E]`, `Real x[Boolean]`: a dimension indexed by a type's values.
+                    if let Some(values) = self.type_as_dimension(e, sc) {
+                        dim_types[k] = if matches!(values.data.first(), Some(Val::Bool(_))) {
+                            DimType::Boolean
+                        } else {
+                            DimType::Enumeration
+                        };
+                        dims.push(values.len());
+                        continue;
+                    }
                     let v = self.eval_structural(e, sc)?;
                     match v.into_scalar().ok().and_then(|v| v.as_int()) {
                         Some(n) if n >= 0 => dims.push(n as usize),
@@ -693,6 +711,9 @@ impl Flattener<'_> {
                     }
                 }
             }
+        }
+        if dim_types.iter().any(|t| *t != DimType::Integer) {
+            self.insts[i].dim_types = dim_types;
         }
         if let Some(prim) = exp
             .prim
@@ -770,6 +791,7 @@ impl Flattener<'_> {
                 overrides: HashMap::new(),
                 var0: 0,
                 split: None,
+                dim_types: Vec::new(),
             };
             self.insts.push(inst);
             elems.push(id);
@@ -800,6 +822,83 @@ impl Flattener<'_> {
             }
         }
         super::ok_or_errors((), errors)
+    }
+
+    /// The values of an enumeration type (its literals, the Integers 1..n at run time) or of
+    /// `Boolean` (`false`, `true`): what the type means as an array dimension or a `for` range
+    /// (MLS 10.1, 11.2.2.1). `None` for every other class.
+    pub fn type_values(&mut self, class: ClassId) -> Option<Tensor<Val>> {
+        let exp = self.expanded(class).ok()?;
+        if !exp.dims.is_empty() {
+            return None;
+        }
+        match &exp.prim {
+            Some(Prim::Enum(lits)) => Some(Tensor::vector(
+                (1..=lits.len() as i64).map(Val::Int).collect(),
+            )),
+            Some(Prim::Scalar(crate::dae::ScalarType::Boolean)) => {
+                Some(Tensor::vector(vec![Val::Bool(false), Val::Bool(true)]))
+            }
+            _ => None,
+        }
+    }
+
+    /// `E` or `Boolean` written as an array dimension or range: the type's values. A name that
+    /// is a component (a parameter `n`) is not a type here.
+    pub fn type_as_dimension(&mut self, e: &ast::Expr, scope: Scope) -> Option<Tensor<Val>> {
+        let ast::ExprKind::Ref(c) = &e.kind else {
+            return None;
+        };
+        if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        if !c.global
+            && let Some(inst) = scope.inst
+            && matches!(self.child(inst, &c.parts[0].ident.name), Ok(Some(_)))
+        {
+            return None;
+        }
+        let name = ast::Name {
+            global: c.global,
+            parts: c.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: c.span,
+        };
+        let class = self.lookup_class_name(&name, scope.lex, scope.inst).ok()?;
+        self.type_values(class)
+    }
+
+    /// Whether `e` is written as enumeration literals (`E.two`, `{E.one, E.two}`), which only
+    /// an enumeration variable can take.
+    pub fn is_enum_value(&mut self, e: &ast::Expr, scope: Scope) -> bool {
+        match &e.kind {
+            ast::ExprKind::Array(a) if a.iterators.is_empty() && !a.positional.is_empty() => {
+                a.positional.iter().all(|x| self.is_enum_value(x, scope))
+            }
+            ast::ExprKind::Ref(c) if c.parts.len() >= 2 => {
+                if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+                    return false;
+                }
+                if !c.global
+                    && let Some(inst) = scope.inst
+                    && matches!(self.child(inst, &c.parts[0].ident.name), Ok(Some(_)))
+                {
+                    return false;
+                }
+                let n = c.parts.len();
+                let name = ast::Name {
+                    global: c.global,
+                    parts: c.parts[..n - 1].iter().map(|p| p.ident.clone()).collect(),
+                    span: c.span,
+                };
+                match self.lookup_class_name(&name, scope.lex, scope.inst) {
+                    Ok(class) => self
+                        .enum_literal(class, &c.parts[n - 1].ident.name)
+                        .is_some(),
+                    Err(_) => false,
+                }
+            }
+            _ => false,
+        }
     }
 
     /// Enumeration literal lists and values for `E.lit` references.

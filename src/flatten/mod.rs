@@ -32,6 +32,7 @@ mod external_object;
 mod fn_records;
 pub mod func_eval;
 mod functions;
+mod implicit;
 mod initial_algorithm;
 mod instance;
 mod legality;

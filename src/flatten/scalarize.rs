@@ -52,6 +52,8 @@ pub struct FCtx<'a, 'b> {
     /// Whether references may name conditional components (only in `connect` and the
     /// built-ins about connectors, MLS 4.4.5).
     pub conditional_ok: bool,
+    /// The instance of the last part a reference resolved (for implicit ranges).
+    last_inst: Option<InstId>,
 }
 
 impl Drop for FCtx<'_, '_> {
@@ -77,6 +79,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             commit: true,
             dyn_frames: Vec::new(),
             conditional_ok: false,
+            last_inst: None,
         }
     }
 
@@ -232,6 +235,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             self.f.check_not_conditional(c, part.ident.span)?;
         }
         self.f.ready(c)?;
+        self.last_inst = Some(c);
         let dims = match &self.f.insts[c].kind {
             InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.clone(),
             InstKind::Struct { .. } => Vec::new(),
@@ -261,7 +265,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let (out_dims, flat): (Vec<usize>, Vec<usize>) = if part.subscripts.is_empty() {
             (dims.clone(), (0..dims.iter().product()).collect())
         } else {
-            let subs = eval::subscripts(self, &part.subscripts, &dims)?;
+            let types = self.f.insts[c].dim_types.clone();
+            let subs = eval::subscripts_typed(self, &part.subscripts, &dims, &types)?;
             select_flat(&dims, &subs).map_err(|m| Diagnostic::error(span, m))?
         };
         let data = match &self.f.insts[c].kind {
@@ -602,10 +607,20 @@ impl<'a, 'b> FCtx<'a, 'b> {
             })
             .collect();
         if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
-            let outs = func_eval::call_with_defaults(&self.f.functions, &fname, c)
-                .map_err(|m| Diagnostic::error(span, m))?;
-            let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
-            return Ok(Some(group_outputs(&f, outs)));
+            match func_eval::call_with_defaults(&self.f.functions, &fname, c) {
+                Ok(outs) => {
+                    let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
+                    return Ok(Some(group_outputs(&f, outs)));
+                }
+                // A value needed now (a size, a parameter's value): the failure is the error.
+                Err(m) if self.mode == Mode::Structural => {
+                    return Err(Diagnostic::error(span, m));
+                }
+                // Otherwise the call may sit in a branch that is never taken (MLS 3.3: only
+                // the selected branch of an if-expression is evaluated): it stays a call,
+                // which fails if and when the simulation evaluates it.
+                Err(_) => {}
+            }
         }
         let last_given = vals
             .iter()
@@ -829,6 +844,14 @@ impl FCtx<'_, '_> {
                         return Ok(Tensor::scalar(Expr::from_val(v)));
                     }
                 }
+                // `E` or `Boolean` as a value (a `for` range): the type's values.
+                let e = ast::Expr {
+                    kind: ast::ExprKind::Ref(cref.clone()),
+                    span: cref.span,
+                };
+                if let Some(v) = self.f.type_as_dimension(&e, self.scope) {
+                    return Ok(v.map(Expr::from_val));
+                }
                 return Err(self.unknown(cref));
             }
         };
@@ -955,6 +978,7 @@ impl Ctx for FCtx<'_, '_> {
         let out = match name.as_str() {
             "der" => {
                 need(1)?;
+                self.check_der_argument(&vals[0], span)?;
                 on_each(&vals, |_| Expr::Real(0.0), Expr::Der)
             }
             "pre" => {
@@ -1034,10 +1058,83 @@ impl Ctx for FCtx<'_, '_> {
     fn ends(&mut self) -> &mut Vec<usize> {
         &mut self.ends
     }
+    fn implicit_range(
+        &mut self,
+        name: &ast::Ident,
+        uses: &[super::implicit::Use],
+    ) -> EResult<Tensor<Expr>> {
+        let mut dims = Vec::new();
+        for u in uses {
+            let first = &u.cref.parts[0].ident.name;
+            if u.part == 0
+                && !u.cref.global
+                && let Some(pos) = self.locals.iter().rposition(|(n, _)| n == first)
+            {
+                if let Some(n) = self.locals[pos].1.dims.get(u.sub) {
+                    dims.push((*n, false, u.cref.span));
+                }
+                continue;
+            }
+            let s = super::implicit::stripped(u);
+            self.last_inst = None;
+            if self.resolve(&s)?.is_none() {
+                return Err(self.unknown(&s));
+            }
+            let Some(i) = self.last_inst else { continue };
+            let d = match &self.f.insts[i].kind {
+                InstKind::Prim { dims, .. } | InstKind::Array { dims, .. } => dims.get(u.sub),
+                _ => None,
+            };
+            let Some(n) = d.copied() else {
+                return Err(Diagnostic::error(
+                    u.cref.span,
+                    format!("`{}` has no dimension {}", self.f.insts[i].path, u.sub + 1),
+                ));
+            };
+            let b = self.f.insts[i].dim_types.get(u.sub) == Some(&eval::DimType::Boolean);
+            dims.push((n, b, u.cref.span));
+        }
+        eval::agree_implicit(name, &dims)
+    }
     fn set_structural(&mut self, on: bool) -> bool {
         let prev = self.mode == Mode::Structural;
         self.mode = if on { Mode::Structural } else { Mode::Symbolic };
         prev
+    }
+}
+
+impl FCtx<'_, '_> {
+    /// `der(e)` needs a Real expression that may vary continuously (MLS 3.7.4): not an
+    /// Integer or Boolean value, not a discrete variable.
+    fn check_der_argument(&self, t: &Tensor<Expr>, span: Span) -> EResult<()> {
+        for x in &t.data {
+            let bad = match x {
+                Expr::Integer(_) | Expr::Boolean(_) | Expr::String(_) => {
+                    Some("an Integer, Boolean or String value".to_string())
+                }
+                Expr::Var(v) => self.f.var_inst(*v).and_then(|i| {
+                    let discrete = self.f.variability(i) == ast::Variability::Discrete
+                        || !matches!(
+                            self.f.insts[i].kind,
+                            InstKind::Prim {
+                                ty: dae::ScalarType::Real,
+                                ..
+                            }
+                        );
+                    discrete.then(|| format!("the discrete variable `{}`", self.f.insts[i].path))
+                }),
+                _ => None,
+            };
+            if let Some(what) = bad {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`der` needs a continuous-time Real expression (MLS 3.7.4), not {what}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -1077,6 +1174,20 @@ impl Flattener<'_> {
             }
         }
         Ok(Tensor { dims, data })
+    }
+
+    /// The range of a `for` index written without one, from its uses as a subscript.
+    pub fn implicit_for_range(
+        &mut self,
+        name: &ast::Ident,
+        uses: &[super::implicit::Use],
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> EResult<Tensor<Val>> {
+        let mut ctx = FCtx::new(self, scope, Mode::Structural);
+        ctx.locals = locals.to_vec();
+        let t = eval::Ctx::implicit_range(&mut ctx, name, uses)?;
+        Ok(t.map(|x| x.to_val().unwrap_or(Val::Int(0))))
     }
 
     /// Sizes of a binding's value (for `x[:] = ...`), evaluating only what is needed.
@@ -1190,6 +1301,7 @@ impl Flattener<'_> {
             )
             .with_help("give it a binding (`= value`) or a `start` value"));
         };
+        self.check_not_enum_binding(i, &b)?;
         self.evaluating.push(i);
         let part = whole.map(|(_, offset, total)| (offset, total));
         let r = self.binding_value(&b, part, Mode::Structural, &dims);
@@ -1225,6 +1337,26 @@ impl Flattener<'_> {
         let v = Rc::new(Tensor { dims: t.dims, data });
         self.values.insert(i, v.clone());
         Ok(v)
+    }
+
+    /// Integer and Real variables do not take enumeration values (MLS 4.9.5: only
+    /// `Integer(e)` converts them).
+    pub fn check_not_enum_binding(&mut self, i: InstId, b: &ModExpr) -> EResult<()> {
+        if let InstKind::Prim {
+            ty: dae::ScalarType::Integer | dae::ScalarType::Real,
+            ..
+        } = self.insts[i].kind
+            && self.is_enum_value(&b.expr, b.scope)
+        {
+            return Err(Diagnostic::error(
+                b.expr.span,
+                format!(
+                    "`{}` is not an enumeration but gets an enumeration value: convert it with `Integer(...)` (MLS 4.9.5)",
+                    self.insts[i].path
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The variability of a primitive instance, including prefixes of enclosing records and

@@ -202,6 +202,7 @@ impl Flattener<'_> {
                 None => return Ok(()),
             },
         };
+        self.check_not_enum_binding(i, &b)?;
         let var = model.variables[v0].variability;
         match var {
             Variability::Constant => {
