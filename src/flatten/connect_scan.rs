@@ -58,19 +58,15 @@ impl Flattener<'_> {
         scan: &mut Scan,
     ) -> EResult<()> {
         match &eq.kind {
-            ast::EquationKind::Connect { .. } | ast::EquationKind::Call { .. } => {
-                if relevant(eq) {
-                    scan.items.push(Scanned {
-                        eq: eq.clone(),
-                        scope,
-                        locals: locals.clone(),
-                    });
-                }
+            ast::EquationKind::Connect { .. } | ast::EquationKind::Call { .. } if relevant(eq) => {
+                scan.items.push(Scanned {
+                    eq: eq.clone(),
+                    scope,
+                    locals: locals.clone(),
+                });
             }
-            ast::EquationKind::For { indices, body } => {
-                if body.iter().any(relevant) {
-                    self.scan_for(indices, body, scope, locals, scan)?;
-                }
+            ast::EquationKind::For { indices, body } if body.iter().any(relevant) => {
+                self.scan_for(indices, body, scope, locals, scan)?;
             }
             ast::EquationKind::If { branches, else_ } => {
                 let all = || branches.iter().flat_map(|(_, b)| b).chain(else_);

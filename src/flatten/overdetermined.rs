@@ -299,10 +299,9 @@ impl Flattener<'_> {
         let mut chosen: Vec<(usize, usize)> = best.into_iter().map(|(p, (_, k))| (p, k)).collect();
         chosen.sort();
         roots.extend(chosen.into_iter().map(|(_, k)| k));
-        for k in 0..n {
+        for (k, &i) in nodes.iter().enumerate() {
             let part = parts.find(k);
             if !roots.iter().any(|r| parts.find(*r) == part) {
-                let i = nodes[k];
                 return Err(Diagnostic::error(
                     self.insts[i].span,
                     format!(
