@@ -81,6 +81,12 @@ pub fn solve_initial_equations(
     let n_eq = engine.prog.initial_residuals.len();
     settle_discrete(engine, model)?;
     if n_eq == 0 && fixed_starts.is_empty() && params.is_empty() {
+        let all: Vec<VarId> = states
+            .iter()
+            .map(|s| s.0)
+            .filter(|&v| model.variables[v].fixed != Some(true))
+            .collect();
+        notes.extend(start_value_note(model, &all));
         return Ok(notes);
     }
     let deps = initial_deps(&engine.prog);
@@ -111,6 +117,11 @@ pub fn solve_initial_equations(
         .filter(|&i| candidate(i) && touched[i])
         .map(|i| states[i].0)
         .collect();
+    let untouched: Vec<VarId> = (0..states.len())
+        .filter(|&i| candidate(i) && !touched[i])
+        .map(|i| states[i].0)
+        .collect();
+    notes.extend(start_value_note(model, &untouched));
     free.extend(&params);
     let neq = n_eq + active.len();
     let init_res = engine.prog.initial_residuals.clone();
@@ -420,4 +431,31 @@ fn check_fixed_starts(
     } else {
         Err(InitError::Diagnostics(errors))
     }
+}
+
+/// The note naming the states that no initial equation and no `fixed = true` determines: they
+/// start at their `start` values (MLS 8.6), which the modeler should know were chosen for them.
+fn start_value_note(model: &crate::dae::FlatModel, vars: &[VarId]) -> Option<String> {
+    const SHOWN: usize = 10;
+    if vars.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = vars
+        .iter()
+        .take(SHOWN)
+        .map(|&v| {
+            let var = &model.variables[v];
+            match &var.start {
+                Some(_) => var.name.clone(),
+                None => format!("{} (no start: 0)", var.name),
+            }
+        })
+        .collect();
+    if vars.len() > SHOWN {
+        names.push(format!("and {} more", vars.len() - SHOWN));
+    }
+    Some(format!(
+        "initial values taken from start values (no initial equation or `fixed = true` determines them): {}",
+        names.join(", ")
+    ))
 }

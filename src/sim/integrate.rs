@@ -962,6 +962,15 @@ pub fn simulate_with(
     if let Some(d) = non_finite_output(run.sys(), &run.rec) {
         return Err(vec![d]);
     }
+    if let Some(d) = super::bounds::first_violation(
+        &run.sys().model,
+        &params,
+        &run.rec.cols,
+        &run.rec.time,
+        &run.rec.rows,
+    ) {
+        return Err(vec![d]);
+    }
     let stop_time = run.rec.time.last().copied().unwrap_or(t_end);
     Ok(SimResult {
         model: model.name.clone(),

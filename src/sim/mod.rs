@@ -15,6 +15,7 @@
 
 pub mod batched;
 pub mod block_code;
+pub mod bounds;
 pub mod compile;
 pub mod eval;
 pub mod events;
