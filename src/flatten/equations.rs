@@ -494,8 +494,10 @@ impl Flattener<'_> {
                 self.implicit_for_range(&first.name, &uses, scope, locals)?
             }
         };
-        let n = crate::flatten::tensor::range_len(&values.dims)
-            .map_err(|m| Diagnostic::error(first.name.span, m))?;
+        let n = crate::flatten::tensor::range_len(&values.dims).map_err(|m| {
+            let at = first.range.as_ref().map_or(first.name.span, |r| r.span);
+            Diagnostic::error(at, m)
+        })?;
         for k in 0..n {
             let v = values.row(k).map(Expr::from_val);
             locals.push((first.name.name.clone(), v));

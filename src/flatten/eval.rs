@@ -540,7 +540,8 @@ fn comprehension<C: Ctx>(
         }
     };
     let mut items = Vec::new();
-    let n = super::tensor::range_len(&values.dims).map_err(|m| err(span, &m))?;
+    let at = first.range.as_ref().map_or(span, |r| r.span);
+    let n = super::tensor::range_len(&values.dims).map_err(|m| err(at, &m))?;
     for k in 0..n {
         ctx.push_local(&first.name.name, values.row(k));
         let inner = comprehension(ctx, body, rest, span);

@@ -341,8 +341,10 @@ impl FuncCtx<'_> {
                 self.implicit_range(&first.name, &uses)?
             }
         };
-        let n = super::tensor::range_len(&values.dims)
-            .map_err(|m| Diagnostic::error(first.name.span, m))?;
+        let n = super::tensor::range_len(&values.dims).map_err(|m| {
+            let at = first.range.as_ref().map_or(first.name.span, |r| r.span);
+            Diagnostic::error(at, m)
+        })?;
         for k in 0..n {
             self.vars.push((first.name.name.clone(), values.row(k)));
             let flow = self.exec_for(rest, body);
