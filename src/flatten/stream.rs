@@ -178,14 +178,20 @@ impl Flattener<'_> {
         }
         let mut stack = self.children(target)?;
         while let Some(x) = stack.pop() {
-            if self.insts[x].prefix.connection != Connection::None {
+            // The element's own declaration: the instance prefix already carries the one
+            // propagated from the enclosing component.
+            let declared = self.insts[x]
+                .elem
+                .as_ref()
+                .map_or(Connection::None, |e| e.clause.prefix.connection);
+            if declared != Connection::None {
                 return Err(Diagnostic::error(
                     self.insts[c].span,
                     format!(
                         "`{}` is declared `{word}` but its element `{}` is already `{}`",
                         self.insts[c].path,
                         self.insts[x].path,
-                        if self.insts[x].prefix.connection == Connection::Flow { "flow" } else { "stream" }
+                        if declared == Connection::Flow { "flow" } else { "stream" }
                     ),
                 )
                 .with_secondary(self.insts[x].span, "declared here")
