@@ -23,7 +23,10 @@ fn connected_constants_must_have_the_same_value() {
         "connector Port\n  constant Integer n;\n  Real e;\n  flow Real f;\nend Port;\n\
 model M\n  Port a(n = 1);\n  Port b(n = 2);\nequation\n  connect(a, b);\n  a.e = 1;\nend M;\n",
         Some("M"),
-        &["connects constants with different values", "MLS 9.3"],
+        &[
+            "connected constants `a.n` and `b.n` have different values: 1 and 2",
+            "MLS 9.3",
+        ],
     );
 }
 
@@ -34,7 +37,7 @@ fn a_parameter_cannot_be_connected_to_a_constant_or_a_variable() {
 connector P2\n  constant Real k = 1;\n  Real e;\n  flow Real f;\nend P2;\n\
 model M\n  P1 a;\n  P2 b;\nequation\n  connect(a, b);\n  a.e = 1;\nend M;\n",
         Some("M"),
-        &["incompatible connectors", "parameter k", "constant k"],
+        &["`a.k` is a parameter but `b.k` is a constant", "MLS 9.3"],
     );
 }
 
@@ -44,7 +47,10 @@ fn connected_primitives_must_have_the_same_type() {
         "connector IntOut = output Integer;\nconnector RealIn = input Real;\n\
 model M\n  IntOut i = 1;\n  RealIn r;\nequation\n  connect(i, r);\nend M;\n",
         Some("M"),
-        &["of type Integer", "of type Real", "MLS 9.3"],
+        &[
+            "`i` (Integer) and `r` (Real) have different types",
+            "MLS 9.3",
+        ],
     );
 }
 
@@ -60,7 +66,10 @@ model M\n  CPin p;\nequation\n  p.v.re = 1;\n  p.v.im = 2;\nend M;\n",
     assert_err(
         "model Part\n  Real x;\nend Part;\nconnector C\n  Real e;\n  flow Part p;\nend C;\nmodel M\n  C c(e = 1);\nend M;\n",
         Some("M"),
-        &["`flow` cannot be applied to `c.p`", "MLS 4.4.2.2"],
+        &[
+            "`p` cannot be declared `flow`: its type `Part` is a model",
+            "MLS 4.4.2.2",
+        ],
     );
     assert_err(
         "connector Pin\n  Real v;\n  flow Real i;\nend Pin;\nmodel M\n  flow Pin p;\nend M;\n",

@@ -109,7 +109,7 @@ fn stream_declaration_rules() {
     assert_err(
         "connector S\n  Real p;\n  stream Real h;\nend S;\nmodel M\n  S s(p = 1, h = 2);\nend M;\n",
         Some("M"),
-        &["it has no flow variable"],
+        &["connector `S` is not balanced: 0 flow variable(s) but 1 potential variable(s)"],
     );
     assert_err(
         "connector C\n  Real p;\n  flow Real f;\nend C;\nmodel M\n  C c(p = 1);\n  Real x = inStream(c.p);\nend M;\n",

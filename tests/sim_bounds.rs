@@ -2,18 +2,23 @@
 //! run with an error naming the variable, the value, the bound and the time.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Tests run in parallel: every call gets its own files.
+static CALLS: AtomicUsize = AtomicUsize::new(0);
 
 fn minimo(model: &str, args: &[&str]) -> (i32, String) {
     let dir = std::env::temp_dir().join(format!("minimo-bounds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{}.mo", args.len()));
+    let k = CALLS.fetch_add(1, Ordering::SeqCst);
+    let file = dir.join(format!("m{k}.mo"));
     std::fs::write(&file, model).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_minimo"))
         .arg("simulate")
         .arg(&file)
         .args(args)
         .arg("-o")
-        .arg(dir.join("out.csv"))
+        .arg(dir.join(format!("out{k}.csv")))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr).to_string();

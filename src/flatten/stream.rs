@@ -80,6 +80,15 @@ struct Streams<'m> {
 }
 
 impl Flattener<'_> {
+    /// The `flow`/`stream` prefix of instance `c`'s own declaration: its instance prefix also
+    /// carries the one propagated from an enclosing structured component.
+    fn declared_connection(&self, c: InstId) -> Connection {
+        self.insts[c]
+            .elem
+            .as_ref()
+            .map_or(Connection::None, |e| e.clause.prefix.connection)
+    }
+
     /// MLS 15.1: `stream` only in connectors, and a stream connector has exactly one scalar
     /// flow variable.
     pub(super) fn check_stream_declarations(&mut self, root: InstId) -> Result<(), Diagnostic> {
@@ -91,7 +100,7 @@ impl Flattener<'_> {
             let streams: Vec<InstId> = kids
                 .iter()
                 .copied()
-                .filter(|c| self.insts[*c].prefix.connection == Connection::Stream)
+                .filter(|c| self.declared_connection(*c) == Connection::Stream)
                 .collect();
             let Some(&first) = streams.first() else {
                 continue;
@@ -180,10 +189,7 @@ impl Flattener<'_> {
         while let Some(x) = stack.pop() {
             // The element's own declaration: the instance prefix already carries the one
             // propagated from the enclosing component.
-            let declared = self.insts[x]
-                .elem
-                .as_ref()
-                .map_or(Connection::None, |e| e.clause.prefix.connection);
+            let declared = self.declared_connection(x);
             if declared != Connection::None {
                 return Err(Diagnostic::error(
                     self.insts[c].span,

@@ -52,7 +52,9 @@ impl Flattener<'_> {
                     allowed.join(", ")
                 )));
             }
-            if bnode.prefixes.replaceable {
+            // A short class definition may name a replaceable class: that is how a choice is
+            // passed down (`redeclare model L = L`, `redeclare package Medium = Medium`).
+            if bnode.prefixes.replaceable && !short {
                 return Err(Diagnostic::error(
                     b.span,
                     format!(

@@ -96,7 +96,11 @@ impl Flattener<'_> {
             ));
         }
         let encapsulated = found.is_some_and(|c| self.tree.get(c).prefixes.encapsulated);
-        if !encapsulated && !self.package_like(class) {
+        // The `equalityConstraint` function of an overdetermined type or record is the one
+        // element the specification itself reaches inside such a class (MLS 9.4.1): connection
+        // loops call it, and libraries call it as `T.equalityConstraint`.
+        let overdetermined_fn = name == "equalityConstraint" && found.is_some();
+        if !encapsulated && !overdetermined_fn && !self.package_like(class) {
             let kind = self.tree.get(class).kind;
             return Err(Diagnostic::error(
                 span,
