@@ -526,13 +526,14 @@ impl Flattener<'_> {
             }),
             span: c.span,
         };
-        let mut parts: Vec<ast::RefPart> = class.split('.').map(ident).collect();
-        parts.push(ident("equalityConstraint"));
+        // Called by its simple name from inside the overdetermined class itself, so the
+        // composite-name rules for user code (MLS 5.3.2) do not get in the way when the class
+        // sits inside a model.
         let call = ast::Expr {
             kind: ast::ExprKind::Call {
                 func: ast::ComponentRef {
-                    global: true,
-                    parts,
+                    global: false,
+                    parts: vec![ident("equalityConstraint")],
                     span: c.span,
                 },
                 args: ast::FunctionArgs {
@@ -546,7 +547,7 @@ impl Flattener<'_> {
         };
         let scope = Scope {
             inst: Some(c.inst),
-            lex: self.insts[c.inst].class,
+            lex: self.insts[x].class,
         };
         let locals = vec![("'$R1'".to_string(), va), ("'$R2'".to_string(), vb)];
         let residue = self.eval_symbolic(&call, scope, &locals).map_err(|d| {
