@@ -3,8 +3,7 @@
 //! returning a record bind every field; a field the binding leaves out keeps its default.
 //! Before, such bindings were dropped and the fields silently kept their defaults.
 
-use minimo::sim::{SimOptions, simulate_analysis};
-use minimo::structure::{AnalyzeOptions, analyze};
+mod flatten_common;
 
 const LIB: &str = r#"
 package P
@@ -48,15 +47,7 @@ end P;
 "#;
 
 fn simulate(model: &str) -> minimo::sim::SimResult {
-    let flat =
-        minimo::flatten::flatten_source("p.mo", LIB, Some(model)).unwrap_or_else(|e| panic!("{e}"));
-    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
-    let opts = SimOptions {
-        stop_time: Some(1.0),
-        interval: Some(0.25),
-        ..Default::default()
-    };
-    simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+    flatten_common::simulate_source("p.mo", LIB, model)
 }
 
 #[test]

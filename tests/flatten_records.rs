@@ -1,8 +1,7 @@
 //! Records in functions (MLS 12.6): record inputs and outputs, record constructors,
 //! record-valued calls passed on to other functions, and record equations in a model.
 
-use minimo::sim::{SimOptions, simulate_analysis};
-use minimo::structure::{AnalyzeOptions, analyze};
+mod flatten_common;
 
 const LIB: &str = r#"
 package R
@@ -84,15 +83,7 @@ end R;
 "#;
 
 fn simulate(model: &str) -> minimo::sim::SimResult {
-    let flat =
-        minimo::flatten::flatten_source("r.mo", LIB, Some(model)).unwrap_or_else(|e| panic!("{e}"));
-    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
-    let opts = SimOptions {
-        stop_time: Some(1.0),
-        interval: Some(0.25),
-        ..Default::default()
-    };
-    simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+    flatten_common::simulate_source("r.mo", LIB, model)
 }
 
 #[test]

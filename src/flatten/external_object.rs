@@ -106,11 +106,7 @@ impl Flattener<'_> {
                 ),
             ));
         };
-        let name = ast::Name {
-            global: func.global,
-            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: func.span,
-        };
+        let name = func.as_name();
         let class = self.lookup_class_name(&name, b.scope.lex, b.scope.inst)?;
         let exp = self.expanded(class)?;
         if !matches!(exp.prim, Some(Prim::ExternalObject)) {

@@ -241,11 +241,7 @@ impl Flattener<'_> {
         func: &ast::ComponentRef,
         class: ClassId,
     ) -> Option<ClassId> {
-        let n = ast::Name {
-            global: func.global,
-            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: func.span,
-        };
+        let n = func.as_name();
         let id = self.lookup_class_name(&n, class, None).ok()?;
         self.is_record(id).ok()?.then_some(id)
     }

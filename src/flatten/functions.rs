@@ -271,11 +271,7 @@ impl Flattener<'_> {
                     "the `derivative` annotation must name a function: `derivative = f_der`",
                 ));
             };
-            let fname = ast::Name {
-                global: cref.global,
-                parts: cref.parts.iter().map(|p| p.ident.clone()).collect(),
-                span: cref.span,
-            };
+            let fname = cref.as_name();
             let target = self.lookup_class_name(&fname, class, None)?;
             let mut d = crate::dae::FunctionDerivative {
                 name: self.function(target)?,
@@ -601,11 +597,7 @@ impl Flattener<'_> {
         if keep {
             return Ok(func.clone());
         }
-        let n = ast::Name {
-            global: func.global,
-            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: func.span,
-        };
+        let n = func.as_name();
         let id = match self.lookup_class_name(&n, class, None) {
             Ok(id) => id,
             Err(mut d) => {

@@ -858,11 +858,7 @@ impl Flattener<'_> {
         {
             return None;
         }
-        let name = ast::Name {
-            global: c.global,
-            parts: c.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: c.span,
-        };
+        let name = c.as_name();
         let class = self.lookup_class_name(&name, scope.lex, scope.inst).ok()?;
         self.type_values(class)
     }

@@ -74,11 +74,7 @@ impl Flattener<'_> {
         func: &ast::ComponentRef,
         b: &ModExpr,
     ) -> Result<bool, Diagnostic> {
-        let name = ast::Name {
-            global: func.global,
-            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: func.span,
-        };
+        let name = func.as_name();
         let Ok(class) = self.lookup_class_name(&name, b.scope.lex, b.scope.inst) else {
             // A function reached through a component (`world.f()`): not a record class.
             return Ok(false);
@@ -223,11 +219,7 @@ impl Flattener<'_> {
                 Ok(out)
             }
             ExprKind::Call { func, args } => {
-                let name = ast::Name {
-                    global: func.global,
-                    parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-                    span: func.span,
-                };
+                let name = func.as_name();
                 let class = self.lookup_class_name(&name, b.scope.lex, b.scope.inst)?;
                 let cexp = self.expanded(class)?;
                 let is_record = matches!(cexp.kind, ClassKind::Record | ClassKind::OperatorRecord);

@@ -436,11 +436,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         args: &ast::FunctionArgs,
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
-        let name = ast::Name {
-            global: func.global,
-            parts: func.parts.iter().map(|p| p.ident.clone()).collect(),
-            span: func.span,
-        };
+        let name = func.as_name();
         // The instance a function modifier's bindings refer to: the component for a
         // function reached through one (`world.gravityAcceleration(r)`, MLS 5.3.2), else the
         // calling instance.

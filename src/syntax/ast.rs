@@ -370,6 +370,17 @@ pub struct ComponentRef {
     pub span: Span,
 }
 
+impl ComponentRef {
+    /// The reference read as a class name (a called function or record), subscripts dropped.
+    pub fn as_name(&self) -> Name {
+        Name {
+            global: self.global,
+            parts: self.parts.iter().map(|p| p.ident.clone()).collect(),
+            span: self.span,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RefPart {
     pub ident: Ident,

@@ -34,3 +34,17 @@ pub fn assert_err(text: &str, model: Option<&str>, fragments: &[&str]) {
         assert!(e.contains(f), "error message lacks {f:?}:\n{e}");
     }
 }
+
+/// Flattens model `model` of `text` (file `file`), analyses it and simulates 1 s with output
+/// every 0.25 s; panics with the diagnostics on any failure.
+pub fn simulate_source(file: &str, text: &str, model: &str) -> minimo::sim::SimResult {
+    let flat = flatten_source(file, text, Some(model)).unwrap_or_else(|e| panic!("{e}"));
+    let analysis = minimo::structure::analyze(flat, &minimo::structure::AnalyzeOptions::default())
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = minimo::sim::SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.25),
+        ..Default::default()
+    };
+    minimo::sim::simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+}
