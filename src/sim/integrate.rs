@@ -13,6 +13,7 @@ use super::compile::{Program, Step, compile};
 use super::eval::{BlockError, Engine};
 use super::events::{
     EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
+    note_consistency,
 };
 use super::init::{InitError, solve_initial_equations};
 use super::jacobian::{register_pattern, state_jacobian_pattern};
@@ -233,6 +234,9 @@ impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
             Ok(()) => {
                 e.run_outputs();
                 e.roots(y);
+                if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
+                    eprintln!("root fn at t={t}: {:?}", y.iter().enumerate().filter(|(_, v)| v.abs() < 1e-3 || !v.is_finite()).collect::<Vec<_>>());
+                }
             }
             Err(_) => y.iter_mut().for_each(|v| *v = f64::NAN),
         });
@@ -635,6 +639,9 @@ impl Run<'_> {
         let steps0 = solver.get_statistics().number_of_steps;
         let result = loop {
             let t_before = solver.state().t;
+            if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
+                eprintln!("step from t={t_before} h={}", solver.state().h);
+            }
             match solver.step() {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
@@ -832,12 +839,38 @@ pub fn simulate_with(
     for (rv, x) in &mut parameters {
         *x = engine.regs[rv.id];
     }
-    let mut es = EventState::new(&engine, t0);
-    if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, true) {
-        return Err(match e {
-            EventError::Block(b) => fail_block(&engine, b),
-            EventError::Diagnostic(d) => vec![*d],
+    if let Ok(re) = std::env::var("MINIMO_DEBUG_VARS")
+        && let Ok(re) = regex::Regex::new(&re)
+    {
+        super::events::DEBUG_VARS.with(|d| {
+            *d.borrow_mut() = model
+                .variables
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| re.is_match(&v.name))
+                .map(|(i, v)| (v.name.clone(), i))
+                .collect()
         });
+    }
+    if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
+        for &si in &engine.prog.iteration_steps {
+            if let Step::Explicit { var, .. } = &engine.prog.steps[si] {
+                eprintln!("iteration variable: {}", model.variables[*var].name);
+            }
+        }
+    }
+    let mut es = EventState::new(&engine, t0);
+    // The initial system (`initial()` true, `pre` of fixed discrete variables at their start
+    // values), then the event at the start time: `pre(v) := v`, samples due at `t0` fire, and
+    // the discrete variables settle before the integration starts (a friction element's mode
+    // goes from `Unknown` to what its state gives).
+    for initial in [true, false] {
+        if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, initial) {
+            return Err(match e {
+                EventError::Block(b) => fail_block(&engine, b),
+                EventError::Diagnostic(d) => vec![*d],
+            });
+        }
     }
     if let Some(d) = non_finite_at(sys, &mut engine, t0) {
         return Err(vec![d]);
@@ -932,6 +965,7 @@ pub fn simulate_with(
         if let Err(e) = init_relations(&mut engine) {
             return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
         }
+        note_consistency(&engine, &mut run.es);
         messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
         run.alt = Some(std::rc::Rc::new(new_sys));
         run.t_restart = t;
@@ -951,7 +985,7 @@ pub fn simulate_with(
     stats.rhs_evaluations = eval_stats.0.rhs;
     stats.jacobian_vector_products = eval_stats.0.jvp;
     stats.jacobian_evaluations = eval_stats.1;
-    stats.events = run.es.count.saturating_sub(1);
+    stats.events = run.es.count.saturating_sub(2);
     messages.extend(run.es.warnings.iter().cloned());
     if let Some(m) = &run.es.terminated {
         messages.push(format!(
