@@ -504,11 +504,7 @@ impl Flattener<'_> {
         for (c, body) in branches {
             let cond = self.eval_substituted(ex, c, env)?;
             // `when {a, b}` fires when any element becomes true.
-            let cond = cond
-                .data
-                .into_iter()
-                .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
-                .unwrap_or(Expr::Boolean(false));
+            let cond = super::equations::when_condition(cond.data);
             ex.in_when = true;
             let saved = std::mem::take(&mut ex.out);
             let mut e = env.clone();

@@ -265,15 +265,9 @@ impl Flattener<'_> {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
                     let cond = self.eval_symbolic(c, scope, locals)?;
-                    // `when {c1, c2} then`: any of them.
-                    let cond = match cond.data.len() {
-                        1 => cond.data.into_iter().next().unwrap_or(Expr::Boolean(false)),
-                        _ => cond
-                            .data
-                            .into_iter()
-                            .reduce(|a, b| Expr::binary(crate::dae::BinOp::Or, a, b))
-                            .unwrap_or(Expr::Boolean(false)),
-                    };
+                    // `when {c1, c2} then`: fires when any element becomes true (MLS 8.3.5),
+                    // which is not when `c1 or c2` does; the simulator watches each element.
+                    let cond = when_condition(cond.data);
                     let mut sub = EqOut {
                         eqs: Vec::new(),
                         connects: Vec::new(),
@@ -545,5 +539,18 @@ pub fn count_equations(e: &Equation) -> usize {
         EquationKind::Reinit { .. }
         | EquationKind::Assert { .. }
         | EquationKind::Terminate { .. } => 0,
+    }
+}
+
+/// The condition of a `when` branch: a scalar, or for a vector condition `{c1, c2}` an
+/// `Expr::Array` of its elements (each element's rising edge activates the branch).
+pub(crate) fn when_condition(mut elements: Vec<Expr>) -> Expr {
+    match elements.len() {
+        0 => Expr::Boolean(false),
+        1 => elements.pop().unwrap_or(Expr::Boolean(false)),
+        n => Expr::Array {
+            dims: vec![n],
+            elements,
+        },
     }
 }

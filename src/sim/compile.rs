@@ -126,6 +126,10 @@ impl MsgPart {
 pub struct WhenClause {
     /// One condition register per branch (`when` / `elsewhen`), with the actions of that branch.
     pub branches: Vec<(Reg, Vec<Action>)>,
+    /// The elements of each branch's condition: one register, or one per element of a vector
+    /// condition `{c1, c2}` (the branch is activated by the rising edge of any element, MLS
+    /// 8.3.5; `branches[b].0` is then their `or`, true while any is).
+    pub elements: Vec<Vec<Reg>>,
     /// Whether a branch condition mentions `initial()` (then it may fire at initialization).
     pub initial: Vec<bool>,
     pub span: Span,
@@ -873,16 +877,27 @@ pub fn compile(
             EquationKind::When { branches } => {
                 let mut out = Vec::new();
                 let mut initial = Vec::new();
+                let mut elements = Vec::new();
                 for (cond, body) in branches {
                     let mut has_initial = false;
                     cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
-                    let r = c.expr(cond);
+                    let regs: Vec<Reg> = match cond {
+                        Expr::Array { elements, .. } => {
+                            elements.iter().map(|e| c.expr(e)).collect()
+                        }
+                        _ => vec![c.expr(cond)],
+                    };
+                    let r = regs[1..]
+                        .iter()
+                        .fold(regs[0], |acc, &x| c.emit(Op::Or, acc, x, 0));
                     let actions = body.iter().filter_map(|b| action(&mut c, b)).collect();
                     out.push((r, actions));
                     initial.push(has_initial);
+                    elements.push(regs);
                 }
                 whens.push(WhenClause {
                     branches: out,
+                    elements,
                     initial,
                     span: eq.span,
                 });
@@ -1109,14 +1124,17 @@ fn iteration_steps(p: &Program, model: &FlatModel) -> Vec<usize> {
         if !discrete {
             continue;
         }
-        let in_loop = p.code[code.clone()].iter().flat_map(|i| i.reads()).any(|r| {
-            relation_of.get(&r).is_some_and(|&ri| {
-                let rel = &p.relations[ri];
-                [rel.a, rel.b]
-                    .iter()
-                    .any(|&o| source(p, &writer, o, si, 0).is_some_and(|w| w > si))
-            })
-        });
+        let in_loop = p.code[code.clone()]
+            .iter()
+            .flat_map(|i| i.reads())
+            .any(|r| {
+                relation_of.get(&r).is_some_and(|&ri| {
+                    let rel = &p.relations[ri];
+                    [rel.a, rel.b]
+                        .iter()
+                        .any(|&o| source(p, &writer, o, si, 0).is_some_and(|w| w > si))
+                })
+            });
         if in_loop {
             out.push(si);
         }
@@ -1158,6 +1176,9 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
         for (c, actions) in &w.branches {
             needed[*c as usize] = true;
             actions.iter().for_each(|a| mark_action(a, &mut needed));
+        }
+        for &r in w.elements.iter().flatten() {
+            needed[r as usize] = true;
         }
     }
     p.always.iter().for_each(|a| mark_action(a, &mut needed));

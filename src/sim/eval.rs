@@ -1493,6 +1493,12 @@ pub fn root_value(op: Op, a: f64, b: f64, kept: bool) -> f64 {
     // Magnitudes within [1e-150, 1e150]: the root finder detects a sign change by the product
     // `g0 * g1 < 0`, which underflows to -0 for two values near 1e-170 (a vehicle at rest has
     // velocities of that size) and then reports no change while the signs differ.
-    let toward_kept = (if kept { s * d } else { -s * d }).abs().clamp(1e-150, 1e150);
-    if now == kept { toward_kept } else { -toward_kept }
+    let toward_kept = (if kept { s * d } else { -s * d })
+        .abs()
+        .clamp(1e-150, 1e150);
+    if now == kept {
+        toward_kept
+    } else {
+        -toward_kept
+    }
 }

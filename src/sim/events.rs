@@ -7,7 +7,7 @@
 //! became true fire (assignments, `reinit`, `terminate`), and the whole system is re-evaluated
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
-use super::compile::{Action, message_text};
+use super::compile::{Action, WhenClause, message_text};
 use super::eval::{BlockError, Engine};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
@@ -17,8 +17,9 @@ thread_local! {
 }
 
 pub struct EventState {
-    /// Condition values of every `when` branch after the last event.
-    cond_prev: Vec<Vec<bool>>,
+    /// Condition values of every `when` branch (each element of a vector condition) after the
+    /// last event.
+    cond_prev: Vec<Vec<Vec<bool>>>,
     /// Next instant of each `sample`.
     next_sample: Vec<f64>,
     /// Set by `terminate(...)`: the message.
@@ -49,7 +50,7 @@ impl EventState {
             cond_prev: p
                 .whens
                 .iter()
-                .map(|w| vec![false; w.branches.len()])
+                .map(|w| w.elements.iter().map(|e| vec![false; e.len()]).collect())
                 .collect(),
             next_sample: p
                 .samples
@@ -189,7 +190,10 @@ pub fn event_iteration(
                 if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
                     DEBUG_VARS.with(|d| {
                         let d = d.borrow();
-                        let txt: Vec<String> = d.iter().map(|(n, r)| format!("{n}={}", engine.regs[*r])).collect();
+                        let txt: Vec<String> = d
+                            .iter()
+                            .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
+                            .collect();
                         eprintln!("   before: {}", txt.join(" "));
                     });
                 }
@@ -201,11 +205,15 @@ pub fn event_iteration(
             let mut changed = false;
             for (k, w) in whens.iter().enumerate() {
                 let fired = (0..w.branches.len()).find(|&b| {
-                    let c = engine.regs[w.branches[b].0 as usize] != 0.0;
+                    let mut rising = w.elements[b]
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &r)| engine.regs[r as usize] != 0.0)
+                        .map(|(e, _)| e);
                     if initial {
-                        w.initial[b] && c
+                        w.initial[b] && rising.next().is_some()
                     } else {
-                        c && !es.cond_prev[k][b]
+                        rising.any(|e| !es.cond_prev[k][b][e])
                     }
                 });
                 match fired {
@@ -238,14 +246,23 @@ pub fn event_iteration(
             if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
                 DEBUG_VARS.with(|d| {
                     let d = d.borrow();
-                    let txt: Vec<String> = d.iter().map(|(n, r)| format!("{n}={}", engine.regs[*r])).collect();
+                    let txt: Vec<String> = d
+                        .iter()
+                        .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
+                        .collect();
                     eprintln!("   {}", txt.join(" "));
                 });
                 eprintln!(
                     "event t={t} round {rounds} pass {passes}: changed {changed}, relation {:?}",
                     switched.map(|i| {
                         let r = &engine.prog.relations[i];
-                        format!("{} = {} ({}, {})", r.text, engine.regs[r.reg as usize], engine.regs[r.a as usize], engine.regs[r.b as usize])
+                        format!(
+                            "{} = {} ({}, {})",
+                            r.text,
+                            engine.regs[r.reg as usize],
+                            engine.regs[r.a as usize],
+                            engine.regs[r.b as usize]
+                        )
                     })
                 );
             }
@@ -259,17 +276,11 @@ pub fn event_iteration(
             }
         }
         for (k, w) in whens.iter().enumerate() {
-            es.cond_prev[k] = w
-                .branches
-                .iter()
-                .map(|(c, _)| engine.regs[*c as usize] != 0.0)
-                .collect();
+            es.cond_prev[k] = conditions(engine, w);
         }
-        let pre_differs = engine
-            .prog
-            .pre
-            .iter()
-            .any(|&(v, p)| !kept.contains(&p) && engine.regs[v as usize] != engine.regs[p as usize]);
+        let pre_differs = engine.prog.pre.iter().any(|&(v, p)| {
+            !kept.contains(&p) && engine.regs[v as usize] != engine.regs[p as usize]
+        });
         if !pre_differs {
             break;
         }
@@ -302,11 +313,7 @@ pub fn event_iteration(
     engine.run_main()?;
     engine.run_outputs();
     for (k, w) in engine.prog.whens.iter().enumerate() {
-        es.cond_prev[k] = w
-            .branches
-            .iter()
-            .map(|(c, _)| engine.regs[*c as usize] != 0.0)
-            .collect();
+        es.cond_prev[k] = conditions(engine, w);
     }
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
@@ -314,6 +321,14 @@ pub fn event_iteration(
     note_consistency(engine, es);
     engine.invalidate();
     Ok(())
+}
+
+/// The value of every element of every branch condition of `w`.
+fn conditions(engine: &Engine, w: &WhenClause) -> Vec<Vec<bool>> {
+    w.elements
+        .iter()
+        .map(|e| e.iter().map(|&r| engine.regs[r as usize] != 0.0).collect())
+        .collect()
 }
 
 /// Remembers which relations agree with their operands where the integration starts (see
@@ -324,8 +339,12 @@ pub fn note_consistency(engine: &Engine, es: &mut EventState) {
         .relations
         .iter()
         .map(|r| {
-            apply(r.op, engine.regs[r.a as usize], engine.regs[r.b as usize], 0.0)
-                == engine.regs[r.reg as usize]
+            apply(
+                r.op,
+                engine.regs[r.a as usize],
+                engine.regs[r.b as usize],
+                0.0,
+            ) == engine.regs[r.reg as usize]
         })
         .collect();
 }
@@ -360,10 +379,7 @@ fn copy_pre(engine: &mut Engine, kept: &[u32]) {
 
 /// Sets relation registers from their operands; the triggered one keeps its value while its
 /// operands stay where they crossed. Returns the first relation that changed, if any.
-fn update_relations(
-    engine: &mut Engine,
-    triggered: Option<(usize, f64, f64)>,
-) -> Option<usize> {
+fn update_relations(engine: &mut Engine, triggered: Option<(usize, f64, f64)>) -> Option<usize> {
     let mut changed = None;
     for (i, r) in engine.prog.relations.iter().enumerate() {
         let old = engine.regs[r.reg as usize];
