@@ -22,9 +22,10 @@ impl Table {
     pub fn parse_csv(text: &str) -> Result<Table, String> {
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
         let header = lines.next().ok_or("empty file")?;
-        let names: Vec<String> = header
-            .split(',')
-            .map(|s| s.trim().trim_matches('"').to_string())
+        // Names of array elements are quoted and hold commas: `"x[1,2]"`.
+        let names: Vec<String> = crate::sim::results::split_csv(header)
+            .into_iter()
+            .map(|s| s.trim().to_string())
             .collect();
         if names.len() < 2 {
             return Err("no signal columns".into());

@@ -14,8 +14,8 @@ use super::funcall;
 use super::params::{ParamValues, eval_param_expr};
 use super::tape::{Instr, Op, Reg};
 use crate::dae::{
-    BinOp, Builtin, EquationKind, Expr, FlatModel, StringFormat, UnOp, ValueKind, VarId,
-    Variability,
+    BinOp, Builtin, EquationKind, Expr, FlatModel, ScalarType, StringFormat, UnOp, ValueKind,
+    VarId, Variability,
 };
 use crate::diag::{Diagnostic, Span};
 use crate::structure::tearing::tear_block;
@@ -55,6 +55,8 @@ pub struct Relation {
     pub a: Reg,
     pub b: Reg,
     pub reg: Reg,
+    /// The relation as written (flat names), for messages.
+    pub text: String,
 }
 
 /// `sample(start, interval)`: `reg` is true only at the event at each sample instant.
@@ -124,6 +126,10 @@ impl MsgPart {
 pub struct WhenClause {
     /// One condition register per branch (`when` / `elsewhen`), with the actions of that branch.
     pub branches: Vec<(Reg, Vec<Action>)>,
+    /// The elements of each branch's condition: one register, or one per element of a vector
+    /// condition `{c1, c2}` (the branch is activated by the rising edge of any element, MLS
+    /// 8.3.5; `branches[b].0` is then their `or`, true while any is).
+    pub elements: Vec<Vec<Reg>>,
     /// Whether a branch condition mentions `initial()` (then it may fire at initialization).
     pub initial: Vec<bool>,
     pub span: Span,
@@ -181,6 +187,9 @@ pub struct Program {
     pub always: Vec<Action>,
     /// `(variable register, pre register)`.
     pub pre: Vec<(Reg, Reg)>,
+    /// `pre` registers of discrete variables with `fixed = true`: at initialization
+    /// `pre(v) = v.start` (MLS 8.6), whatever the initial event iteration gives `v`.
+    pub pre_fixed: Vec<Reg>,
     /// Jacobians of the dynamic state sets (computed after the event code).
     pub state_set_code: Range<usize>,
     pub state_sets: Vec<SetMonitor>,
@@ -191,6 +200,13 @@ pub struct Program {
     pub terminal: Reg,
     /// Which step computes each variable (for error messages).
     pub computed_by: Vec<Option<usize>>,
+    /// Explicit steps of discrete variables that read a relation whose operands later steps
+    /// compute: the iteration variables of a mixed continuous/discrete loop (a friction
+    /// element's `startForward` reads `sa > f0_max`, and `sa` comes from the loop that
+    /// `startForward` switches). The event iteration holds them at their `pre` values for the
+    /// first pass of each round, as Dymola's and OpenModelica's mixed-system solvers start
+    /// from the `pre` values of the discrete iteration variables.
+    pub iteration_steps: Vec<usize>,
     /// Linear blocks compiled torn: (unknowns of the block, unknowns of the torn system).
     pub torn: Vec<(usize, usize)>,
 }
@@ -561,7 +577,7 @@ impl Compiler<'_> {
                     && self.no_event == 0
                     && !(self.k(a).is_some() && self.k(b).is_some())
                 {
-                    return self.relation(op, a, b);
+                    return self.relation(op, a, b, e);
                 }
                 self.emit(op, a, b, 0)
             }
@@ -672,13 +688,20 @@ impl Compiler<'_> {
         });
     }
 
-    fn relation(&mut self, op: Op, a: Reg, b: Reg) -> Reg {
+    fn relation(&mut self, op: Op, a: Reg, b: Reg, e: &Expr) -> Reg {
         if let Some(&i) = self.rel_index.get(&(op, a, b)) {
             return self.relations[i].reg;
         }
         let reg = self.new_reg(0.0);
         self.rel_index.insert((op, a, b), self.relations.len());
-        self.relations.push(Relation { op, a, b, reg });
+        let text = crate::structure::print::expr_text(e, &self.model.variables);
+        self.relations.push(Relation {
+            op,
+            a,
+            b,
+            reg,
+            text,
+        });
         reg
     }
 
@@ -854,16 +877,27 @@ pub fn compile(
             EquationKind::When { branches } => {
                 let mut out = Vec::new();
                 let mut initial = Vec::new();
+                let mut elements = Vec::new();
                 for (cond, body) in branches {
                     let mut has_initial = false;
                     cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
-                    let r = c.expr(cond);
+                    let regs: Vec<Reg> = match cond {
+                        Expr::Array { elements, .. } => {
+                            elements.iter().map(|e| c.expr(e)).collect()
+                        }
+                        _ => vec![c.expr(cond)],
+                    };
+                    let r = regs[1..]
+                        .iter()
+                        .fold(regs[0], |acc, &x| c.emit(Op::Or, acc, x, 0));
                     let actions = body.iter().filter_map(|b| action(&mut c, b)).collect();
                     out.push((r, actions));
                     initial.push(has_initial);
+                    elements.push(regs);
                 }
                 whens.push(WhenClause {
                     branches: out,
+                    elements,
                     initial,
                     span: eq.span,
                 });
@@ -990,6 +1024,19 @@ pub fn compile(
     // Sort pre registers for deterministic order.
     let mut pre = c.pre_list.clone();
     pre.sort();
+    let pre_fixed = pre
+        .iter()
+        .filter(|&&(v, _)| {
+            let var = &model.variables[v as usize];
+            var.fixed == Some(true)
+                && (matches!(
+                    var.ty,
+                    ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
+                ) || var.variability == Variability::Discrete
+                    || discrete.contains(&(v as usize)))
+        })
+        .map(|&(_, p)| p)
+        .collect();
     let mut prog = Program {
         code: c.code,
         init_regs: c.regs,
@@ -1004,6 +1051,7 @@ pub fn compile(
         whens,
         always,
         pre,
+        pre_fixed,
         state_set_code,
         state_sets,
         states: sys.states.iter().map(|s| (s.var, s.derivative)).collect(),
@@ -1011,10 +1059,87 @@ pub fn compile(
         initial: c.initial,
         terminal: c.terminal,
         computed_by,
+        iteration_steps: Vec::new(),
         torn: torn_sizes,
     };
     eliminate_dead_code(&mut prog, nvars);
+    prog.iteration_steps = iteration_steps(&prog, model);
     Ok(prog)
+}
+
+/// The explicit steps of discrete variables inside mixed loops (see
+/// [`Program::iteration_steps`]).
+fn iteration_steps(p: &Program, model: &FlatModel) -> Vec<usize> {
+    const ELIMINATED: usize = usize::MAX;
+    // Which step (or the eliminated section) writes each register, and with which instruction.
+    let mut writer: HashMap<Reg, (usize, usize)> = HashMap::new();
+    for (si, s) in p.steps.iter().enumerate() {
+        let (Step::Explicit { code, .. } | Step::Implicit { code, .. }) = s;
+        for k in code.clone() {
+            writer.insert(p.code[k].dst, (si, k));
+        }
+        if let Step::Implicit { vars, .. } = s {
+            for &v in vars {
+                writer.insert(v as Reg, (si, usize::MAX));
+            }
+        }
+    }
+    for k in p.eliminated.clone() {
+        writer.insert(p.code[k].dst, (ELIMINATED, k));
+    }
+    let relation_of: HashMap<Reg, usize> = p
+        .relations
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.reg, i))
+        .collect();
+    // The latest step whose result `reg` depends on, looking through the temporaries of step
+    // `s` itself and through eliminated variables.
+    fn source(
+        p: &Program,
+        writer: &HashMap<Reg, (usize, usize)>,
+        reg: Reg,
+        s: usize,
+        depth: usize,
+    ) -> Option<usize> {
+        let &(ws, k) = writer.get(&reg)?;
+        if (ws == s || ws == usize::MAX) && k != usize::MAX && depth < 64 {
+            return p.code[k]
+                .reads()
+                .filter_map(|r| source(p, writer, r, s, depth + 1))
+                .max();
+        }
+        (ws != s).then_some(ws)
+    }
+    let mut out = Vec::new();
+    for (si, step) in p.steps.iter().enumerate() {
+        let Step::Explicit { code, var, .. } = step else {
+            continue;
+        };
+        let v = &model.variables[*var];
+        let discrete = matches!(
+            v.ty,
+            ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
+        ) || v.variability == Variability::Discrete;
+        if !discrete {
+            continue;
+        }
+        let in_loop = p.code[code.clone()]
+            .iter()
+            .flat_map(|i| i.reads())
+            .any(|r| {
+                relation_of.get(&r).is_some_and(|&ri| {
+                    let rel = &p.relations[ri];
+                    [rel.a, rel.b]
+                        .iter()
+                        .any(|&o| source(p, &writer, o, si, 0).is_some_and(|w| w > si))
+                })
+            });
+        if in_loop {
+            out.push(si);
+        }
+    }
+    out
 }
 
 /// Removes instructions whose result nobody reads (products fused into `MulAdd`, branches of
@@ -1051,6 +1176,9 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
         for (c, actions) in &w.branches {
             needed[*c as usize] = true;
             actions.iter().for_each(|a| mark_action(a, &mut needed));
+        }
+        for &r in w.elements.iter().flatten() {
+            needed[r as usize] = true;
         }
     }
     p.always.iter().for_each(|a| mark_action(a, &mut needed));

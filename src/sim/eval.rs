@@ -415,6 +415,28 @@ impl Engine {
         Ok(())
     }
 
+    /// The main pass with the iteration variables of mixed loops
+    /// ([`Program::iteration_steps`]) held at the values in their registers: step by step, on
+    /// the plain tape (the first pass of each round of the event iteration).
+    pub fn run_main_holding(&mut self) -> Result<(), BlockError> {
+        if self.prog.iteration_steps.is_empty() {
+            return self.run_main();
+        }
+        self.cached = None;
+        self.stats.rhs += 1;
+        for si in 0..self.prog.steps.len() {
+            match &self.prog.steps[si] {
+                Step::Explicit { code, .. } => {
+                    if self.prog.iteration_steps.binary_search(&si).is_err() {
+                        run(&self.prog.code[code.clone()], &mut self.regs);
+                    }
+                }
+                Step::Implicit { .. } => self.solve_block(si)?,
+            }
+        }
+        Ok(())
+    }
+
     /// Runs a prefix of the main pass, step by step, and returns the first step that produced a
     /// non-finite variable (for error messages).
     pub fn first_non_finite(&mut self) -> Option<(usize, usize)> {
@@ -460,10 +482,16 @@ impl Engine {
         }
     }
 
-    /// Zero-crossing functions of the event relations (after [`Self::run_outputs`]).
+    /// Zero-crossing functions of the event relations (after [`Self::run_outputs`]): see
+    /// [`root_value`].
     pub fn roots(&self, out: &mut [f64]) {
         for (i, r) in self.prog.relations.iter().enumerate() {
-            out[i] = self.regs[r.a as usize] - self.regs[r.b as usize];
+            out[i] = root_value(
+                r.op,
+                self.regs[r.a as usize],
+                self.regs[r.b as usize],
+                self.regs[r.reg as usize] != 0.0,
+            );
         }
     }
 
@@ -1439,4 +1467,38 @@ fn max_abs(it: impl Iterator<Item = f64>) -> f64 {
         m = m.max(x.abs());
     }
     m
+}
+
+/// The zero-crossing function of relation `a op b` whose register holds `kept`: positive while
+/// the relation, evaluated now, still gives `kept`, negative once it gives the other value, and
+/// never zero. Its size is the distance `|a - b|` (so the root finder's secant steps work),
+/// with the boundary itself on the side the comparison puts it: `x > 0` kept false at `x = 0`
+/// is `+1e-150`, and becomes negative as soon as `x` is positive. A plain `a - b` is zero on the
+/// boundary, which the root finder reports as a root at every step while a relation sits
+/// there (a brake with no normal force: `fn <= 0` with `fn = 0`), and misses a crossing that
+/// starts from the boundary (`when x > 0` with `x(0) = 0` rising).
+pub fn root_value(op: Op, a: f64, b: f64, kept: bool) -> f64 {
+    let d = a - b;
+    if d.is_nan() {
+        return f64::NAN;
+    }
+    let now = super::tape::apply(op, a, b, 0.0) != 0.0;
+    // `s * d > 0` inside the region where the relation is true.
+    let s = match op {
+        Op::Lt | Op::Le => -1.0,
+        Op::Gt | Op::Ge => 1.0,
+        // Equality tests have no distance to a boundary: only a sign.
+        _ => return if now == kept { 1.0 } else { -1.0 },
+    };
+    // Magnitudes within [1e-150, 1e150]: the root finder detects a sign change by the product
+    // `g0 * g1 < 0`, which underflows to -0 for two values near 1e-170 (a vehicle at rest has
+    // velocities of that size) and then reports no change while the signs differ.
+    let toward_kept = (if kept { s * d } else { -s * d })
+        .abs()
+        .clamp(1e-150, 1e150);
+    if now == kept {
+        toward_kept
+    } else {
+        -toward_kept
+    }
 }

@@ -7,14 +7,19 @@
 //! became true fire (assignments, `reinit`, `terminate`), and the whole system is re-evaluated
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
-use super::compile::{Action, message_text};
+use super::compile::{Action, WhenClause, message_text};
 use super::eval::{BlockError, Engine};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 
+thread_local! {
+    pub static DEBUG_VARS: std::cell::RefCell<Vec<(String, usize)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 pub struct EventState {
-    /// Condition values of every `when` branch after the last event.
-    cond_prev: Vec<Vec<bool>>,
+    /// Condition values of every `when` branch (each element of a vector condition) after the
+    /// last event.
+    cond_prev: Vec<Vec<Vec<bool>>>,
     /// Next instant of each `sample`.
     next_sample: Vec<f64>,
     /// Set by `terminate(...)`: the message.
@@ -22,6 +27,8 @@ pub struct EventState {
     /// Warnings from `assert(..., level = warning)`, reported once each.
     pub warnings: Vec<String>,
     pub count: usize,
+    /// Per relation: whether it agreed with its operands when the integration (re)started.
+    consistent: Vec<bool>,
 }
 
 /// Why an event could not be handled.
@@ -43,7 +50,7 @@ impl EventState {
             cond_prev: p
                 .whens
                 .iter()
-                .map(|w| vec![false; w.branches.len()])
+                .map(|w| w.elements.iter().map(|e| vec![false; e.len()]).collect())
                 .collect(),
             next_sample: p
                 .samples
@@ -57,6 +64,7 @@ impl EventState {
             terminated: None,
             warnings: Vec::new(),
             count: 0,
+            consistent: Vec::new(),
         }
     }
 
@@ -76,6 +84,14 @@ fn time_eps(t: f64) -> f64 {
 
 /// Runs the event iteration at time `t` (states already in the engine's registers).
 /// `triggered` is the relation whose zero crossing caused the event.
+///
+/// MLS 8.6, with the discrete part of mixed loops solved as Dymola and OpenModelica do: a
+/// *round* solves the whole system with every `pre(v)` fixed. Inside a round, the main pass
+/// solves the continuous equations with relations and discrete variables fixed, then the
+/// relations are evaluated again from their operands and the `when` / discrete equations
+/// applied; this repeats until nothing changes (the friction elements' `sa > f0_max` decides
+/// `startForward`, which decides the loop that gives `sa`). Then, when some discrete variable
+/// differs from its `pre`, `pre := v` and another round starts.
 pub fn event_iteration(
     engine: &mut Engine,
     es: &mut EventState,
@@ -89,78 +105,204 @@ pub fn event_iteration(
     engine.regs[engine.prog.initial as usize] = f64::from(u8::from(initial));
     // Sample instants active at this event.
     let mut active = vec![false; es.next_sample.len()];
+    // Not at initialization: a sample at the start time fires at the event right after it
+    // (as `when` clauses do not act at initialization unless their condition has `initial()`).
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
-        active[i] = (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
+        active[i] = !initial && (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
         engine.regs[s.reg as usize] = f64::from(u8::from(active[i]));
     }
     // pre(v): the values just before the event. At initialization, the `pre` values that
     // initial equations determined are unknowns of the initial system and stay as solved.
+    // So do those of discrete variables with `fixed = true`: `pre(v) = v.start`.
     let kept: Vec<u32> = if initial {
-        engine
+        let mut kept: Vec<u32> = engine
             .prog
             .initial_assigns
             .iter()
             .filter_map(|a| a.pre)
-            .collect()
+            .collect();
+        for &p in &engine.prog.pre_fixed {
+            if !kept.contains(&p) {
+                kept.push(p);
+            }
+        }
+        kept
     } else {
         Vec::new()
     };
     copy_pre(engine, &kept);
     engine.run_main()?;
     engine.run_outputs();
-    // The triggered relation's operands at the crossing: it keeps its new value only while
-    // they stay there; when the event changes them (`time >= pre(next)` after `next` moved
-    // on), it is evaluated again, or it would stay true and never fire again.
+    // The triggered relation takes its new value. The root finder stops just past the
+    // crossing, so the comparison usually gives it; when rounding (a loop solved again from
+    // another start) puts the operands back on the old side, it is toggled, but only if it
+    // agreed with its operands when the integration started: a relation that did not (itself
+    // toggled at the previous event) crosses back to agreement, which is no change.
+    // It keeps that value only while its operands stay where they crossed: when the event
+    // changes them (`time >= pre(next)` after `next` moved on), it is evaluated again, or it
+    // would stay true and never fire again.
     let triggered = triggered.map(|i| {
-        let r = &engine.prog.relations[i];
-        (i, engine.regs[r.a as usize], engine.regs[r.b as usize])
+        let r = engine.prog.relations[i].clone();
+        let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
+        let old = engine.regs[r.reg as usize];
+        let now = apply(r.op, a, b, 0.0);
+        engine.regs[r.reg as usize] = if now != old {
+            now
+        } else if es.consistent.get(i).copied().unwrap_or(true) {
+            1.0 - old
+        } else {
+            old
+        };
+        (i, a, b)
     });
-    update_relations(engine, triggered, true);
 
-    let mut converged = false;
-    for _ in 0..100 {
-        engine.run_main()?;
-        engine.run_outputs();
-        let mut changed = false;
-        let whens = engine.prog.whens.clone();
-        for (k, w) in whens.iter().enumerate() {
-            let conds: Vec<bool> = w
-                .branches
-                .iter()
-                .map(|(c, _)| engine.regs[*c as usize] != 0.0)
-                .collect();
-            let fired = (0..conds.len()).find(|&b| {
-                if initial {
-                    w.initial[b] && conds[b]
-                } else {
-                    conds[b] && !es.cond_prev[k][b]
+    // Variables that `when` branches assign: outside a firing branch they keep `pre(v)`.
+    let whens = engine.prog.whens.clone();
+    let always = engine.prog.always.clone();
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        if rounds > 100 {
+            return Err(EventError::Diagnostic(Box::new(Diagnostic::error(
+                Span::DUMMY,
+                format!("the event iteration at time {t} did not converge after 100 rounds"),
+            ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results"))));
+        }
+        // Values of the `when`-assigned variables at the start of the round (their `pre`).
+        let snapshot: Vec<Vec<(usize, f64)>> = whens
+            .iter()
+            .map(|w| {
+                w.branches
+                    .iter()
+                    .flat_map(|(_, acts)| acts.iter())
+                    .filter_map(|a| match a {
+                        Action::Assign { var, .. } => Some((*var, engine.regs[*var])),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut fired_before = vec![None; whens.len()];
+        let mut passes = 0;
+        loop {
+            passes += 1;
+            if passes == 1 {
+                if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
+                    DEBUG_VARS.with(|d| {
+                        let d = d.borrow();
+                        let txt: Vec<String> = d
+                            .iter()
+                            .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
+                            .collect();
+                        eprintln!("   before: {}", txt.join(" "));
+                    });
                 }
-            });
-            if let Some(b) = fired {
-                for a in &w.branches[b].1 {
-                    changed |= apply_action(engine, es, a, t)?;
+                engine.run_main_holding()?;
+            } else {
+                engine.run_main()?;
+            }
+            engine.run_outputs();
+            let mut changed = false;
+            for (k, w) in whens.iter().enumerate() {
+                let fired = (0..w.branches.len()).find(|&b| {
+                    let mut rising = w.elements[b]
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &r)| engine.regs[r as usize] != 0.0)
+                        .map(|(e, _)| e);
+                    if initial {
+                        w.initial[b] && rising.next().is_some()
+                    } else {
+                        rising.any(|e| !es.cond_prev[k][b][e])
+                    }
+                });
+                match fired {
+                    Some(b) => {
+                        // Actions other than assignments (reinit, terminate, asserts) act
+                        // once per round.
+                        let first = fired_before[k] != Some(b);
+                        for a in &w.branches[b].1 {
+                            if first || matches!(a, Action::Assign { .. }) {
+                                changed |= apply_action(engine, es, a, t)?;
+                            }
+                        }
+                        fired_before[k] = Some(b);
+                    }
+                    None if fired_before[k].is_some() => {
+                        // The condition fell back within the round: `v = pre(v)` again.
+                        for &(v, x) in &snapshot[k] {
+                            changed |= engine.regs[v] != x;
+                            engine.regs[v] = x;
+                        }
+                        fired_before[k] = None;
+                    }
+                    None => {}
                 }
             }
-            es.cond_prev[k] = conds;
+            for a in &always {
+                changed |= apply_action(engine, es, a, t)?;
+            }
+            let switched = update_relations(engine, triggered);
+            if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
+                DEBUG_VARS.with(|d| {
+                    let d = d.borrow();
+                    let txt: Vec<String> = d
+                        .iter()
+                        .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
+                        .collect();
+                    eprintln!("   {}", txt.join(" "));
+                });
+                eprintln!(
+                    "event t={t} round {rounds} pass {passes}: changed {changed}, relation {:?}",
+                    switched.map(|i| {
+                        let r = &engine.prog.relations[i];
+                        format!(
+                            "{} = {} ({}, {})",
+                            r.text,
+                            engine.regs[r.reg as usize],
+                            engine.regs[r.a as usize],
+                            engine.regs[r.b as usize]
+                        )
+                    })
+                );
+            }
+            if switched.is_none() && !changed {
+                break;
+            }
+            if passes > 50 {
+                return Err(EventError::Diagnostic(Box::new(chattering(
+                    engine, t, switched,
+                ))));
+            }
         }
-        for a in &engine.prog.always.clone() {
-            changed |= apply_action(engine, es, a, t)?;
+        for (k, w) in whens.iter().enumerate() {
+            es.cond_prev[k] = conditions(engine, w);
         }
-        changed |= update_relations(engine, triggered, false);
-        if !changed {
-            converged = true;
+        let pre_differs = engine.prog.pre.iter().any(|&(v, p)| {
+            !kept.contains(&p) && engine.regs[v as usize] != engine.regs[p as usize]
+        });
+        if !pre_differs {
             break;
         }
         copy_pre(engine, &kept);
+        // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
+        // with their operands after a settled round.
+        update_relations(engine, triggered);
     }
-    if !converged {
-        return Err(EventError::Diagnostic(Box::new(Diagnostic::error(
-            Span::DUMMY,
-            format!("the event iteration at time {t} did not converge after 100 iterations"),
-        ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results"))));
+    if initial {
+        // The event at the start time follows (`event_iteration` with `initial = false`): it
+        // takes these values as `pre` and re-evaluates with `initial()` false. Evaluating
+        // here with `initial()` false would already change the discrete variables that
+        // depend on it (a friction element's `startBackward = ... or initial() and w < 0`),
+        // and their `pre` would miss the initial values.
+        for &(v, p) in &engine.prog.pre.clone() {
+            engine.regs[p as usize] = engine.regs[v as usize];
+        }
+        engine.invalidate();
+        return Ok(());
     }
-    // Back to continuous time: samples off, initial() false, and remember the conditions as
-    // they are between events so that the next edge is detected.
+    // Back to continuous time: samples off, and remember the conditions as they are between
+    // events so that the next edge is detected.
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
         engine.regs[s.reg as usize] = 0.0;
         if active[i] {
@@ -171,17 +313,59 @@ pub fn event_iteration(
     engine.run_main()?;
     engine.run_outputs();
     for (k, w) in engine.prog.whens.iter().enumerate() {
-        es.cond_prev[k] = w
-            .branches
-            .iter()
-            .map(|(c, _)| engine.regs[*c as usize] != 0.0)
-            .collect();
+        es.cond_prev[k] = conditions(engine, w);
     }
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
     }
+    note_consistency(engine, es);
     engine.invalidate();
     Ok(())
+}
+
+/// The value of every element of every branch condition of `w`.
+fn conditions(engine: &Engine, w: &WhenClause) -> Vec<Vec<bool>> {
+    w.elements
+        .iter()
+        .map(|e| e.iter().map(|&r| engine.regs[r as usize] != 0.0).collect())
+        .collect()
+}
+
+/// Remembers which relations agree with their operands where the integration starts (see
+/// the triggered relation in [`event_iteration`]).
+pub fn note_consistency(engine: &Engine, es: &mut EventState) {
+    es.consistent = engine
+        .prog
+        .relations
+        .iter()
+        .map(|r| {
+            apply(
+                r.op,
+                engine.regs[r.a as usize],
+                engine.regs[r.b as usize],
+                0.0,
+            ) == engine.regs[r.reg as usize]
+        })
+        .collect();
+}
+
+/// The error for a relation that keeps switching within one event (chattering).
+fn chattering(engine: &Engine, t: f64, relation: Option<usize>) -> Diagnostic {
+    let what = match relation {
+        Some(i) => {
+            let r = &engine.prog.relations[i];
+            format!(
+                "the relation `{}` keeps switching (its operands are {} and {})",
+                r.text, engine.regs[r.a as usize], engine.regs[r.b as usize]
+            )
+        }
+        None => "discrete variables keep switching".to_string(),
+    };
+    Diagnostic::error(
+        Span::DUMMY,
+        format!("at time {t}, the event iteration does not settle: {what} (chattering: each value makes the condition flip back)"),
+    )
+    .with_help("the model switches back and forth at this instant without time advancing; add hysteresis (e.g. `when`/`pre` with two thresholds) or smooth the switching condition")
 }
 
 /// `pre(v) := v` for every `pre` register except `kept`.
@@ -193,31 +377,22 @@ fn copy_pre(engine: &mut Engine, kept: &[u32]) {
     }
 }
 
-/// Sets relation registers from their operands; the triggered one is toggled (its operands are
-/// at the crossing, where the sign test is unreliable). Returns whether any value changed.
-fn update_relations(
-    engine: &mut Engine,
-    triggered: Option<(usize, f64, f64)>,
-    first: bool,
-) -> bool {
-    let mut changed = false;
+/// Sets relation registers from their operands; the triggered one keeps its value while its
+/// operands stay where they crossed. Returns the first relation that changed, if any.
+fn update_relations(engine: &mut Engine, triggered: Option<(usize, f64, f64)>) -> Option<usize> {
+    let mut changed = None;
     for (i, r) in engine.prog.relations.iter().enumerate() {
         let old = engine.regs[r.reg as usize];
         let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
         let new = if let Some((_, a0, b0)) = triggered.filter(|t| t.0 == i)
-            && (first || ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs()))
+            && ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs())
         {
-            if first { 1.0 - old } else { old }
+            old
         } else {
-            apply(
-                r.op,
-                engine.regs[r.a as usize],
-                engine.regs[r.b as usize],
-                0.0,
-            )
+            apply(r.op, a, b, 0.0)
         };
         if new != old {
-            changed = true;
+            changed.get_or_insert(i);
             engine.regs[r.reg as usize] = new;
         }
     }
@@ -243,7 +418,7 @@ pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
     for _ in 0..5 {
         engine.run_main()?;
         engine.run_outputs();
-        if !update_relations(engine, None, false) {
+        if update_relations(engine, None).is_none() {
             break;
         }
     }

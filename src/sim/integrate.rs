@@ -13,6 +13,7 @@ use super::compile::{Program, Step, compile};
 use super::eval::{BlockError, Engine};
 use super::events::{
     EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
+    note_consistency,
 };
 use super::init::{InitError, solve_initial_equations};
 use super::jacobian::{register_pattern, state_jacobian_pattern};
@@ -233,6 +234,15 @@ impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
             Ok(()) => {
                 e.run_outputs();
                 e.roots(y);
+                if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
+                    eprintln!(
+                        "root fn at t={t}: {:?}",
+                        y.iter()
+                            .enumerate()
+                            .filter(|(_, v)| v.abs() < 1e-3 || !v.is_finite())
+                            .collect::<Vec<_>>()
+                    );
+                }
             }
             Err(_) => y.iter_mut().for_each(|v| *v = f64::NAN),
         });
@@ -496,6 +506,9 @@ struct Run<'s> {
     k: u64,
     rec: Recorder,
     es: EventState,
+    /// The first time and the number of the state events close together (see
+    /// [`check_chattering`]).
+    burst: (f64, usize),
     stats: SimStats,
     progress: Option<indicatif::ProgressBar>,
 }
@@ -635,6 +648,9 @@ impl Run<'_> {
         let steps0 = solver.get_statistics().number_of_steps;
         let result = loop {
             let t_before = solver.state().t;
+            if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
+                eprintln!("step from t={t_before} h={}", solver.state().h);
+            }
             match solver.step() {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
@@ -832,12 +848,45 @@ pub fn simulate_with(
     for (rv, x) in &mut parameters {
         *x = engine.regs[rv.id];
     }
-    let mut es = EventState::new(&engine, t0);
-    if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, true) {
-        return Err(match e {
-            EventError::Block(b) => fail_block(&engine, b),
-            EventError::Diagnostic(d) => vec![*d],
+    if let Ok(re) = std::env::var("MINIMO_DEBUG_VARS")
+        && let Ok(re) = regex::Regex::new(&re)
+    {
+        super::events::DEBUG_VARS.with(|d| {
+            *d.borrow_mut() = model
+                .variables
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| re.is_match(&v.name))
+                .map(|(i, v)| (v.name.clone(), i))
+                .collect()
         });
+    }
+    if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
+        for &si in &engine.prog.iteration_steps {
+            if let Step::Explicit { var, .. } = &engine.prog.steps[si] {
+                eprintln!("iteration variable: {}", model.variables[*var].name);
+            }
+        }
+    }
+    let mut es = EventState::new(&engine, t0);
+    // The initial system (`initial()` true, `pre` of fixed discrete variables at their start
+    // values), then the event at the start time: `pre(v) := v`, samples due at `t0` fire, and
+    // the discrete variables settle before the integration starts (a friction element's mode
+    // goes from `Unknown` to what its state gives).
+    // The solution of the initial system is the first row; when the event at the start time
+    // changes a value (`y = pre(u)` with `pre(u)` given by an initial equation), its result is
+    // a second row at the same time, as at every event.
+    let mut initial_row: Vec<f64> = Vec::new();
+    for initial in [true, false] {
+        if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, initial) {
+            return Err(match e {
+                EventError::Block(b) => fail_block(&engine, b),
+                EventError::Diagnostic(d) => vec![*d],
+            });
+        }
+        if initial {
+            initial_row = engine.regs[..model.variables.len()].to_vec();
+        }
     }
     if let Some(d) = non_finite_at(sys, &mut engine, t0) {
         return Err(vec![d]);
@@ -867,6 +916,16 @@ pub fn simulate_with(
         time: Vec::new(),
         rows: Vec::new(),
     };
+    let after: Vec<f64> = rec.cols.iter().map(|&v| engine.regs[v]).collect();
+    let before: Vec<f64> = rec.cols.iter().map(|&v| initial_row[v]).collect();
+    if before
+        .iter()
+        .zip(&after)
+        .any(|(a, b)| a != b && !(a.is_nan() && b.is_nan()))
+    {
+        rec.time.push(t0);
+        rec.rows.push(before);
+    }
     rec.record(t0, &engine);
     let monitor = analysis.is_some() && !sys.state_sets.is_empty();
     if monitor {
@@ -883,6 +942,7 @@ pub fn simulate_with(
         k: 1,
         rec,
         es,
+        burst: (f64::NEG_INFINITY, 0),
         stats: SimStats::default(),
         progress,
     };
@@ -932,6 +992,7 @@ pub fn simulate_with(
         if let Err(e) = init_relations(&mut engine) {
             return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
         }
+        note_consistency(&engine, &mut run.es);
         messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
         run.alt = Some(std::rc::Rc::new(new_sys));
         run.t_restart = t;
@@ -951,7 +1012,7 @@ pub fn simulate_with(
     stats.rhs_evaluations = eval_stats.0.rhs;
     stats.jacobian_vector_products = eval_stats.0.jvp;
     stats.jacobian_evaluations = eval_stats.1;
-    stats.events = run.es.count.saturating_sub(1);
+    stats.events = run.es.count.saturating_sub(2);
     messages.extend(run.es.warnings.iter().cloned());
     if let Some(m) = &run.es.terminated {
         messages.push(format!(
@@ -1125,6 +1186,7 @@ fn algebraic_only(run: &mut Run, engine: &mut Engine) -> Result<PhaseEnd, Vec<Di
             break;
         }
     }
+    terminal_event(run, engine)?;
     Ok(PhaseEnd {
         stats: engine.stats.clone(),
         jacobians: 0,
@@ -1166,6 +1228,71 @@ fn locate_state_event(
         }
     }
     Ok(Some((hi, idx)))
+}
+
+/// State events this close together (relative to the time) count as one burst.
+const BURST_WINDOW: f64 = 1e-9;
+/// More state events than this in one burst are chattering.
+const BURST_MAX: usize = 50;
+
+/// Stops a run whose state events pile up at one instant: a relation that flips straight back
+/// after its event (a thermostat `heat = T < Tbar` without hysteresis: heating off makes
+/// `T < Tbar` true again at once). Time would advance by rounding only, event after event.
+fn check_chattering(
+    run: &mut Run,
+    engine: &Engine,
+    t: f64,
+    idx: usize,
+) -> Result<(), Vec<Diagnostic>> {
+    if t - run.burst.0 <= BURST_WINDOW * (1.0 + t.abs()) {
+        run.burst.1 += 1;
+    } else {
+        run.burst = (t, 1);
+    }
+    if run.burst.1 <= BURST_MAX {
+        return Ok(());
+    }
+    let r = &engine.prog.relations[idx];
+    Err(vec![
+        Diagnostic::error(
+            Span::DUMMY,
+            format!(
+                "at time {t}, the relation `{}` keeps switching: {} events within {:e} s \
+                 (chattering: each new value makes the relation flip back)",
+                r.text,
+                run.burst.1,
+                t - run.burst.0
+            ),
+        )
+        .with_help(
+            "the model has no solution that moves on from here by events; add hysteresis \
+             (two thresholds, or `pre` of the switch in the condition) or make the switching \
+             continuous",
+        ),
+    ])
+}
+
+/// `terminal()` becomes true after the last output point (MLS 3.7.5): `when terminal()`
+/// clauses act, and their values are recorded as one more row at the end time.
+fn terminal_event(run: &mut Run, engine: &mut Engine) -> Result<(), Vec<Diagnostic>> {
+    let term = engine.prog.terminal;
+    let p = &engine.prog;
+    let used = p.code.iter().any(|i| i.reads().any(|r| r == term))
+        || p.whens
+            .iter()
+            .any(|w| w.elements.iter().flatten().any(|&r| r == term));
+    if !used {
+        return Ok(());
+    }
+    let t = run.rec.time.last().copied().unwrap_or(run.t0);
+    engine.regs[term as usize] = 1.0;
+    match event_iteration(engine, &mut run.es, t, None, false) {
+        Ok(()) => {}
+        Err(EventError::Block(b)) => return Err(vec![block_error(run.sys(), &engine.prog, &b)]),
+        Err(EventError::Diagnostic(d)) => return Err(vec![*d]),
+    }
+    run.rec.record(t, engine);
+    Ok(())
 }
 
 /// Records the values before and after an event and runs the event iteration.
@@ -1313,7 +1440,11 @@ macro_rules! integrate_with {
                     }
                 };
                 match end {
-                    SegmentEnd::Finished => break,
+                    SegmentEnd::Finished => {
+                        let mut engine = problem.eqn.engine.borrow_mut();
+                        terminal_event(run, &mut engine)?;
+                        break;
+                    }
                     SegmentEnd::Reselect { t, y, prefer } => {
                         let mut engine = problem.eqn.engine.borrow_mut();
                         engine
@@ -1326,6 +1457,9 @@ macro_rules! integrate_with {
                     }
                     SegmentEnd::Event { t, y, triggered } => {
                         let mut engine = problem.eqn.engine.borrow_mut();
+                        if let Some(idx) = triggered {
+                            check_chattering(run, &engine, t, idx)?;
+                        }
                         let time = engine.prog.time as usize;
                         engine.regs[time] = t;
                         for (i, &(s, _)) in engine.prog.states.clone().iter().enumerate() {
@@ -1333,6 +1467,7 @@ macro_rules! integrate_with {
                         }
                         handle_event(run, &mut engine, t, triggered)?;
                         if run.es.terminated.is_some() {
+                            terminal_event(run, &mut engine)?;
                             break;
                         }
                         let mut y_new = engine.states();

@@ -250,7 +250,8 @@ pub fn read_csv(text: &str) -> Result<(Vec<String>, Vec<Vec<f64>>), String> {
     Ok((names, cols))
 }
 
-fn split_csv(line: &str) -> Vec<String> {
+/// The cells of one CSV line; quoted cells may hold commas (`"x[1,2]"`) and `""`.
+pub fn split_csv(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quoted = false;

@@ -6,8 +6,8 @@
 //! It runs with an explicit stack: a chain of 80k equations is a dependency path of that length.
 
 use super::derivative::{Partial, diff};
-use super::expr::{div, neg, simplify, subst};
-use super::incidence::is_linear_in;
+use super::expr::{div, neg, simplify};
+use super::incidence::is_linear_in_frozen;
 use super::matching::Matching;
 use crate::dae::{Expr, VarId};
 use crate::structure::{Block, BlockKind, SortedEquation};
@@ -108,7 +108,7 @@ fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind
     };
     let linear = comp
         .iter()
-        .all(|&e| is_linear_in(&eqs[e].residual, &in_block));
+        .all(|&e| is_linear_in_frozen(&eqs[e].residual, &in_block));
     if comp.len() == 1
         && vars.len() == 1
         && linear
@@ -159,6 +159,16 @@ pub fn solve_linear(r: &Expr, v: VarId) -> Option<Expr> {
     if super::expr::is_zero(&a) {
         return None;
     }
-    let b = simplify(&subst(r, &|u| (u == v).then_some(Expr::Integer(0))));
+    // `v` set to zero, except inside `pre(v)` (a value from before the event, not `v`).
+    let b = if super::expr::any_var(r, &|u| u == v) {
+        super::expr::rewrite(r, &mut |x| match x {
+            Expr::Var(u) if u == v => Expr::Integer(0),
+            Expr::Pre(a) if matches!(*a, Expr::Integer(0)) => Expr::Pre(Box::new(Expr::Var(v))),
+            other => other,
+        })
+    } else {
+        r.clone()
+    };
+    let b = simplify(&b);
     Some(simplify(&div(neg(b), a)))
 }

@@ -35,6 +35,65 @@ pub fn incidence(e: &Expr, is_unknown: &impl Fn(VarId) -> bool) -> Map {
     walk(e, is_unknown)
 }
 
+/// The incidence as the simulator evaluates `e` between and during events: a relation outside
+/// `noEvent` reads a register that only the event iteration sets (its operands do not enter
+/// the equation), and `pre(v)` is a value from before the event, not `v`. The sorting uses
+/// this view, so that in a friction element `startForward = pre(mode) == Stuck and sa > f0`
+/// is an assignment of the Boolean, not an equation of the continuous loop for `sa`: the loop
+/// is then solved with its discrete variables fixed, and the event iteration updates them.
+pub fn incidence_frozen(e: &Expr, is_unknown: &impl Fn(VarId) -> bool) -> Map {
+    walk(&frozen(e), is_unknown)
+}
+
+/// Whether `e` is linear in the set, in the view of [`incidence_frozen`].
+pub fn is_linear_in_frozen(e: &Expr, is_unknown: &impl Fn(VarId) -> bool) -> bool {
+    incidence_frozen(e, is_unknown)
+        .values()
+        .all(|l| matches!(l, Lin::Linear(_)))
+}
+
+/// `e` with every event-generating relation and every `pre(...)` replaced by `time` (a known
+/// value that is not a numeric literal, so no coefficient folds through it).
+fn frozen(e: &Expr) -> Expr {
+    let bx = |x: &Expr| Box::new(frozen(x));
+    match e {
+        Expr::NoEvent(_) => e.clone(),
+        Expr::Pre(_) => Expr::Time,
+        Expr::Binary(
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne,
+            _,
+            _,
+        ) => Expr::Time,
+        Expr::Binary(op, a, b) => Expr::Binary(*op, bx(a), bx(b)),
+        Expr::Unary(op, a) => Expr::Unary(*op, bx(a)),
+        Expr::Smooth(p, a) => Expr::Smooth(*p, bx(a)),
+        Expr::Call(f, args) => Expr::Call(*f, args.iter().map(frozen).collect()),
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element,
+        } => Expr::UserCall {
+            function: function.clone(),
+            args: args.iter().map(frozen).collect(),
+            output: *output,
+            element: *element,
+        },
+        Expr::Array { dims, elements } => Expr::Array {
+            dims: dims.clone(),
+            elements: elements.iter().map(frozen).collect(),
+        },
+        Expr::If { branches, else_ } => Expr::If {
+            branches: branches
+                .iter()
+                .map(|(c, x)| (frozen(c), frozen(x)))
+                .collect(),
+            else_: bx(else_),
+        },
+        other => other.clone(),
+    }
+}
+
 fn scale(m: Map, k: Option<f64>) -> Map {
     m.into_iter()
         .map(|(v, l)| {
@@ -146,13 +205,6 @@ fn walk(e: &Expr, u: &impl Fn(VarId) -> bool) -> Map {
             m
         }
     }
-}
-
-/// Whether `e` is linear in all variables of the set (the others known).
-pub fn is_linear_in(e: &Expr, is_unknown: &impl Fn(VarId) -> bool) -> bool {
-    incidence(e, is_unknown)
-        .values()
-        .all(|l| matches!(l, Lin::Linear(_)))
 }
 
 /// A node of the bipartite graph.

@@ -145,16 +145,29 @@ fn finish(
         is_state[s] = true;
     }
     let unknown = |v: VarId| work.is_unknown(v) && !is_state[v];
-    let adj: Vec<Vec<VarId>> = (0..work.eqs.len())
-        .map(|e| {
-            let u = |v: VarId| unknown(v);
-            incidence::incidence(&work.eqs[e].residual, &u)
-                .into_keys()
-                .collect()
-        })
-        .collect();
-    let m = matching::maximum(&adj, n_vars, &unknown);
+    let rows = |frozen: bool| -> Vec<Vec<VarId>> {
+        (0..work.eqs.len())
+            .map(|e| {
+                let u = |v: VarId| unknown(v);
+                let r = &work.eqs[e].residual;
+                if frozen {
+                    incidence::incidence_frozen(r, &u).into_keys().collect()
+                } else {
+                    incidence::incidence(r, &u).into_keys().collect()
+                }
+            })
+            .collect()
+    };
+    // Sorted as the simulator evaluates: relations (outside `noEvent`) and `pre` values are
+    // fixed between event iterations (see `incidence_frozen`). When that view has no perfect
+    // matching (an unknown that only a relation determines), the plain incidence is used.
+    let mut adj = rows(true);
+    let mut m = matching::maximum(&adj, n_vars, &unknown);
     let unknowns: Vec<VarId> = (0..n_vars).filter(|&v| unknown(v)).collect();
+    if m.size() != work.eqs.len() || m.size() != unknowns.len() {
+        adj = rows(false);
+        m = matching::maximum(&adj, n_vars, &unknown);
+    }
     if m.size() != work.eqs.len() || m.size() != unknowns.len() {
         let mut d = dm::report(work, &adj, &unknowns, &m);
         for x in d.iter_mut() {

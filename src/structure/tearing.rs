@@ -14,7 +14,7 @@
 //! whenever the block is (its matrix is a Schur complement of the block's).
 
 use super::blt::solve_linear;
-use super::incidence::{Lin, incidence};
+use super::incidence::{Lin, incidence_frozen};
 use super::system::{Block, BlockKind, SortedEquation};
 use crate::dae::{Expr, VarId};
 use std::collections::VecDeque;
@@ -58,7 +58,7 @@ pub fn tear_linear_block(
     // rows[e]: (local variable, usable as this equation's assignment target).
     let mut rows: Vec<Vec<(usize, bool)>> = Vec::with_capacity(n);
     for &e in block_eqs {
-        let inc = incidence(&eqs[e].residual, &|v| local.contains_key(&v));
+        let inc = incidence_frozen(&eqs[e].residual, &|v| local.contains_key(&v));
         rows.push(
             inc.iter()
                 .map(|(v, l)| {
