@@ -40,6 +40,16 @@ package P
     Real sumX0 = b.x0 + c[1].x0 + c[2].x0 + d.x0;
     Real y = R0.T[1, 2] + R.T[2, 1] + R0.w;
   end Kinds;
+  record Loss "kRef is computed from the other fields and may not be modified"
+    parameter Real P = 2;
+    parameter Real w = 4;
+    final parameter Real kRef = if w > 0 then P/w else 0;
+  end Loss;
+  model FinalField "a whole-record binding leaves the final field its own declaration"
+    parameter Loss data = Loss(P = 6, w = 3);
+    parameter Loss copy = data;
+    Real r = copy.kRef;
+  end FinalField;
   model WrongField
     parameter Params p = Params(kk = 0.5);
   end WrongField;
@@ -78,4 +88,13 @@ fn a_constructor_argument_that_names_no_field_is_a_located_error() {
     assert!(e.contains("the record has no field `kk`"), "{e}");
     assert!(e.contains("did you mean `k`?"), "{e}");
     assert!(e.contains("p.mo:"), "{e}");
+}
+
+#[test]
+fn a_record_reference_binding_leaves_final_fields_to_their_declarations() {
+    // Before, `copy = data` was split into a modifier of every field, final `kRef` included,
+    // and the model was refused with "cannot modify `kRef`: it is declared `final`".
+    let r = simulate("P.FinalField");
+    let v = r.value_at("r", 0.5).expect("r");
+    assert!((v - 2.0).abs() < 1e-12, "r = {v}");
 }

@@ -38,7 +38,9 @@ impl Flattener<'_> {
         let fields: Vec<String> = exp
             .components
             .iter()
-            .filter(|c| !c.protected)
+            // A final or constant field with a declaration binding computes its value from
+            // the other fields, and may not be modified (MLS 7.2.6): it keeps its binding.
+            .filter(|c| !c.protected && !is_fixed_by_declaration(c))
             .map(|c| c.name.clone())
             .collect();
         // An element of an array of records bound to an array constructor takes its element.
