@@ -206,6 +206,7 @@ fn compliant_vehicle_matches_rumoca() {
     let file = temp_model(
         "VehicleCompliant.mo",
         "model VehicleCompliant
+           inner Minimo.Multibody.Parts.World world;
            Minimo.Multibody.Omni.Vehicle vehicle(
              redeclare model NormalLaw = Minimo.Multibody.Contacts.Elastic.LinearPenalty(k = 1e5),
              redeclare model DampingLaw = Minimo.Multibody.Contacts.Damping.Linear(d = 1e3));

@@ -16,6 +16,7 @@ model FreeRoller "A free spindle roller dropped on the plane (compliant Hertz co
     constrainedby Contacts.Interfaces.PartialTangentialForce;
   replaceable model DampingLaw = Contacts.Damping.HuntCrossley(d = 1e5)
     constrainedby Contacts.Interfaces.PartialNormalDamping;
+  inner Parts.World world "gravity: {0, -9.81, 0}, y up";
   Parts.Ground ground;
   Omni.RollerBody roller(m = m, R = R, nRollers = nRollers,
     r_start = {0, R - R1*cos(tilt) + drop, 0}, q_start = {cos(tilt/2), 0, 0, sin(tilt/2)}, w_start = {5, 0, 2});

@@ -5,6 +5,7 @@ model OmniWheelRolling "One omni wheel (4 rollers) rolling on the plane with rig
   import Minimo.Multibody.*;
   parameter Real R = 0.05;
   parameter Real v0 = 0.5 "rolling speed";
+  inner Parts.World world "gravity: {0, -9.81, 0}, y up";
   Parts.Ground ground;
   Omni.OmniWheel wheel(nRollers = 4, R = R, mWheel = 1, mRoller = 0.05, muFriction = 0.5, deltaFriction = 1e-3,
     r_start = {0, R, 0}, v_start = {0, 0, v0}, w_start = {v0/R, 0, 0});

@@ -10,6 +10,7 @@ model RigidRoller "A spindle roller rocking on the plane with the paper's rigid 
   final parameter Real R1 = R*cos(3.141592653589793/nRollers);
   replaceable model FrictionLaw = Contacts.Friction.None
     constrainedby Contacts.Interfaces.PartialTangentialForce;
+  inner Parts.World world "gravity: {0, -9.81, 0}, y up";
   Parts.Ground ground;
   Omni.RollerBody roller(m = m, R = R, nRollers = nRollers,
     r_start = {0, R - R1*cos(tilt), 0}, q_start = {cos(tilt/2), 0, 0, sin(tilt/2)}, w_start = {0, 3, 0});

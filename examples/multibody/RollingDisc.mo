@@ -9,6 +9,7 @@ model RollingDisc "A disc rolling on the plane with the compliant contact of Exu
   parameter Real m = 1;
   parameter Real v0 = 1;
   parameter Real yawRate = 0.5;
+  inner Parts.World world "gravity: {0, -9.81, 0}, y up";
   Parts.Ground ground;
   Parts.RigidBody disc(m = m, I = diagonal({m*r^2/2, m*r^2/4, m*r^2/4}), r_start = {0, r, 0},
     v_start = {0, 0, v0}, w_start = {v0/r, yawRate, 0});

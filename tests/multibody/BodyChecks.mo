@@ -1,5 +1,6 @@
 package BodyChecks "Small models with analytic answers, used by tests/multibody_bodies.rs"
   model FreeBody "Asymmetric body thrown in gravity: parabola, energy, world angular momentum, |q| = 1"
+    inner Minimo.Multibody.Parts.World world;
     Minimo.Multibody.Parts.RigidBodyWithEnergy body(m = 2, I = {{0.1, 0.01, 0}, {0.01, 0.2, 0}, {0, 0, 0.3}},
       r_start = {0, 1, 0}, v_start = {1, 2, -0.5}, q_start = {cos(0.2), sin(0.2)/sqrt(2), sin(0.2)/sqrt(2), 0},
       w_start = {0.2, 3, 0.5});
@@ -12,6 +13,7 @@ package BodyChecks "Small models with analytic answers, used by tests/multibody_
   end FreeBody;
 
   model Pendulum "Body on a revolute joint about z: energy conserved, the joint point stays put"
+    inner Minimo.Multibody.Parts.World world;
     Minimo.Multibody.Parts.Ground ground;
     Minimo.Multibody.Joints.Revolute joint(nA = {0, 0, 1}, rA = zeros(3), rB = {-0.5, 0, 0});
     Minimo.Multibody.Parts.RigidBodyWithEnergy body(m = 1, I = diagonal({0.01, 0.02, 0.03}), r_start = {0.5, 0, 0});
@@ -24,6 +26,7 @@ package BodyChecks "Small models with analytic answers, used by tests/multibody_
   end Pendulum;
 
   model HingedPendulum "The same pendulum in joint coordinates (Parts.HingedBody): the angle is the state"
+    inner Minimo.Multibody.Parts.World world;
     // Body x = the joint axis = world z: q_mount turns x into z (-90 degrees about y), so the
     // pendulum's inertia diag(0.01, 0.02, 0.03) (world axes at the start) reads diag(0.03, 0.02, 0.01)
     // and the centre of mass, 0.5 m along world x, is at c = {0, 0, -0.5} in body axes.
@@ -38,6 +41,7 @@ package BodyChecks "Small models with analytic answers, used by tests/multibody_
   end HingedPendulum;
 
   model Slider "Body on a frictionless prismatic joint inclined by 30 degrees: s = g*sin(30 deg)*t^2/2"
+    inner Minimo.Multibody.Parts.World world;
     Minimo.Multibody.Parts.Ground ground;
     Minimo.Multibody.Joints.Prismatic joint(nA = {cos(0.5235987755982988), -sin(0.5235987755982988), 0});
     Minimo.Multibody.Parts.RigidBody body(m = 3, I = diagonal({0.1, 0.1, 0.1}));
@@ -50,6 +54,7 @@ package BodyChecks "Small models with analytic answers, used by tests/multibody_
   end Slider;
 
   model Glued "Two bodies joined by a Fixed joint fall and spin as one body"
+    inner Minimo.Multibody.Parts.World world;
     Minimo.Multibody.Parts.RigidBody a(m = 1, I = diagonal({0.01, 0.01, 0.01}), r_start = {0, 0, 0},
       v_start = {0, 0, -0.2}, w_start = {0, 0, 2});
     Minimo.Multibody.Parts.RigidBody b(m = 2, I = diagonal({0.02, 0.02, 0.02}), r_start = {0.3, 0, 0},

@@ -94,4 +94,7 @@ package Joints "Constraints between two bodies; joints written at the accelerati
     mu = 0;
     lambda = 0;
   end Fixed;
+
+  model RevoluteBody = Parts.HingedBody
+    "Revolute joint in joint coordinates: a rigid body on a revolute joint to its parent, the angle and rate are its states (the same class as Parts.HingedBody)";
 end Joints;

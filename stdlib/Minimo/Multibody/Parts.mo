@@ -1,10 +1,15 @@
 within Minimo.Multibody;
 package Parts "Rigid bodies and the fixed ground"
 
+  model World "The world: the one gravity field of a model (declare `inner Parts.World world` at its top)"
+    parameter Real g[3](each unit = "m/s2") = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
+  end World;
+
   model RigidBody "Rigid body: Newton-Euler equations in body axes, quaternion kinematics with the unit norm kept"
     parameter Real m(unit = "kg", min = 0) = 1 "mass";
     parameter Real I[3, 3](each unit = "kg.m2") = identity(3) "inertia tensor about the centre of mass, body axes";
-    parameter Real g[3](each unit = "m/s2") = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
+    outer World world "the gravity field";
+    parameter Real g[3](each unit = "m/s2") = world.g "gravity acceleration, world axes (y up)";
     parameter Real r_start[3](each unit = "m") = zeros(3) "initial position of the centre of mass";
     parameter Real v_start[3](each unit = "m/s") = zeros(3) "initial velocity of the centre of mass, world axes";
     parameter Real q_start[4] = {1, 0, 0, 0} "initial orientation: unit quaternion (scalar first), body to world";
@@ -69,7 +74,8 @@ package Parts "Rigid bodies and the fixed ground"
   partial model PartialHingedBody "A rigid body on a revolute joint to a parent body (the joint axis is the body's x axis)"
     parameter Real m(unit = "kg", min = 0) = 1 "mass";
     parameter Real I[3, 3](each unit = "kg.m2") = identity(3) "inertia tensor about the centre of mass, body axes";
-    parameter Real g[3](each unit = "m/s2") = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
+    outer World world "the gravity field";
+    parameter Real g[3](each unit = "m/s2") = world.g "gravity acceleration, world axes (y up)";
     parameter Real p[3](each unit = "m") = zeros(3) "joint point, parent axes (from the parent's reference point)";
     parameter Real c[3](each unit = "m") = zeros(3) "centre of mass relative to the joint point, body axes";
     parameter Real q_mount[4] = {1, 0, 0, 0}
@@ -81,9 +87,7 @@ package Parts "Rigid bodies and the fixed ground"
     parameter Real parent_v_start[3](each unit = "m/s") = zeros(3) "parent velocity at the start, world axes";
     parameter Real parent_q_start[4] = {1, 0, 0, 0} "parent orientation at the start";
     parameter Real parent_w_start[3](each unit = "rad/s") = zeros(3) "parent angular velocity at the start, parent axes";
-    final parameter Real Tm[3, 3] = {{q_mount[1]^2 + q_mount[2]^2 - q_mount[3]^2 - q_mount[4]^2, 2*(q_mount[2]*q_mount[3] - q_mount[1]*q_mount[4]), 2*(q_mount[2]*q_mount[4] + q_mount[1]*q_mount[3])},
-      {2*(q_mount[2]*q_mount[3] + q_mount[1]*q_mount[4]), q_mount[1]^2 - q_mount[2]^2 + q_mount[3]^2 - q_mount[4]^2, 2*(q_mount[3]*q_mount[4] - q_mount[1]*q_mount[2])},
-      {2*(q_mount[2]*q_mount[4] - q_mount[1]*q_mount[3]), 2*(q_mount[3]*q_mount[4] + q_mount[1]*q_mount[2]), q_mount[1]^2 - q_mount[2]^2 - q_mount[3]^2 + q_mount[4]^2}}
+    final parameter Real Tm[3, 3] = Frames.toMatrix(q_mount)
       "body axes to parent axes at the start";
     Interfaces.ConstraintFrame parent "the parent body";
     Interfaces.BodyFrame frame "centre of mass frame of this body";
@@ -130,14 +134,9 @@ package Parts "Rigid bodies and the fixed ground"
     extends PartialHingedBody;
     parameter Real wStab(unit = "1/s", min = 0) = 200 "drift stabilization of the joint (see Joints.Joint)";
     final parameter Real qp[4] = parent_q_start;
-    final parameter Real Tp[3, 3] = {{qp[1]^2 + qp[2]^2 - qp[3]^2 - qp[4]^2, 2*(qp[2]*qp[3] - qp[1]*qp[4]), 2*(qp[2]*qp[4] + qp[1]*qp[3])},
-      {2*(qp[2]*qp[3] + qp[1]*qp[4]), qp[1]^2 - qp[2]^2 + qp[3]^2 - qp[4]^2, 2*(qp[3]*qp[4] - qp[1]*qp[2])},
-      {2*(qp[2]*qp[4] - qp[1]*qp[3]), 2*(qp[3]*qp[4] + qp[1]*qp[2]), qp[1]^2 - qp[2]^2 - qp[3]^2 + qp[4]^2}}
+    final parameter Real Tp[3, 3] = Frames.toMatrix(qp)
       "parent rotation matrix at the start";
-    final parameter Real qb[4] = {qp[1]*q_mount[1] - qp[2]*q_mount[2] - qp[3]*q_mount[3] - qp[4]*q_mount[4],
-      qp[1]*q_mount[2] + qp[2]*q_mount[1] + qp[3]*q_mount[4] - qp[4]*q_mount[3],
-      qp[1]*q_mount[3] - qp[2]*q_mount[4] + qp[3]*q_mount[1] + qp[4]*q_mount[2],
-      qp[1]*q_mount[4] + qp[2]*q_mount[3] - qp[3]*q_mount[2] + qp[4]*q_mount[1]} "body orientation at the start";
+    final parameter Real qb[4] = Frames.quatMul(qp, q_mount) "body orientation at the start";
     final parameter Real Tb[3, 3] = Tp*Tm "body rotation matrix at the start";
     final parameter Real wp[3](each unit = "rad/s") = Tp*parent_w_start "parent angular velocity at the start, world";
     final parameter Real wb0[3](each unit = "rad/s") = wp + w_start*Tb[:, 1] "body angular velocity at the start, world";
