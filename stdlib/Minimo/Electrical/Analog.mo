@@ -3,8 +3,8 @@ package Analog "Lumped analog circuits: pins carry a potential and a current"
 
   package Interfaces "Pins and partial models"
     connector Pin "Electrical pin: potential and current flowing into the component"
-      Real v(unit = "V") "potential at the pin";
-      flow Real i(unit = "A") "current flowing into the pin";
+      Units.Voltage v "potential at the pin";
+      flow Units.Current i "current flowing into the pin";
     end Pin;
 
     connector PositivePin "Positive pin (the current i flows into the component)"
@@ -18,14 +18,14 @@ package Analog "Lumped analog circuits: pins carry a potential and a current"
     partial model TwoPin "Two pins, voltage drop between them"
       PositivePin p;
       NegativePin n;
-      Real v(unit = "V") "voltage drop p.v - n.v";
+      Units.Voltage v "voltage drop p.v - n.v";
     equation
       v = p.v - n.v;
     end TwoPin;
 
     partial model OnePort "Two pins carrying the same current"
       extends TwoPin;
-      Real i(unit = "A") "current from p to n through the component";
+      Units.Current i "current from p to n through the component";
     equation
       0 = p.i + n.i;
       i = p.i;
@@ -41,28 +41,28 @@ package Analog "Lumped analog circuits: pins carry a potential and a current"
 
     model Resistor "Ideal linear resistor: v = R*i"
       extends Interfaces.OnePort;
-      parameter Real R(unit = "Ohm") = 1 "resistance";
+      parameter Units.Resistance R = 1 "resistance";
     equation
       v = R*i;
     end Resistor;
 
     model Conductor "Ideal linear conductor: i = G*v"
       extends Interfaces.OnePort;
-      parameter Real G(unit = "S") = 1 "conductance";
+      parameter Units.Conductance G = 1 "conductance";
     equation
       i = G*v;
     end Conductor;
 
     model Capacitor "Ideal capacitor: i = C*der(v)"
       extends Interfaces.OnePort;
-      parameter Real C(unit = "F", min = 0) = 1 "capacitance";
+      parameter Units.Capacitance C(min = 0) = 1 "capacitance";
     equation
       i = C*der(v);
     end Capacitor;
 
     model Inductor "Ideal inductor: v = L*der(i)"
       extends Interfaces.OnePort;
-      parameter Real L(unit = "H", min = 0) = 1 "inductance";
+      parameter Units.Inductance L(min = 0) = 1 "inductance";
     equation
       L*der(i) = v;
     end Inductor;
@@ -71,33 +71,33 @@ package Analog "Lumped analog circuits: pins carry a potential and a current"
   package Sources "Ideal voltage and current sources"
     model ConstantVoltage "Source of constant voltage"
       extends Interfaces.OnePort;
-      parameter Real V(unit = "V") = 1 "value of the constant voltage";
+      parameter Units.Voltage V = 1 "value of the constant voltage";
     equation
       v = V;
     end ConstantVoltage;
 
     model StepVoltage "Voltage step at startTime"
       extends Interfaces.OnePort;
-      parameter Real V(unit = "V") = 1 "height of the step";
-      parameter Real offset(unit = "V") = 0 "voltage before the step";
-      parameter Real startTime(unit = "s") = 0 "time of the step";
+      parameter Units.Voltage V = 1 "height of the step";
+      parameter Units.Voltage offset = 0 "voltage before the step";
+      parameter Units.Time startTime = 0 "time of the step";
     equation
       v = offset + (if time < startTime then 0 else V);
     end StepVoltage;
 
     model SineVoltage "Sine voltage source"
       extends Interfaces.OnePort;
-      parameter Real V(unit = "V") = 1 "amplitude";
-      parameter Real f(unit = "Hz") = 1 "frequency";
-      parameter Real phase(unit = "rad") = 0 "phase";
-      parameter Real offset(unit = "V") = 0 "offset";
+      parameter Units.Voltage V = 1 "amplitude";
+      parameter Units.Frequency f = 1 "frequency";
+      parameter Units.Angle phase = 0 "phase";
+      parameter Units.Voltage offset = 0 "offset";
     equation
       v = offset + V*sin(2*3.141592653589793*f*time + phase);
     end SineVoltage;
 
     model ConstantCurrent "Source of constant current"
       extends Interfaces.OnePort;
-      parameter Real I(unit = "A") = 1 "value of the constant current";
+      parameter Units.Current I = 1 "value of the constant current";
     equation
       i = I;
     end ConstantCurrent;

@@ -2,15 +2,15 @@ within Minimo.Mechanics;
 package Translational "1-D translational mechanics: flanges carry a position and a force"
 
   connector Flange "Translational flange: position and cut force"
-    Real s(unit = "m") "absolute position of the flange";
-    flow Real f(unit = "N") "cut force acting on the component at the flange";
+    Units.Length s "absolute position of the flange";
+    flow Units.Force f "cut force acting on the component at the flange";
   end Flange;
 
   partial model PartialCompliant "Two flanges with a compliant element between them"
     Flange flange_a;
     Flange flange_b;
-    Real s_rel(unit = "m") "relative position flange_b.s - flange_a.s";
-    Real f(unit = "N") "force from flange_a to flange_b";
+    Units.Length s_rel "relative position flange_b.s - flange_a.s";
+    Units.Force f "force from flange_a to flange_b";
   equation
     s_rel = flange_b.s - flange_a.s;
     flange_b.f = f;
@@ -18,20 +18,20 @@ package Translational "1-D translational mechanics: flanges carry a position and
   end PartialCompliant;
 
   model Fixed "Flange fixed in the housing"
-    parameter Real s0(unit = "m") = 0 "fixed position";
+    parameter Units.Length s0 = 0 "fixed position";
     Flange flange;
   equation
     flange.s = s0;
   end Fixed;
 
   model Mass "Sliding mass"
-    parameter Real m(unit = "kg", min = 0) = 1 "mass";
-    parameter Real L(unit = "m") = 0 "length (distance between the flanges)";
+    parameter Units.Mass m(min = 0) = 1 "mass";
+    parameter Units.Length L = 0 "length (distance between the flanges)";
     Flange flange_a;
     Flange flange_b;
-    Real s(unit = "m") "position of the centre";
-    Real v(unit = "m/s") "velocity";
-    Real a(unit = "m/s2") "acceleration";
+    Units.Length s "position of the centre";
+    Units.Velocity v "velocity";
+    Units.Acceleration a "acceleration";
   equation
     flange_a.s = s - L/2;
     flange_b.s = s + L/2;
@@ -42,30 +42,30 @@ package Translational "1-D translational mechanics: flanges carry a position and
 
   model Spring "Linear spring"
     extends PartialCompliant;
-    parameter Real c(unit = "N/m", min = 0) = 1 "spring constant";
-    parameter Real s_rel0(unit = "m") = 0 "unstretched length";
+    parameter Units.TranslationalSpringConstant c(min = 0) = 1 "spring constant";
+    parameter Units.Length s_rel0 = 0 "unstretched length";
   equation
     f = c*(s_rel - s_rel0);
   end Spring;
 
   model Damper "Linear damper"
     extends PartialCompliant;
-    parameter Real d(unit = "N.s/m", min = 0) = 0 "damping constant";
+    parameter Units.TranslationalDampingConstant d(min = 0) = 0 "damping constant";
   equation
     f = d*der(s_rel);
   end Damper;
 
   model SpringDamper "Linear spring and damper in parallel"
     extends PartialCompliant;
-    parameter Real c(unit = "N/m", min = 0) = 1 "spring constant";
-    parameter Real d(unit = "N.s/m", min = 0) = 0 "damping constant";
-    parameter Real s_rel0(unit = "m") = 0 "unstretched length";
+    parameter Units.TranslationalSpringConstant c(min = 0) = 1 "spring constant";
+    parameter Units.TranslationalDampingConstant d(min = 0) = 0 "damping constant";
+    parameter Units.Length s_rel0 = 0 "unstretched length";
   equation
     f = c*(s_rel - s_rel0) + d*der(s_rel);
   end SpringDamper;
 
   model ConstantForce "Constant force pushing the flange in the positive direction"
-    parameter Real f_constant(unit = "N") = 1 "force";
+    parameter Units.Force f_constant = 1 "force";
     Flange flange;
   equation
     flange.f = -f_constant;

@@ -3,40 +3,40 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
   package Interfaces "What each socket of the template must provide"
     partial model PartialGeometry "Socket 1: contact geometry (closest points, normal, gap)"
-      input Real rA[3](each unit = "m") "position of body A";
+      input Units.Length rA[3] "position of body A";
       input Real TA[3, 3] "rotation matrix of body A";
-      input Real rB[3](each unit = "m") "position of body B";
+      input Units.Length rB[3] "position of body B";
       input Real TB[3, 3] "rotation matrix of body B";
-      input Real rRef[3](each unit = "m") "a reference point some geometries need (the wheel centre of an inclined roller)";
-      output Real PB[3](each unit = "m") "point of B closest to A: the contact point on B, world";
-      output Real PA[3](each unit = "m") "point of A closest to B, world";
+      input Units.Length rRef[3] "a reference point some geometries need (the wheel centre of an inclined roller)";
+      output Units.Length PB[3] "point of B closest to A: the contact point on B, world";
+      output Units.Length PA[3] "point of A closest to B, world";
       output Real n[3] "unit normal of A's surface at PA, pointing towards B, world";
-      output Real h(unit = "m") "signed gap (PB - PA)*n; negative means penetration";
+      output Units.Length h "signed gap (PB - PA)*n; negative means penetration";
       output Real valid "positive when the point contact is regular and B is the contact candidate";
     end PartialGeometry;
 
     partial model PartialNormalElastic "Socket 2: normal elastic force; says when the contact is active and what holds then"
-      input Real h(unit = "m") "signed gap";
+      input Units.Length h "signed gap";
       input Real valid "from the geometry socket";
-      input Real relvn(unit = "m/s") "normal relative velocity of B's contact point (positive: separating)";
-      input Real Fn(unit = "N") "normal force on B (unknown of the contact)";
-      input Real Fd(unit = "N") "normal damping force from socket 3";
+      input Units.Velocity relvn "normal relative velocity of B's contact point (positive: separating)";
+      input Units.Force Fn "normal force on B (unknown of the contact)";
+      input Units.Force Fd "normal damping force from socket 3";
       output Real active "positive: in contact";
       output Real residual "in contact the template imposes residual = 0";
-      output Real Epot(unit = "J") "elastic energy stored in the contact";
+      output Units.Energy Epot "elastic energy stored in the contact";
     end PartialNormalElastic;
 
     partial model PartialNormalDamping "Socket 3: normal viscous force"
-      input Real h(unit = "m") "signed gap";
-      input Real relvn(unit = "m/s") "normal relative velocity (positive: separating)";
-      output Real Fd(unit = "N") "damping part of the normal force on B";
+      input Units.Length h "signed gap";
+      input Units.Velocity relvn "normal relative velocity (positive: separating)";
+      output Units.Force Fd "damping part of the normal force on B";
     end PartialNormalDamping;
 
     partial model PartialTangentialForce "Socket 4: tangential (friction) force"
-      input Real Fn(unit = "N") "normal force on B";
-      input Real vt[3](each unit = "m/s") "tangential slip velocity of B's contact point relative to A, world";
+      input Units.Force Fn "normal force on B";
+      input Units.Velocity vt[3] "tangential slip velocity of B's contact point relative to A, world";
       input Real n[3] "contact normal, world";
-      output Real Ft[3](each unit = "N") "tangential force on B, world";
+      output Units.Force Ft[3] "tangential force on B, world";
     end PartialTangentialForce;
   end Interfaces;
 
@@ -52,7 +52,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model SphereOnPlane "Sphere of radius 'radius' centred at B's reference point"
       extends PlaneGeometry;
-      parameter Real radius(unit = "m") = 0.1;
+      parameter Units.Length radius = 0.1;
     equation
       PB = rB - radius*n;
       valid = 1;
@@ -60,7 +60,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model DiscOnPlane "Thin disc (radius, axis in B axes) on a plane, as Exudyn's RollingDiscPenalty"
       extends PlaneGeometry;
-      parameter Real radius(unit = "m") = 0.5;
+      parameter Units.Length radius = 0.5;
       parameter Real discAxis[3] = {1, 0, 0} "disc axis, B axes (unit)";
       Real w1[3] "disc axis, world";
       Real x[3] "w1 x n";
@@ -75,10 +75,10 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model RollerOnPlane "Spindle roller x^2 + (sqrt(y^2+z^2) + R1)^2 = R^2 (x = roller axis) on a plane; lowest point, tips included"
       extends PlaneGeometry;
-      parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
+      parameter Units.Length R = 0.05 "radius of the generating arc (the omni wheel radius)";
       parameter Integer nRollers = 4 "rollers per wheel: the roller spans the angle 2*pi/nRollers";
       final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
-      final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the arc centre";
+      final parameter Units.Length R1 = R*cos(alpha) "distance from the roller axis to the arc centre";
       Real i[3] "roller axis, world";
       Real s "i*n: sine of the axis inclination to the plane";
     equation
@@ -95,12 +95,12 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model InclinedRollerOnPlane "Roller whose axis is inclined by beta to the wheel plane (paper eq. 7); rRef must be the wheel centre"
       extends PlaneGeometry;
-      parameter Real R(unit = "m") = 0.05 "radius of the generating arc (the omni wheel radius)";
+      parameter Units.Length R = 0.05 "radius of the generating arc (the omni wheel radius)";
       parameter Integer nRollers = 4 "rollers per wheel";
-      parameter Real beta(unit = "rad") = 0 "inclination of the roller axis to the wheel plane";
+      parameter Units.Angle beta = 0 "inclination of the roller axis to the wheel plane";
       parameter Real handover = 1e-5 "dead band in sin(gamma) at a roller change (see valid)";
       final parameter Real alpha = 3.141592653589793/nRollers "half the opening angle of the roller";
-      final parameter Real R1(unit = "m") = R*cos(alpha) "distance from the roller axis to the wheel centre";
+      final parameter Units.Length R1 = R*cos(alpha) "distance from the roller axis to the wheel centre";
       Real ip[3] "roller axis i'";
       Real jp[3] "unit vector from the roller centre to the wheel centre";
       Real i[3] "roller axis turned back into the wheel plane";
@@ -128,9 +128,9 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
   package Elastic "Socket 2 models"
     model Rigid "Rigid unilateral contact: in contact the normal relative acceleration is zero (der(v_n) = 0)"
       extends Interfaces.PartialNormalElastic;
-      parameter Real wStab(unit = "1/s", min = 0) = 0
+      parameter Units.Rate wStab(min = 0) = 0
         "drift stabilization (Baumgarte): der(v_n) + 2*wStab*v_n + wStab^2*h = 0; 0 is the paper's der(v_n) = 0";
-      Real Drelvn(unit = "m/s2") "derivative of the normal relative velocity";
+      Units.Acceleration Drelvn "derivative of the normal relative velocity";
     equation
       // The acceleration-level form of Kosenko & Gerasimov: h = 0 or relvn = 0 made the solver fail.
       // Imposed at acceleration level, the gap and the normal velocity drift with the integration
@@ -160,7 +160,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model LinearPenalty "Linear spring in the normal direction: Fn = k*penetration + Fd (never pulling)"
       extends Interfaces.PartialNormalElastic;
-      parameter Real k(unit = "N/m") = 1e5 "contact stiffness";
+      parameter Units.TranslationalSpringConstant k = 1e5 "contact stiffness";
     equation
       active = -h;
       residual = Fn - noEvent(max(k*(-h) + Fd, 0));
@@ -186,7 +186,7 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
 
     model Linear "Linear normal damping: Fd = -d*relvn"
       extends Interfaces.PartialNormalDamping;
-      parameter Real d(unit = "N.s/m") = 1e3 "damping coefficient";
+      parameter Units.TranslationalDampingConstant d = 1e3 "damping coefficient";
     equation
       Fd = -d*relvn;
     end Linear;
@@ -210,14 +210,14 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     model RegularizedCoulomb "Coulomb friction with a linear zone |vt| < delta (Kosenko 2015, Gerasimov 2018 sec. 3.4)"
       extends Interfaces.PartialTangentialForce;
       parameter Real mu = 0.5 "friction coefficient";
-      parameter Real delta(unit = "m/s") = 1e-3 "width of the linear zone";
+      parameter Units.Velocity delta = 1e-3 "width of the linear zone";
     equation
       Ft = -mu*Fn*(if noEvent(vt*vt <= delta^2) then vt/delta else vt/sqrt(vt*vt));
     end RegularizedCoulomb;
 
     model Viscous "Viscous friction: Ft = -gamma*vt (Gerasimov 2018 sec. 3.4)"
       extends Interfaces.PartialTangentialForce;
-      parameter Real gamma(unit = "N.s/m") = 1e3 "viscous coefficient";
+      parameter Units.TranslationalDampingConstant gamma = 1e3 "viscous coefficient";
     equation
       Ft = -gamma*vt;
     end Viscous;
@@ -225,8 +225,8 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     model ExudynRegularized "Regularized dry friction of Exudyn's ObjectConnectorRollingDiscPenalty (isotropic)"
       extends Interfaces.PartialTangentialForce;
       parameter Real mu = 0.5 "dry friction coefficient";
-      parameter Real dv(unit = "s/m") = 0 "viscous friction coefficient: mu grows to mu + dv*|vt|";
-      parameter Real vmu(unit = "m/s") = 1e-2 "dryFrictionProportionalZone";
+      parameter Units.InverseVelocity dv = 0 "viscous friction coefficient: mu grows to mu + dv*|vt|";
+      parameter Units.Velocity vmu = 1e-2 "dryFrictionProportionalZone";
       parameter Boolean useLinearProportionalZone = false "phi = v/vmu instead of (2 - v/vmu)*v/vmu";
     protected
       Real v "slip speed |vt|, with a derivative at zero slip";
@@ -243,18 +243,18 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     replaceable model NormalElastic = Interfaces.PartialNormalElastic constrainedby Interfaces.PartialNormalElastic "socket 2";
     replaceable model NormalDamping = Interfaces.PartialNormalDamping constrainedby Interfaces.PartialNormalDamping "socket 3";
     replaceable model TangentialForce = Interfaces.PartialTangentialForce constrainedby Interfaces.PartialTangentialForce "socket 4";
-    input Real rRef[3](each unit = "m") = frame_b.r "reference point handed to the geometry socket (bind it to the wheel centre for inclined rollers)";
+    input Units.Length rRef[3] = frame_b.r "reference point handed to the geometry socket (bind it to the wheel centre for inclined rollers)";
     Geometry geometry(rA = frame_a.r, TA = frame_a.T, rB = frame_b.r, TB = frame_b.T, rRef = rRef);
     NormalDamping damping(h = h, relvn = relvn);
     NormalElastic elastic(h = h, valid = geometry.valid, relvn = relvn, Fn = Fn, Fd = damping.Fd);
     TangentialForce tangential(Fn = Fn, vt = vt, n = n);
     Real n[3] "contact normal, world";
-    Real h(unit = "m") "signed gap";
-    Real vr[3](each unit = "m/s") "velocity of B's contact point relative to A";
-    Real relvn(unit = "m/s", stateSelect = StateSelect.never) "normal relative velocity (a function of the bodies' states: never a state itself)";
-    Real vt[3](each unit = "m/s") "tangential slip velocity";
-    Real Fn(unit = "N") "normal force on B";
-    Real Ft[3](each unit = "N") "tangential force on B";
+    Units.Length h "signed gap";
+    Units.Velocity vr[3] "velocity of B's contact point relative to A";
+    Units.Velocity relvn(stateSelect = StateSelect.never) "normal relative velocity (a function of the bodies' states: never a state itself)";
+    Units.Velocity vt[3] "tangential slip velocity";
+    Units.Force Fn "normal force on B";
+    Units.Force Ft[3] "tangential force on B";
   equation
     n = geometry.n;
     h = geometry.h;
@@ -285,13 +285,13 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       redeclare replaceable model TangentialForce = Friction.RegularizedCoulomb(mu = muFriction, delta = deltaFriction)
         constrainedby Interfaces.PartialTangentialForce);
     parameter Real muFriction = 0.5 "friction coefficient";
-    parameter Real deltaFriction(unit = "m/s") = 1e-3 "width of the linear zone of the friction law";
+    parameter Units.Velocity deltaFriction = 1e-3 "width of the linear zone of the friction law";
   end RigidCoulombContact;
 
   model RollerPlaneContact "Stage 2: rigid contact of a spindle roller (body B) with the plane (body A)"
     extends RigidCoulombContact(redeclare replaceable model Geometry = Geometries.RollerOnPlane(R = R, nRollers = nRollers)
       constrainedby Interfaces.PartialGeometry);
-    parameter Real R(unit = "m") = 0.05 "radius of the roller's generating arc (the wheel radius)";
+    parameter Units.Length R = 0.05 "radius of the roller's generating arc (the wheel radius)";
     parameter Integer nRollers = 4 "rollers per wheel";
   end RollerPlaneContact;
 
@@ -302,13 +302,13 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
       redeclare model NormalDamping = Damping.Linear(d = contactDamping),
       redeclare model TangentialForce = Friction.ExudynRegularized(mu = dryFriction, dv = viscousFriction,
         vmu = dryFrictionProportionalZone, useLinearProportionalZone = useLinearProportionalZone));
-    parameter Real radius(unit = "m") = 0.5 "discRadius";
+    parameter Units.Length radius = 0.5 "discRadius";
     parameter Real discAxis[3] = {1, 0, 0} "disc axis, B axes";
-    parameter Real contactStiffness(unit = "N/m") = 1e5 "k_c";
-    parameter Real contactDamping(unit = "N.s/m") = 1e3 "d_c";
+    parameter Units.TranslationalSpringConstant contactStiffness = 1e5 "k_c";
+    parameter Units.TranslationalDampingConstant contactDamping = 1e3 "d_c";
     parameter Real dryFriction = 0.5 "mu (isotropic: mu_x = mu_y)";
-    parameter Real viscousFriction(unit = "s/m") = 0 "d (isotropic)";
-    parameter Real dryFrictionProportionalZone(unit = "m/s") = 1e-2 "v_mu";
+    parameter Units.InverseVelocity viscousFriction = 0 "d (isotropic)";
+    parameter Units.Velocity dryFrictionProportionalZone = 1e-2 "v_mu";
     parameter Boolean useLinearProportionalZone = false;
   end CompliantDiscContact;
 end Contacts;

@@ -14,7 +14,7 @@ package Frames "Quaternion helper functions, used for parameters and start value
 
   function axisAngle "Unit quaternion of a rotation by angle about axis"
     input Real axis[3] "rotation axis (need not be unit)";
-    input Real angle(unit = "rad");
+    input Units.Angle angle;
     output Real q[4];
   protected
     Real len;

@@ -4,11 +4,11 @@ package Joints "Constraints between two bodies; joints written at the accelerati
   partial model Constraint "Base class of every constraint: Newton's third law between bodies A and B"
     Interfaces.ConstraintFrame frame_a "body A";
     Interfaces.ConstraintFrame frame_b "body B";
-    Real FA[3](each unit = "N") "force acting on body A, world axes";
-    Real MA[3](each unit = "N.m") "couple acting on body A (about P), world axes";
-    Real FB[3](each unit = "N") "force acting on body B, world axes";
-    Real MB[3](each unit = "N.m") "couple acting on body B (about P), world axes";
-    Real P[3](each unit = "m") "point where both forces act, world axes";
+    Units.Force FA[3] "force acting on body A, world axes";
+    Units.Torque MA[3] "couple acting on body A (about P), world axes";
+    Units.Force FB[3] "force acting on body B, world axes";
+    Units.Torque MB[3] "couple acting on body B (about P), world axes";
+    Units.Length P[3] "point where both forces act, world axes";
   equation
     FA + FB = zeros(3);
     MA + MB = zeros(3);
@@ -22,27 +22,27 @@ package Joints "Constraints between two bodies; joints written at the accelerati
   partial model Joint "Joint along an axis: B moves relative to A, relative kinematics at acceleration level"
     extends Constraint;
     parameter Real nA[3] = {1, 0, 0} "joint axis, body A axes (unit vector)";
-    parameter Real rA[3](each unit = "m") = zeros(3) "point on the axis, body A axes (from A's centre of mass)";
-    parameter Real rB[3](each unit = "m") = zeros(3) "point on the axis, body B axes (from B's centre of mass)";
+    parameter Units.Length rA[3] = zeros(3) "point on the axis, body A axes (from A's centre of mass)";
+    parameter Units.Length rB[3] = zeros(3) "point on the axis, body B axes (from B's centre of mass)";
     parameter Real nB[3] = {1, 0, 0} "joint axis, body B axes (unit; used by the drift stabilization only)";
-    parameter Real wStab(unit = "1/s", min = 0) = 0
+    parameter Units.Rate wStab(min = 0) = 0
       "drift stabilization (Baumgarte) of the point off the axis and of the axis misalignment; 0: none";
-    Real RB[3](each unit = "m") "the marked point of B, world";
+    Units.Length RB[3] "the marked point of B, world";
     Real nAi[3] "joint axis, world axes";
-    Real vBa[3](each unit = "m/s") "absolute velocity of B's marked point";
-    Real vBe[3](each unit = "m/s") "convective velocity (point of A coinciding with it)";
-    Real vBr[3](each unit = "m/s") "relative velocity of B's marked point";
-    Real aBa[3](each unit = "m/s2") "absolute acceleration of B's marked point";
-    Real aBe[3](each unit = "m/s2") "convective acceleration";
-    Real aBr[3](each unit = "m/s2") "relative acceleration";
-    Real wr[3](each unit = "rad/s") "relative angular velocity";
-    Real epsr[3](each unit = "rad/s2") "relative angular acceleration";
-    Real dRel[3](each unit = "m") "B's marked point relative to A's point on the axis, world";
+    Units.Velocity vBa[3] "absolute velocity of B's marked point";
+    Units.Velocity vBe[3] "convective velocity (point of A coinciding with it)";
+    Units.Velocity vBr[3] "relative velocity of B's marked point";
+    Units.Acceleration aBa[3] "absolute acceleration of B's marked point";
+    Units.Acceleration aBe[3] "convective acceleration";
+    Units.Acceleration aBr[3] "relative acceleration";
+    Units.AngularVelocity wr[3] "relative angular velocity";
+    Units.AngularAcceleration epsr[3] "relative angular acceleration";
+    Units.Length dRel[3] "B's marked point relative to A's point on the axis, world";
     Real nBi[3] "B's copy of the joint axis, world";
-    Real mu(unit = "m/s2") "relative acceleration along the axis";
-    Real lambda(unit = "rad/s2") "relative angular acceleration about the axis";
-    Real F(unit = "N") "force on A along the axis";
-    Real M(unit = "N.m") "couple on A about the axis";
+    Units.Acceleration mu "relative acceleration along the axis";
+    Units.AngularAcceleration lambda "relative angular acceleration about the axis";
+    Units.Force F "force on A along the axis";
+    Units.Torque M "couple on A about the axis";
   equation
     RB = frame_b.r + frame_b.T*rB;
     nAi = frame_a.T*nA;
@@ -70,8 +70,8 @@ package Joints "Constraints between two bodies; joints written at the accelerati
 
   model Revolute "Revolute joint: free rotation about the axis (optional viscous damping), no sliding"
     extends Joint;
-    parameter Real d(unit = "N.m.s/rad", min = 0) = 0 "viscous damping in the joint";
-    Real wrel(unit = "rad/s") "rotation rate of B relative to A about the axis";
+    parameter Units.RotationalDampingConstant d(min = 0) = 0 "viscous damping in the joint";
+    Units.AngularVelocity wrel "rotation rate of B relative to A about the axis";
   equation
     wrel = wr*nAi;
     mu = 0;
@@ -80,8 +80,8 @@ package Joints "Constraints between two bodies; joints written at the accelerati
 
   model Prismatic "Prismatic joint: free sliding along the axis (optional viscous damping), no rotation"
     extends Joint;
-    parameter Real d(unit = "N.s/m", min = 0) = 0 "viscous damping in the joint";
-    Real vrel(unit = "m/s") "sliding rate of B relative to A along the axis";
+    parameter Units.TranslationalDampingConstant d(min = 0) = 0 "viscous damping in the joint";
+    Units.Velocity vrel "sliding rate of B relative to A along the axis";
   equation
     vrel = vBr*nAi;
     lambda = 0;

@@ -2,26 +2,26 @@ within Minimo.Multibody;
 package Parts "Rigid bodies and the fixed ground"
 
   model World "The world: the one gravity field of a model (declare `inner Parts.World world` at its top)"
-    parameter Real g[3](each unit = "m/s2") = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
+    parameter Units.Acceleration g[3] = {0, -9.81, 0} "gravity acceleration, world axes (y up)";
   end World;
 
   model RigidBody "Rigid body: Newton-Euler equations in body axes, quaternion kinematics with the unit norm kept"
-    parameter Real m(unit = "kg", min = 0) = 1 "mass";
-    parameter Real I[3, 3](each unit = "kg.m2") = identity(3) "inertia tensor about the centre of mass, body axes";
+    parameter Units.Mass m(min = 0) = 1 "mass";
+    parameter Units.Inertia I[3, 3] = identity(3) "inertia tensor about the centre of mass, body axes";
     outer World world "the gravity field";
-    parameter Real g[3](each unit = "m/s2") = world.g "gravity acceleration, world axes (y up)";
-    parameter Real r_start[3](each unit = "m") = zeros(3) "initial position of the centre of mass";
-    parameter Real v_start[3](each unit = "m/s") = zeros(3) "initial velocity of the centre of mass, world axes";
+    parameter Units.Acceleration g[3] = world.g "gravity acceleration, world axes (y up)";
+    parameter Units.Length r_start[3] = zeros(3) "initial position of the centre of mass";
+    parameter Units.Velocity v_start[3] = zeros(3) "initial velocity of the centre of mass, world axes";
     parameter Real q_start[4] = {1, 0, 0, 0} "initial orientation: unit quaternion (scalar first), body to world";
-    parameter Real w_start[3](each unit = "rad/s") = zeros(3) "initial angular velocity, body axes";
-    parameter Real k_q(unit = "1/s") = 10 "gain pulling the quaternion back to unit norm (0: none)";
+    parameter Units.AngularVelocity w_start[3] = zeros(3) "initial angular velocity, body axes";
+    parameter Units.Rate k_q = 10 "gain pulling the quaternion back to unit norm (0: none)";
     Interfaces.BodyFrame frame "centre of mass frame";
-    Real r[3](start = r_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "m") "position of the centre of mass";
-    Real v[3](start = v_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "m/s") "velocity of the centre of mass";
+    Units.Length r[3](start = r_start, each fixed = true, each stateSelect = StateSelect.always) "position of the centre of mass";
+    Units.Velocity v[3](start = v_start, each fixed = true, each stateSelect = StateSelect.always) "velocity of the centre of mass";
     Real q[4](start = q_start, each fixed = true, each stateSelect = StateSelect.always) "orientation quaternion, body to world";
-    Real wb[3](start = w_start, each fixed = true, each stateSelect = StateSelect.always, each unit = "rad/s") "angular velocity, body axes";
-    Real dwb[3](each unit = "rad/s2") "angular acceleration, body axes";
-    Real tb[3](each unit = "N.m") "torque about the centre of mass, body axes";
+    Units.AngularVelocity wb[3](start = w_start, each fixed = true, each stateSelect = StateSelect.always) "angular velocity, body axes";
+    Units.AngularAcceleration dwb[3] "angular acceleration, body axes";
+    Units.Torque tb[3] "torque about the centre of mass, body axes";
     Real qerr "quaternion norm error q*q - 1";
   equation
     // r, v, q, wb are always states: constraints act on accelerations only (see Joints).
@@ -51,9 +51,9 @@ package Parts "Rigid bodies and the fixed ground"
 
   model RigidBodyWithEnergy "RigidBody that also reports its energy (for checks)"
     extends RigidBody;
-    Real Ekin(unit = "J") "kinetic energy";
-    Real Epot(unit = "J") "potential energy in the gravity field (zero at r = 0)";
-    Real E(unit = "J") "total mechanical energy";
+    Units.Energy Ekin "kinetic energy";
+    Units.Energy Epot "potential energy in the gravity field (zero at r = 0)";
+    Units.Energy E "total mechanical energy";
   equation
     Ekin = 0.5*m*(v*v) + 0.5*(wb*(I*wb));
     Epot = -m*(g*r);
@@ -61,7 +61,7 @@ package Parts "Rigid bodies and the fixed ground"
   end RigidBodyWithEnergy;
 
   model Ground "The fixed ground: the inertial frame"
-    parameter Real r0[3](each unit = "m") = zeros(3) "position of the ground frame origin";
+    parameter Units.Length r0[3] = zeros(3) "position of the ground frame origin";
     Interfaces.BodyFrame frame;
   equation
     frame.r = r0;
@@ -72,21 +72,21 @@ package Parts "Rigid bodies and the fixed ground"
     frame.eps = zeros(3);
   end Ground;
   partial model PartialHingedBody "A rigid body on a revolute joint to a parent body (the joint axis is the body's x axis)"
-    parameter Real m(unit = "kg", min = 0) = 1 "mass";
-    parameter Real I[3, 3](each unit = "kg.m2") = identity(3) "inertia tensor about the centre of mass, body axes";
+    parameter Units.Mass m(min = 0) = 1 "mass";
+    parameter Units.Inertia I[3, 3] = identity(3) "inertia tensor about the centre of mass, body axes";
     outer World world "the gravity field";
-    parameter Real g[3](each unit = "m/s2") = world.g "gravity acceleration, world axes (y up)";
-    parameter Real p[3](each unit = "m") = zeros(3) "joint point, parent axes (from the parent's reference point)";
-    parameter Real c[3](each unit = "m") = zeros(3) "centre of mass relative to the joint point, body axes";
+    parameter Units.Acceleration g[3] = world.g "gravity acceleration, world axes (y up)";
+    parameter Units.Length p[3] = zeros(3) "joint point, parent axes (from the parent's reference point)";
+    parameter Units.Length c[3] = zeros(3) "centre of mass relative to the joint point, body axes";
     parameter Real q_mount[4] = {1, 0, 0, 0}
       "orientation relative to the parent at the start (unit quaternion, body to parent); body x = joint axis";
-    parameter Real w_start(unit = "rad/s") = 0 "rotation rate relative to the parent at the start";
-    parameter Real d(unit = "N.m.s/rad", min = 0) = 0 "viscous damping in the joint";
+    parameter Units.AngularVelocity w_start = 0 "rotation rate relative to the parent at the start";
+    parameter Units.RotationalDampingConstant d(min = 0) = 0 "viscous damping in the joint";
     // The parent's start state: a body integrated in absolute coordinates starts consistently from it.
-    parameter Real parent_r_start[3](each unit = "m") = zeros(3) "parent reference point at the start";
-    parameter Real parent_v_start[3](each unit = "m/s") = zeros(3) "parent velocity at the start, world axes";
+    parameter Units.Length parent_r_start[3] = zeros(3) "parent reference point at the start";
+    parameter Units.Velocity parent_v_start[3] = zeros(3) "parent velocity at the start, world axes";
     parameter Real parent_q_start[4] = {1, 0, 0, 0} "parent orientation at the start";
-    parameter Real parent_w_start[3](each unit = "rad/s") = zeros(3) "parent angular velocity at the start, parent axes";
+    parameter Units.AngularVelocity parent_w_start[3] = zeros(3) "parent angular velocity at the start, parent axes";
     final parameter Real Tm[3, 3] = Frames.toMatrix(q_mount)
       "body axes to parent axes at the start";
     Interfaces.ConstraintFrame parent "the parent body";
@@ -95,15 +95,15 @@ package Parts "Rigid bodies and the fixed ground"
 
   model HingedBody "Rigid body on a revolute joint, in joint coordinates: the angle and rate relative to the parent are its states"
     extends PartialHingedBody;
-    Real phi(start = 0, fixed = true, stateSelect = StateSelect.always, unit = "rad") "rotation angle relative to the parent";
-    Real wrel(start = w_start, fixed = true, stateSelect = StateSelect.always, unit = "rad/s") "rotation rate relative to the parent";
-    Real dwrel(unit = "rad/s2") "angular acceleration relative to the parent";
+    Units.Angle phi(start = 0, fixed = true, stateSelect = StateSelect.always) "rotation angle relative to the parent";
+    Units.AngularVelocity wrel(start = w_start, fixed = true, stateSelect = StateSelect.always) "rotation rate relative to the parent";
+    Units.AngularAcceleration dwrel "angular acceleration relative to the parent";
     Real e[3] "joint axis, world axes";
-    Real dp[3](each unit = "m") "parent reference point to the joint point, world axes";
-    Real dc[3](each unit = "m") "joint point to the centre of mass, world axes";
-    Real Fj[3](each unit = "N") "force of the joint on this body, world axes";
-    Real Mj[3](each unit = "N.m") "couple of the joint on this body, world axes";
-    Real Iw[3, 3](each unit = "kg.m2") "inertia tensor in world axes";
+    Units.Length dp[3] "parent reference point to the joint point, world axes";
+    Units.Length dc[3] "joint point to the centre of mass, world axes";
+    Units.Force Fj[3] "force of the joint on this body, world axes";
+    Units.Torque Mj[3] "couple of the joint on this body, world axes";
+    Units.Inertia Iw[3, 3] "inertia tensor in world axes";
   equation
     der(phi) = wrel;
     der(wrel) = dwrel;
@@ -132,14 +132,14 @@ package Parts "Rigid bodies and the fixed ground"
 
   model ConstrainedHingedBody "Free rigid body held by a Joints.Revolute at acceleration level (Kosenko 2015): 13 states, the joint drifts"
     extends PartialHingedBody;
-    parameter Real wStab(unit = "1/s", min = 0) = 200 "drift stabilization of the joint (see Joints.Joint)";
+    parameter Units.Rate wStab(min = 0) = 200 "drift stabilization of the joint (see Joints.Joint)";
     final parameter Real qp[4] = parent_q_start;
     final parameter Real Tp[3, 3] = Frames.toMatrix(qp)
       "parent rotation matrix at the start";
     final parameter Real qb[4] = Frames.quatMul(qp, q_mount) "body orientation at the start";
     final parameter Real Tb[3, 3] = Tp*Tm "body rotation matrix at the start";
-    final parameter Real wp[3](each unit = "rad/s") = Tp*parent_w_start "parent angular velocity at the start, world";
-    final parameter Real wb0[3](each unit = "rad/s") = wp + w_start*Tb[:, 1] "body angular velocity at the start, world";
+    final parameter Units.AngularVelocity wp[3] = Tp*parent_w_start "parent angular velocity at the start, world";
+    final parameter Units.AngularVelocity wb0[3] = wp + w_start*Tb[:, 1] "body angular velocity at the start, world";
     RigidBody body(m = m, I = I, g = g, r_start = parent_r_start + Tp*p + Tb*c,
       v_start = parent_v_start + cross(wp, Tp*p) + cross(wb0, Tb*c), q_start = qb, w_start = transpose(Tb)*wb0);
     Joints.Revolute joint(nA = Tm[:, 1], rA = p, rB = -c, nB = {1, 0, 0}, wStab = wStab, d = d);
