@@ -27,6 +27,14 @@ const MAX_SINGULAR_STEPS: usize = 5;
 /// Largest block solved with the dense regularized step (it forms `JᵀJ`).
 const MAX_REGULARIZED: usize = 200;
 
+/// Smallest step fraction of the line search in a nonlinear block's Newton iteration.
+const MIN_DAMPING: f64 = 1e-10;
+
+/// A line search that accepts less than this fraction of the Newton step has stopped at a kink.
+const STALLED_DAMPING: f64 = 1.0 / 1024.0;
+/// Bisections that locate such a kink along the Newton direction.
+const KINK_BISECTIONS: usize = 50;
+
 /// Blocks with at least this many unknowns are factored by the sparse LU.
 const SPARSE_BLOCK: usize = 40;
 
@@ -769,7 +777,7 @@ impl Engine {
     /// Fills the block's Jacobian (one pass of the block code per colour) and factors it:
     /// sparse LU for large blocks, dense otherwise or when the sparse one fails (the dense LU
     /// names the singular column). Returns the singular column.
-    fn factor_block(&mut self, si: usize) -> Result<(), usize> {
+    pub(super) fn factor_block(&mut self, si: usize) -> Result<(), usize> {
         let Step::Implicit {
             code, vars, inputs, ..
         } = &self.prog.steps[si]
@@ -846,8 +854,23 @@ impl Engine {
         r
     }
 
+    /// The dense Jacobian of block `si` at the current registers (row-major), for blocks
+    /// below the sparse size; its factorization is marked stale.
+    pub(super) fn block_jacobian(&mut self, si: usize) -> Option<Vec<f64>> {
+        let Step::Implicit { vars, .. } = &self.prog.steps[si] else {
+            return None;
+        };
+        let k = vars.len();
+        if k >= SPARSE_BLOCK {
+            return None;
+        }
+        let _ = self.factor_block(si);
+        self.blocks[si].factored = false;
+        (self.jac.len() == k * k).then(|| self.jac.clone())
+    }
+
     /// Runs the code of block `si` (residuals from the unknowns in the registers).
-    fn block_run(&mut self, si: usize) {
+    pub(super) fn block_run(&mut self, si: usize) {
         match (&self.split[si], &self.block_code[si]) {
             (Some(split), _) => {
                 split.fixed.run(&mut self.regs);
@@ -860,7 +883,7 @@ impl Engine {
 
     /// Runs the part of block `si`'s code that depends on its unknowns (after [`Self::block_run`]
     /// at the same known values): the residuals for new values of the unknowns.
-    fn block_rerun(&mut self, si: usize) {
+    pub(super) fn block_rerun(&mut self, si: usize) {
         match &self.split[si] {
             Some(split) => split.active.run(&mut self.regs),
             None => self.block_run(si),
@@ -915,6 +938,14 @@ impl Engine {
             }
             let derive: Vec<bool> = z_start.iter().map(|&z| z == 0.0).collect();
             if derive.iter().any(|&d| d) && self.derive_guesses(si, &vars, &residuals, &derive) {
+                result = self.newton(si, &vars, &residuals, linear, max_iter);
+            }
+        }
+        if result.is_err() && !linear && vars.len() <= super::torn_root::MAX_TORN {
+            // A small loop where Newton stays on the wrong piece of a piecewise-linear
+            // residual: a root of the loop torn to one unknown, confirmed by Newton.
+            if self.torn_root(si, &vars, &residuals, &z_start) {
+                self.blocks[si].factored = false;
                 result = self.newton(si, &vars, &residuals, linear, max_iter);
             }
         }
@@ -1110,6 +1141,7 @@ impl Engine {
         self.block_run(si);
         let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
         let mut singular_steps = 0;
+        let mut probe: Option<Vec<f64>> = None;
         for _ in 0..max_iter {
             if let Some(e) = residuals
                 .iter()
@@ -1117,7 +1149,25 @@ impl Engine {
             {
                 return Err(NewtonFailure::NotFinite { equation: e });
             }
-            let factored = self.factor_block(si);
+            let factored = match probe.take() {
+                // The Jacobian of the piece past the kink where the last line search stopped
+                // (with the residual here): a semismooth Newton step.
+                Some(p) => {
+                    self.z0.clear();
+                    self.z0.extend(vars.iter().map(|&v| self.regs[v]));
+                    for (i, &z) in vars.iter().enumerate() {
+                        self.regs[z] = p[i];
+                    }
+                    self.block_rerun(si);
+                    let f = self.factor_block(si);
+                    for (i, &z) in vars.iter().enumerate() {
+                        self.regs[z] = self.z0[i];
+                    }
+                    self.block_rerun(si);
+                    f
+                }
+                None => self.factor_block(si),
+            };
             self.stats.newton_iterations += 1;
             self.rhs_buf.clear();
             self.rhs_buf
@@ -1151,8 +1201,29 @@ impl Engine {
             }
             self.z0.clear();
             self.z0.extend(vars.iter().map(|&v| self.regs[v]));
-            // Damping: halve the step while the residual grows.
+            // Converged when the full Newton step is negligible: it is taken without a line
+            // search (at round-off no step decreases the residual).
+            let step = max_abs(
+                self.rhs_buf
+                    .iter()
+                    .zip(&self.z0)
+                    .map(|(d, z)| d / (1.0 + z.abs())),
+            );
+            if step <= self.newton_tol {
+                for (i, &z) in vars.iter().enumerate() {
+                    self.regs[z] = self.z0[i] - self.rhs_buf[i];
+                }
+                self.block_rerun(si);
+                return Ok(());
+            }
+            // Line search: the step is halved until the residual decreases (Armijo, a small
+            // fraction of the predicted decrease). An equal residual is no progress: on a
+            // piecewise-linear loop (an op-amp clamp under `noEvent`) the full step lands on
+            // the other saturated side with the same residual, and accepting it cycles. When
+            // no step length decreases the residual (a kink, a wrong slope), the best one
+            // tried is taken so that the iteration still moves.
             let mut lambda = 1.0;
+            let mut best = (f64::INFINITY, 1.0);
             let mut new_norm;
             loop {
                 for (i, &z) in vars.iter().enumerate() {
@@ -1160,20 +1231,65 @@ impl Engine {
                 }
                 self.block_rerun(si);
                 new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                if new_norm.is_finite() && (new_norm <= norm || lambda < 1e-3) {
+                if new_norm.is_finite() && new_norm < best.0 {
+                    best = (new_norm, lambda);
+                }
+                if new_norm.is_finite() && new_norm <= (1.0 - 1e-4 * lambda) * norm {
+                    if lambda < STALLED_DAMPING {
+                        // A tiny step: the residual decreases up to a kink just ahead and
+                        // grows past it (a saturation limit under `noEvent`), and the next
+                        // direction, from the same piece, would stop there again. The kink is
+                        // located between this step and the rejected double, and the next
+                        // Jacobian is taken just past it.
+                        let (mut lo, mut hi) = (lambda, 2.0 * lambda);
+                        for _ in 0..KINK_BISECTIONS {
+                            let mid = 0.5 * (lo + hi);
+                            for (i, &z) in vars.iter().enumerate() {
+                                self.regs[z] = self.z0[i] - mid * self.rhs_buf[i];
+                            }
+                            self.block_rerun(si);
+                            let m = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
+                            if m.is_finite() && m <= (1.0 - 1e-4 * mid) * norm {
+                                lo = mid;
+                            } else {
+                                hi = mid;
+                            }
+                        }
+                        probe = Some(
+                            (0..vars.len())
+                                .map(|i| self.z0[i] - hi * self.rhs_buf[i])
+                                .collect(),
+                        );
+                        lambda = lo;
+                        for (i, &z) in vars.iter().enumerate() {
+                            self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
+                        }
+                        self.block_rerun(si);
+                        new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
+                    }
+                    break;
+                }
+                if lambda < MIN_DAMPING {
+                    if best.0.is_finite() && best.1 != lambda {
+                        lambda = best.1;
+                        for (i, &z) in vars.iter().enumerate() {
+                            self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
+                        }
+                        self.block_rerun(si);
+                        new_norm = best.0;
+                    }
                     break;
                 }
                 lambda *= 0.5;
             }
-            // Converged when the full Newton step is negligible (damping may stall at round-off).
-            let step = max_abs(
-                self.rhs_buf
-                    .iter()
-                    .zip(&self.z0)
-                    .map(|(d, z)| d / (1.0 + z.abs())),
-            );
+            if debug_newton() {
+                eprintln!(
+                    "newton block {si} t={}: |r| {norm:e} -> {new_norm:e} (lambda {lambda}, step {step:e})",
+                    self.regs[self.prog.time as usize]
+                );
+            }
             norm = new_norm;
-            if step <= self.newton_tol || norm == 0.0 {
+            if norm == 0.0 {
                 return Ok(());
             }
         }
@@ -1456,6 +1572,12 @@ fn block_tangent(seg: &Option<Segment>, code: &[Instr], r: &[f64], t: &mut [f64]
         Some(seg) => seg.run_tangent(r, t),
         None => run_tangent(code, r, t),
     }
+}
+
+/// `MINIMO_DEBUG_NEWTON` set: each Newton iteration of a nonlinear block is printed.
+fn debug_newton() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("MINIMO_DEBUG_NEWTON").is_some())
 }
 
 fn max_abs(it: impl Iterator<Item = f64>) -> f64 {

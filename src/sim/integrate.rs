@@ -1417,6 +1417,10 @@ macro_rules! integrate_with {
             // after the fifth bounce with the step still healthy. A step that really cannot
             // converge still ends, by the step size falling below the minimum.
             problem.ode_options.max_nonlinear_solver_failures = usize::MAX;
+            // diffsol's smallest step is an absolute 1e-13: a circuit simulated for 1e-7 s
+            // starts each segment with a step of 1e-13 (span * 1e-6) and fails at its first
+            // rejection after an event. The floor follows the span of the run.
+            problem.ode_options.min_timestep = problem.ode_options.min_timestep.min(span * 1e-14);
             loop {
                 let end = {
                     let p = &problem;

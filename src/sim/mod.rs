@@ -26,10 +26,12 @@ pub mod jacobian;
 pub mod newton;
 pub mod params;
 pub mod results;
+pub mod scalar_root;
 pub mod sparse_lu;
 pub mod state_lanes;
 pub mod statesel;
 pub mod tape;
+pub mod torn_root;
 
 use crate::dae::VarId;
 use crate::structure::SortedSystem;
