@@ -39,6 +39,9 @@ pub enum NodeBody {
 pub struct LongBody {
     pub components: Vec<(Rc<ast::ComponentClause>, Visibility)>,
     pub extends: Vec<Rc<ast::Extends>>,
+    /// Whether each `extends` of `extends` is in a `protected` section: what it inherits is
+    /// then protected (MLS 7.1.2).
+    pub protected_extends: Vec<bool>,
     pub imports: Vec<ast::Import>,
     pub equations: Vec<Rc<ast::Equation>>,
     pub initial_equations: Vec<Rc<ast::Equation>>,
@@ -212,7 +215,11 @@ impl ClassTree {
                     for e in elements {
                         match e {
                             Element::Import(i) => body.imports.push(i),
-                            Element::Extends(x) => body.extends.push(Rc::new(x)),
+                            Element::Extends(x) => {
+                                body.extends.push(Rc::new(x));
+                                body.protected_extends
+                                    .push(visibility == Visibility::Protected);
+                            }
                             Element::Class(c) => {
                                 let cid = self.add(*c, Some(id), true);
                                 self.nodes[cid].protected = visibility == Visibility::Protected;

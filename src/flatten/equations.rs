@@ -93,6 +93,8 @@ impl Flattener<'_> {
                     return self
                         .tuple_equation(targets, rhs, scope, locals, eq.span, &component, out);
                 }
+                let names: Vec<String> = locals.iter().map(|(n, _)| n.clone()).collect();
+                self.check_equation_types(eq, lhs, rhs, scope, &names)?;
                 let l = self.eval_symbolic(lhs, scope, locals)?;
                 let r = self.eval_symbolic(rhs, scope, locals)?;
                 let (l, r) = match (l.dims == r.dims, l.len() == r.len()) {
@@ -125,6 +127,8 @@ impl Flattener<'_> {
                 if self.refers_removed(inst, a) || self.refers_removed(inst, b) {
                     return Ok(());
                 }
+                self.check_connect_form(inst, a)?;
+                self.check_connect_form(inst, b)?;
                 let mut fc = FCtx::new(self, scope, Mode::Symbolic);
                 fc.locals = locals.clone();
                 fc.conditional_ok = true;

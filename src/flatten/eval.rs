@@ -302,6 +302,10 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
             fmt_dims(&a.dims),
             fmt_dims(&b.dims)
         )),
+        A::Pow if !b.is_scalar() => Err(format!(
+            "`^` needs a scalar exponent, not an array of size {} (MLS 10.6.1): raise element-wise with `.^`",
+            fmt_dims(&b.dims)
+        )),
         A::Pow if !a.is_scalar() => {
             // Matrix power by repeated multiplication (MLS 10.6.6).
             let n = b

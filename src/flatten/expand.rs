@@ -61,9 +61,13 @@ pub struct ClassElem {
     /// `constrainedby` class, else the default.
     pub constraint: ClassId,
     pub constraint_mod: Mod,
+    /// For `model extends B` written without `redeclare` in class `.0`: the inherited `B` it
+    /// stands in front of (`.1`), which elements inherited from `.0`'s bases still use
+    /// (MLS 7.3.1, the form deprecated in Modelica 3.4).
+    pub shadowed: Option<(ClassId, ClassId)>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Expanded {
     pub id: ClassId,
     pub kind: ClassKind,
@@ -280,6 +284,7 @@ impl Flattener<'_> {
         let node = self.tree.get(id);
         let body = node.long().expect("long body");
         let extends: Vec<Rc<ast::Extends>> = body.extends.clone();
+        let protected_extends = body.protected_extends.clone();
         let own_components = body.components.clone();
         let equations = body.equations.clone();
         let initial_equations = body.initial_equations.clone();
@@ -314,13 +319,23 @@ impl Flattener<'_> {
             self.inherit(out, &b, &m, base.span)?;
         }
 
-        for ext in &extends {
+        for (k, ext) in extends.iter().enumerate() {
             let base = self.lookup_class_name(&ext.base, id, None)?;
-            let b = self.expanded(base)?;
+            let mut b = self.expanded(base)?;
             let m = match &ext.modification {
                 Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
                 None => Mod::default(),
             };
+            // `protected extends A`: everything inherited from `A` is protected (MLS 7.1.2).
+            if protected_extends.get(k).copied().unwrap_or(false) {
+                let mut hidden = (*b).clone();
+                hidden
+                    .components
+                    .iter_mut()
+                    .for_each(|c| c.protected = true);
+                hidden.classes.values_mut().for_each(|c| c.protected = true);
+                b = Rc::new(hidden);
+            }
             self.inherit(out, &b, &m, ext.span)?;
         }
 
@@ -333,6 +348,7 @@ impl Flattener<'_> {
                 final_: c.prefixes.final_,
                 constraint: cid,
                 constraint_mod: Mod::default(),
+                shadowed: None,
             };
             let name = c.name.clone();
             let redeclare = c.prefixes.redeclare;
@@ -348,7 +364,9 @@ impl Flattener<'_> {
             }
             reserved_name(&name, cspan)?;
             if let Some(prev) = out.classes.get(&name) {
-                if redeclare {
+                // `model extends B` without `redeclare` is the form deprecated in Modelica
+                // 3.4: still a class extends of the inherited `B` (MLS 7.3.1).
+                if redeclare || class_extends {
                     if prev.final_ {
                         return Err(Diagnostic::error(
                             cspan,
@@ -359,6 +377,9 @@ impl Flattener<'_> {
                     self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
                     elem.constraint = prev.constraint;
                     elem.constraint_mod = prev.constraint_mod.clone();
+                    if !redeclare {
+                        elem.shadowed = Some((id, prev.id));
+                    }
                 } else if prev.id != cid && !self.same_short_class(prev.id, cid)? {
                     let prev_span = self.tree.get(prev.id).span;
                     return Err(Diagnostic::error(
@@ -519,6 +540,13 @@ impl Flattener<'_> {
                     None => prev.decl_mod.clone(),
                 };
                 let mut elem = elem;
+                // A redeclaration in a derived class sees the base's names, so the original
+                // dimensions keep their meaning there (MLS 7.3.2).
+                elem.clause = Rc::new(super::redeclared::keep_original(
+                    &prev.clause,
+                    &elem.clause,
+                    true,
+                ));
                 elem.decl_mod = modifier::merge(&elem.decl_mod, &kept, &elem.name)?;
                 out.components[i] = elem;
                 return Ok(());
@@ -682,6 +710,7 @@ impl Flattener<'_> {
                     final_: sm.final_,
                     constraint: prev.constraint,
                     constraint_mod: prev.constraint_mod.clone(),
+                    shadowed: None,
                 },
             );
         }
@@ -696,6 +725,9 @@ impl Flattener<'_> {
     /// different annotations): same kind, prefixes and text but for spans, descriptions and
     /// annotations, and the same base class found from both places.
     fn same_short_class(&mut self, a: ClassId, b: ClassId) -> Result<bool, Diagnostic> {
+        if super::identical::same_long_class(&self.tree, a, b, 0) {
+            return Ok(true);
+        }
         let (na, nb) = (self.tree.get(a), self.tree.get(b));
         let (NodeBody::Short(sa), NodeBody::Short(sb)) = (&na.body, &nb.body) else {
             return Ok(false);

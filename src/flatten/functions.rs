@@ -70,6 +70,11 @@ impl Flattener<'_> {
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty_class)?;
+            // `type InArg = input Real`: the prefix may come with the type (MLS 4.5.2).
+            let causality = match c.clause.prefix.causality {
+                ast::Causality::None => te.type_prefix.causality,
+                given => given,
+            };
             let ty = match &te.prim {
                 Some(Prim::Scalar(t)) => *t,
                 Some(Prim::Enum(_)) => crate::dae::ScalarType::Enumeration,
@@ -85,7 +90,7 @@ impl Flattener<'_> {
                             ),
                         ));
                     }
-                    let list = match c.clause.prefix.causality {
+                    let list = match causality {
                         ast::Causality::Input => &f.inputs,
                         ast::Causality::Output => &f.outputs,
                         ast::Causality::None => &f.locals,
@@ -101,7 +106,7 @@ impl Flattener<'_> {
                         },
                     ) = &c.decl().modification
                     {
-                        if c.clause.prefix.causality == ast::Causality::Input {
+                        if causality == ast::Causality::Input {
                             return Err(Diagnostic::error(
                                 expr.span,
                                 format!(
@@ -126,7 +131,7 @@ impl Flattener<'_> {
                             span: expr.span,
                         });
                     }
-                    match c.clause.prefix.causality {
+                    match causality {
                         ast::Causality::Input => {
                             f.input_groups.push(group);
                             f.inputs.extend(vars);
@@ -193,7 +198,7 @@ impl Flattener<'_> {
                 dims,
                 default,
             };
-            match c.clause.prefix.causality {
+            match causality {
                 ast::Causality::Input => {
                     f.input_groups.push(plain_group(&v.name, f.inputs.len()));
                     f.inputs.push(v);

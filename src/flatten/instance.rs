@@ -439,7 +439,12 @@ impl Flattener<'_> {
             };
             let new_t = self.lookup_class_name(&clause.type_name, *lex, None)?;
             self.check_plug_compatible(new_t, old_t, *span, &e.name)?;
-            elem.clause = clause.clone();
+            // The dimensions of the original are evaluated where the redeclaration is
+            // written, so they are kept only when that cannot change their meaning.
+            let dims_too = *lex == e.lex || super::redeclared::dims_name_free(&e.clause);
+            elem.clause = Rc::new(super::redeclared::keep_original(
+                &e.clause, clause, dims_too,
+            ));
             elem.lex = *lex;
             let d = &clause.components[0];
             let mut m = match &d.modification {

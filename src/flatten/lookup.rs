@@ -109,7 +109,7 @@ impl Flattener<'_> {
         if let Some(i) = inst
             && let Some(c) = self.inst_class_element(i, name)
         {
-            return Ok(Some(c));
+            return Ok(Some(self.unshadowed(i, name, lex).unwrap_or(c)));
         }
         let mut cur = Some(lex);
         while let Some(c) = cur {
@@ -134,6 +134,32 @@ impl Flattener<'_> {
             cur = node.parent;
         }
         Ok(self.root_class(name))
+    }
+
+    /// The inherited class that a `model extends B` without `redeclare` stands in front of,
+    /// when the name is written in one of the bases of the class holding that class extends:
+    /// their elements keep the original (MLS 7.3.1).
+    fn unshadowed(&mut self, i: usize, name: &str, lex: ClassId) -> Option<ClassId> {
+        if self.insts[i].overrides.contains_key(name) {
+            return None;
+        }
+        let ce = self.insts[i].exp.classes.get(name)?;
+        let (owner, orig) = ce.shadowed?;
+        if self.expanding.contains(&owner) {
+            return None;
+        }
+        let bases = self.expanded(owner).ok()?.bases.clone();
+        let mut cur = Some(lex);
+        while let Some(c) = cur {
+            if c == owner {
+                return None;
+            }
+            if bases.contains(&c) {
+                return Some(orig);
+            }
+            cur = self.tree.get(c).parent;
+        }
+        None
     }
 
     fn lookup_import(&mut self, class: ClassId, name: &str) -> Result<Option<ClassId>, Diagnostic> {

@@ -439,6 +439,15 @@ impl Flattener<'_> {
                 "`cardinality` takes one scalar connector",
             ));
         };
+        if !self.insts[*n].is_connector() {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "`cardinality` takes a connector, but `{}` is not one (MLS 3.7.2.3)",
+                    self.insts[*n].path
+                ),
+            ));
+        }
         Ok(self.conn_graph.cardinality.get(n).copied().unwrap_or(0) as i64)
     }
 

@@ -91,6 +91,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
             && let Some(inst) = self.scope.inst
             && let Some(c) = self.f.child(inst, first)?
         {
+            if let Some(next) = cref.parts.get(1)
+                && self.f.insts[c].parent != Some(inst)
+            {
+                self.f.check_outer_member(inst, first, next)?;
+            }
             return self.walk(c, cref, 0).map(Some);
         }
         // Constants of enclosing classes and imported constants.
@@ -393,6 +398,18 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let Some((k, w)) = found else {
             return Ok(None);
         };
+        // MLS 5.3.2: the components the function is found through are scalar components,
+        // named without subscripts (not elements of arrays).
+        if let Some(p) = func.parts[..k].iter().find(|p| !p.subscripts.is_empty()) {
+            return Err(Diagnostic::error(
+                p.ident.span,
+                format!(
+                    "a function cannot be looked up through the array element `{}[...]`: only through scalar components (MLS 5.3.2)",
+                    p.ident.name
+                ),
+            )
+            .with_help("call the function through its class, or through a scalar component"));
+        }
         self.f.children(w)?;
         let lex = self.scope.lex;
         let first = &func.parts[k].ident;
@@ -1248,6 +1265,7 @@ impl Flattener<'_> {
 
     /// The value of a constant or parameter (its binding, else its `start`), cached.
     pub fn param_value(&mut self, i: InstId) -> EResult<Rc<Tensor<Val>>> {
+        self.check_constant_uses_constants(i)?;
         if let Some(v) = self.values.get(&i) {
             return Ok(v.clone());
         }

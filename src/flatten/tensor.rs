@@ -560,13 +560,17 @@ pub fn cat<T: Clone>(k: usize, items: Vec<Tensor<T>>) -> Result<Tensor<T>, Strin
 /// The number of iterations of a for-loop over a value of size `dims`: its rows. MLS 11.2.2.1
 /// wants a vector; a scalar is refused rather than taken as one value.
 pub fn range_len(dims: &[usize]) -> Result<usize, String> {
-    match dims.first() {
-        Some(&n) => Ok(n),
-        None => Err(
+    match dims {
+        [n] => Ok(*n),
+        [] => Err(
             "the range of a for-loop must be a vector (MLS 11.2.2.1), e.g. `1:n` or `{3}`, \
              not a scalar"
                 .to_string(),
         ),
+        _ => Err(format!(
+            "the range of a for-loop must be a vector (MLS 11.2.2.1), not an array of size {}",
+            fmt_dims(dims)
+        )),
     }
 }
 

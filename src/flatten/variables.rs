@@ -203,6 +203,9 @@ impl Flattener<'_> {
             },
         };
         self.check_not_enum_binding(i, &b)?;
+        if part.is_none() {
+            self.check_binding_type(i, &b)?;
+        }
         let var = model.variables[v0].variability;
         match var {
             Variability::Constant => {
@@ -223,6 +226,19 @@ impl Flattener<'_> {
                 }
             }
             _ => {
+                // A binding equation holds at all times, not only at events (MLS 4.5).
+                if self.insts[i].prefix.variability == ast::Variability::Discrete
+                    && model.variables[v0].ty == ScalarType::Real
+                {
+                    return Err(Diagnostic::error(
+                        b.expr.span,
+                        format!(
+                            "`{}` is a `discrete` Real: it must be assigned in a when-clause, not by a binding equation (MLS 4.5)",
+                            self.insts[i].path
+                        ),
+                    )
+                    .with_help("assign it in a `when` equation, or drop `discrete`"));
+                }
                 let t = self.binding_value(&b, part, Mode::Symbolic, &dims)?;
                 let component = model.variables[v0].component.clone();
                 let span = b.expr.span;

@@ -226,6 +226,46 @@ impl Flattener<'_> {
         crate::flatten::ok_or_errors((), errors)
     }
 
+    /// The form of a `connect` argument (MLS 9.1): `c`, `m.c` or `c.sub`: only the first part
+    /// may be a component that is not a connector, every part after it is a connector.
+    pub fn check_connect_form(
+        &mut self,
+        inst: InstId,
+        c: &crate::syntax::ast::ComponentRef,
+    ) -> Result<(), Diagnostic> {
+        let n = c.parts.len();
+        let mut cur = inst;
+        for (k, part) in c.parts.iter().enumerate().take(n.saturating_sub(1)) {
+            if let InstKind::Array { elems, .. } = &self.insts[cur].kind {
+                match elems.first() {
+                    Some(&e) => cur = e,
+                    None => return Ok(()),
+                }
+            }
+            let Ok(Some(ch)) = self.child(cur, &part.ident.name) else {
+                return Ok(()); // unknown names are reported when the reference is resolved
+            };
+            let first_elem = match &self.insts[ch].kind {
+                InstKind::Array { elems, .. } => elems.first().copied().unwrap_or(ch),
+                _ => ch,
+            };
+            if k >= 1 && !self.insts[first_elem].is_connector() {
+                return Err(Diagnostic::error(
+                    part.ident.span,
+                    format!(
+                        "`{}` is not a connector: a connect argument is a connector `c`, a \
+                         connector `m.c` of a component `m`, or a connector inside a connector \
+                         (MLS 9.1)",
+                        part.ident.name
+                    ),
+                )
+                .with_help("connect to a connector of the component one level down, or add a connector there that is connected inside"));
+            }
+            cur = ch;
+        }
+        Ok(())
+    }
+
     fn is_connector_node(&self, n: Node) -> bool {
         let i = match n {
             Node::Var(i, _) | Node::Inst(i) => i,
@@ -421,18 +461,41 @@ impl Flattener<'_> {
         if exp.partial || exp.kind == ClassKind::ExpandableConnector {
             return Ok(());
         }
-        if self.has_overdetermined(i, 0) {
-            return Ok(()); // counted through `equalityConstraint`: not checked
+        let overdetermined = self.has_overdetermined(i, 0);
+        if overdetermined && self.insts[i].exp.classes.contains_key("equalityConstraint") {
+            return Ok(()); // the connector itself is the overdetermined record
         }
         let mut prims = Vec::new();
         self.prims_of(Node::Inst(i), "", &mut prims)?;
         if prims.iter().any(|p| p.expandable) {
             return Ok(());
         }
+        // Overdetermined types and records count as many potentials as their
+        // `equalityConstraint` has residues (MLS 9.3.1).
+        let mut counted: Vec<InstId> = Vec::new();
+        let mut od_potentials = 0usize;
+        if overdetermined {
+            let mut rest = Vec::new();
+            for p in prims {
+                match self.overdetermined_within(p.inst, i) {
+                    Some(od) => {
+                        if !counted.contains(&od) {
+                            counted.push(od);
+                            let Some(n) = self.residue_size(od) else {
+                                return Ok(()); // size not known here: not checked
+                            };
+                            od_potentials += n;
+                        }
+                    }
+                    None => rest.push(p),
+                }
+            }
+            prims = rest;
+        }
         // Causality relative to the connector: a prefix on the connector component itself (an
         // `input` connector of a record type) does not count.
         let mut flows = 0usize;
-        let mut potentials = 0usize;
+        let mut potentials = od_potentials;
         let mut other = false;
         for p in &prims {
             if matches!(

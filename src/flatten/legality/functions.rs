@@ -30,6 +30,7 @@ impl Flattener<'_> {
             if !c.protected
                 && c.clause.prefix.causality == Causality::None
                 && c.clause.prefix.variability != Variability::Constant
+                && self.type_causality(c) == Causality::None
             {
                 return Err(err(
                     c.decl().name.span,
@@ -123,4 +124,18 @@ fn assigned_input<'a>(
         }
     }
     None
+}
+
+impl Flattener<'_> {
+    /// The causality a component's type gives it (`type InArg = input Real`, MLS 4.5.2);
+    /// `None` when the type has none or cannot be found here.
+    fn type_causality(&mut self, c: &CompElem) -> Causality {
+        match self.lookup_class_name(&c.clause.type_name, c.lex, None) {
+            Ok(t) => self
+                .expanded(t)
+                .map(|e| e.type_prefix.causality)
+                .unwrap_or(Causality::None),
+            Err(_) => Causality::None,
+        }
+    }
 }

@@ -180,3 +180,45 @@ fn fmt_dims(d: impl Iterator<Item = Option<i64>>) -> String {
         format!("[{}]", parts.join(", "))
     }
 }
+
+impl Flattener<'_> {
+    /// `name.next` reached through the `outer` element `name` of instance `inst`: the element
+    /// must exist in the outer's declared type, not only in the type of the inner it stands
+    /// for (MLS 5.4: the outer sees the inner through its own declaration).
+    pub fn check_outer_member(
+        &mut self,
+        inst: InstId,
+        name: &str,
+        next: &ast::RefPart,
+    ) -> Result<(), Diagnostic> {
+        let Some(e) = self.insts[inst].exp.component(name).cloned() else {
+            return Ok(());
+        };
+        let pre = &e.clause.element_prefixes;
+        if !pre.outer || pre.inner {
+            return Ok(());
+        }
+        let Ok(ty) = self.lookup_class_name(&e.clause.type_name, e.lex, Some(inst)) else {
+            return Ok(());
+        };
+        let Ok(exp) = self.expanded(ty) else {
+            return Ok(());
+        };
+        if exp.prim.is_some()
+            || exp.component(&next.ident.name).is_some()
+            || exp.classes.contains_key(&next.ident.name)
+        {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            next.ident.span,
+            format!(
+                "`{name}` is declared `outer {}`, which has no element `{}` (MLS 5.4)",
+                self.tree.get(ty).full,
+                next.ident.name
+            ),
+        )
+        .with_secondary(e.decl().name.span, "the outer declaration")
+        .with_help("an outer element gives access only to what its declared type has; declare it with the inner's type"))
+    }
+}

@@ -23,7 +23,8 @@
 //! - `visibility`: protected elements (MLS 4.1) and what dot-notation may look inside (MLS 5.3.2);
 //! - `imports`: import clauses (MLS 13.2.1);
 //! - `prefixes`: type prefixes of components (MLS 4.4.2.2, 4.5, 9.3);
-//! - `connect_rules`: what may be connected and balanced connectors (MLS 9.3);
+//! - `connect_rules`: what may be connected and balanced connectors (MLS 9.3), with
+//!   `overdetermined_size` counting overdetermined types by their residues (MLS 9.3.1);
 //! - `inner_outer`: `inner`/`outer` matching (MLS 5.4, 5.5).
 //!
 //! A name that cannot be resolved here is left alone: expansion and instantiation report it
@@ -36,6 +37,7 @@ mod imports;
 mod inheritance;
 mod inner_outer;
 mod modification;
+mod overdetermined_size;
 mod prefixes;
 mod redeclare;
 mod restrictions;
