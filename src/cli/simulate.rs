@@ -131,6 +131,7 @@ pub fn run(args: SimulateArgs) -> i32 {
         set: args.set.clone(),
         vars,
         progress: std::io::stderr().is_terminal(),
+        max_steps: None,
     };
     let result = match crate::sim::simulate_analysis(&analysis, &opts) {
         Ok(r) => r,

@@ -3,6 +3,7 @@
 //! Every stage reports problems as [`Diagnostic`]s that point into the [`SourceMap`];
 //! rendering (file:line:col, snippet, underline) goes through miette in [`render`].
 
+mod excerpt;
 mod render;
 
 pub use render::{render, render_all};

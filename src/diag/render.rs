@@ -35,17 +35,42 @@ pub fn render(sources: &SourceMap, d: &Diagnostic) -> String {
     if let Some(file) = sources.get(d.span.file) {
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             (!d.label.is_empty()).then(|| d.label.clone()),
-            (d.span.start as usize, (d.span.end - d.span.start) as usize),
+            (
+                d.span.start as usize,
+                d.span.end.saturating_sub(d.span.start) as usize,
+            ),
         )];
         for l in &d.labels {
             if l.span.file == d.span.file {
                 labels.push(LabeledSpan::new_with_span(
                     Some(l.message.clone()),
-                    (l.span.start as usize, (l.span.end - l.span.start) as usize),
+                    (
+                        l.span.start as usize,
+                        l.span.end.saturating_sub(l.span.start) as usize,
+                    ),
                 ));
             } else {
                 extra.push(format!("{}: {}", sources.location(l.span), l.message));
             }
+        }
+        let ranges: Vec<(usize, usize)> = labels
+            .iter()
+            .map(|l| (l.offset(), l.offset() + l.len()))
+            .collect();
+        if super::excerpt::too_wide(&file.text, &ranges) {
+            let (line, col) = file.line_col(d.span.start);
+            body.push_str(&super::excerpt::plain(
+                &file.text,
+                line,
+                col,
+                d.span.start as usize,
+                d.span.end as usize,
+                &d.label,
+            ));
+            if let Some(h) = &d.help {
+                body.push_str(&format!("  help: {h}\n"));
+            }
+            return finish(head, body, extra, d);
         }
         md = md.with_labels(labels);
         let report = miette::Report::new(md)
@@ -60,6 +85,11 @@ pub fn render(sources: &SourceMap, d: &Diagnostic) -> String {
             body.push_str(&format!("  help: {h}\n"));
         }
     }
+    finish(head, body, extra, d)
+}
+
+/// The heading, the body, then the labels in other files and the notes.
+fn finish(head: String, body: String, extra: Vec<String>, d: &Diagnostic) -> String {
     let mut out = head;
     out.push_str(&body);
     for e in extra {

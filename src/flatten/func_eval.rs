@@ -68,7 +68,10 @@ fn call_inner(
     if depth > MAX_DEPTH {
         return Err(Diagnostic::error(
             f.span,
-            format!("function `{name}`: recursion too deep"),
+            format!(
+                "function `{name}`: calls nested more than {MAX_DEPTH} deep (a recursion \
+                 without end, or a chain of calls longer than supported)"
+            ),
         ));
     }
     if args.len() > f.inputs.len() {

@@ -21,6 +21,18 @@ use super::tape::{Instr, Op, run, run_deps, run_tangent, union};
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 const MAX_REFINEMENTS: usize = 6;
+/// Relative accuracy of algebraic loop solves unless the integrator asks for more
+/// ([`newton_tol_for`]).
+pub const DEFAULT_NEWTON_TOL: f64 = 1e-10;
+
+/// The loop accuracy for an integrator tolerance `tol`: a loop solved less accurately than the
+/// error test tolerates makes the right-hand side noisy, and the error test then fails at every
+/// step size (Andrews' squeezer, whose dummy angles are error-controlled, stopped at t = 0
+/// with tolerance 1e-10). Two digits below the tolerance, never looser than the default and
+/// never tighter than rounding can reach in practice.
+pub fn newton_tol_for(tol: f64) -> f64 {
+    (tol * 1e-2).clamp(1e-13, DEFAULT_NEWTON_TOL)
+}
 /// Consecutive regularized steps a nonlinear block may take at singular Jacobians before the
 /// solve is reported singular.
 const MAX_SINGULAR_STEPS: usize = 5;
@@ -364,7 +376,7 @@ impl Engine {
             cached: None,
             stats: EvalStats::default(),
             last_error: None,
-            newton_tol: 1e-10,
+            newton_tol: DEFAULT_NEWTON_TOL,
             nan_at: None,
         }
     }
@@ -1142,6 +1154,7 @@ impl Engine {
         let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
         let mut singular_steps = 0;
         let mut probe: Option<Vec<f64>> = None;
+        let mut prev_step = f64::INFINITY;
         for _ in 0..max_iter {
             if let Some(e) = residuals
                 .iter()
@@ -1292,6 +1305,13 @@ impl Engine {
             if norm == 0.0 {
                 return Ok(());
             }
+            // A tolerance tied to a tight integrator tolerance can lie below what rounding
+            // allows for this block: once the steps stop shrinking at the default accuracy,
+            // the iterate is as good as it gets.
+            if step <= DEFAULT_NEWTON_TOL && step > 0.25 * prev_step {
+                return Ok(());
+            }
+            prev_step = step;
         }
         Err(NewtonFailure::NoConvergence {
             residual: norm,

@@ -456,23 +456,29 @@ fn non_finite_error(sys: &SortedSystem, engine: &mut Engine, t: f64) -> Option<D
         .and_then(|b| b.equations.first())
         .and_then(|&i| sys.equations.get(i));
     let name = &sys.model.variables[var].name;
-    let mut d = Diagnostic::error(
-        eq.map(|e| e.span).unwrap_or(Span::DUMMY),
-        format!(
-            "`{name}` became {} at time {t}",
-            if engine.regs[var].is_nan() {
-                "NaN"
-            } else {
-                "infinite"
-            }
+    let span = eq.map(|e| e.span).unwrap_or(Span::DUMMY);
+    // A failed call gives NaN: the call, not the arithmetic, is then what to report.
+    let failure = super::funcall::take_failure();
+    let kind = if engine.regs[var].is_nan() {
+        "NaN"
+    } else {
+        "infinite"
+    };
+    let mut d = match &failure {
+        Some(m) => Diagnostic::error(
+            span,
+            format!("`{name}` became {kind} at time {t} because a function call failed: {m}"),
         ),
-    )
+        None => Diagnostic::error(span, format!("`{name}` became {kind} at time {t}")),
+    }
     .with_label(format!("this equation computes `{name}`"));
     if let Some(e) = eq.filter(|e| !e.component.is_empty()) {
         d = d.with_note(format!("in component `{}`", e.component));
     }
-    if let Some(m) = super::funcall::take_failure() {
-        d = d.with_note(format!("a function call failed: {m}"));
+    if failure.is_some() {
+        return Some(d.with_help(
+            "check the function's inputs at that time and the statements of the function named",
+        ));
     }
     Some(d.with_help("look for a division by zero, the square root or logarithm of a negative number, or a value that grows without bound"))
 }
@@ -511,6 +517,8 @@ struct Run<'s> {
     burst: (f64, usize),
     stats: SimStats,
     progress: Option<indicatif::ProgressBar>,
+    /// [`super::SimOptions::max_steps`].
+    max_steps: Option<usize>,
 }
 
 enum SegmentEnd {
@@ -651,6 +659,15 @@ impl Run<'_> {
             if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
                 eprintln!("step from t={t_before} h={}", solver.state().h);
             }
+            if let Some(max) = self.max_steps {
+                let taken = self.stats.steps + solver.get_statistics().number_of_steps - steps0;
+                if taken >= max {
+                    return Err(vec![Diagnostic::error(
+                        Span::DUMMY,
+                        format!("the step limit ({max} steps) was reached at time {t_before}"),
+                    )]);
+                }
+            }
             match solver.step() {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
@@ -779,7 +796,7 @@ pub fn simulate_with(
             Diagnostic::error(
                 Span::DUMMY,
                 format!(
-                    "the output interval {interval} gives {points:.3e} output points from {t0} \
+                    "the output interval {interval:e} gives {points:.3e} output points from {t0} \
                      to {t_end}; at most {MAX_OUTPUT_POINTS:.0} are allowed"
                 ),
             )
@@ -791,6 +808,7 @@ pub fn simulate_with(
     let start = start_values(sys, &params)?;
     let prog = compile(sys, &params, &start)?;
     let mut engine = Engine::new(prog);
+    engine.newton_tol = super::eval::newton_tol_for(tol);
     let compile_time = t_compile.elapsed();
 
     // Result columns.
@@ -943,6 +961,7 @@ pub fn simulate_with(
         rec,
         es,
         burst: (f64::NEG_INFINITY, 0),
+        max_steps: opts.max_steps,
         stats: SimStats::default(),
         progress,
     };
@@ -985,6 +1004,7 @@ pub fn simulate_with(
         }
         let prog = compile(&new_sys, &params, &values)?;
         engine = Engine::new(prog);
+        engine.newton_tol = super::eval::newton_tol_for(tol);
         engine.regs[engine.prog.time as usize] = t;
         for &(v, p) in &engine.prog.pre.clone() {
             engine.regs[p as usize] = engine.regs[v as usize];
@@ -1426,7 +1446,12 @@ macro_rules! integrate_with {
                     let p = &problem;
                     match method {
                         Method::Bdf => {
-                            let mut s = p.bdf::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            let mut state =
+                                p.bdf_state::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            start_algebraic_rates(&mut state, &p.eqn);
+                            let mut s = p
+                                .bdf_solver::<$ls>(state)
+                                .map_err(|e| solver_error(e, p.t0))?;
                             run.segment(&mut s, &p.eqn)?
                         }
                         Method::Esdirk34 => {
@@ -1492,6 +1517,30 @@ macro_rules! integrate_with {
             })
         }
     };
+}
+
+/// The rates of the algebraic components in a fresh BDF state (`sim/alg_rates.rs`).
+fn start_algebraic_rates<M: Matrix<T = f64>, S: diffsol::OdeSolverState<M::V>>(
+    state: &mut S,
+    eqn: &SimEqn<M>,
+) {
+    if eqn.alg.is_empty() {
+        return;
+    }
+    let st = state.as_mut();
+    let y = st.y.clone_as_vec();
+    let dy = st.dy.clone_as_vec();
+    let rates = super::alg_rates::rates(
+        &mut eqn.engine.borrow_mut(),
+        &eqn.alg,
+        *st.t,
+        &y[..eqn.nx],
+        &dy[..eqn.nx],
+        *st.h,
+    );
+    for (i, r) in rates.into_iter().enumerate() {
+        st.dy.set_index(eqn.nx + i, r);
+    }
 }
 
 integrate_with!(integrate_dense, NalgebraMat<f64>, NalgebraLU<f64>);

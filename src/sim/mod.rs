@@ -13,6 +13,7 @@
 //! - [`integrate`]: diffsol problem and the stepping loop with output and events;
 //! - [`results`]: CSV, JSON and MAT v4 writers.
 
+pub mod alg_rates;
 pub mod batched;
 pub mod block_code;
 pub mod bounds;
@@ -83,6 +84,8 @@ pub struct SimOptions {
     pub vars: Option<regex::Regex>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Stop with an error after this many integrator steps (the fuzz targets bound each run).
+    pub max_steps: Option<usize>,
 }
 
 /// Kind of a result column.
