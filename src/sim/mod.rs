@@ -6,6 +6,8 @@
 //! - [`eval`]: the main pass (BLT blocks in order, loops by LU / damped Newton), Jacobian-vector
 //!   products by forward differentiation, root functions;
 //! - [`newton`]: dense LU for algebraic blocks;
+//! - [`scalar_root`], [`torn_root`]: a bracketed root of a small loop torn to one unknown, where
+//!   Newton fails on a piecewise-linear residual;
 //! - [`jacobian`]: the sparsity pattern of the state Jacobian from the program structure;
 //! - [`params`]: `--set` overrides and parameter bindings;
 //! - [`init`]: consistent initialization (MLS 8.6);
