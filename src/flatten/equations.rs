@@ -93,6 +93,11 @@ impl Flattener<'_> {
                     return self
                         .tuple_equation(targets, rhs, scope, locals, eq.span, &component, out);
                 }
+                if ctx == Ctx::When
+                    && let ast::ExprKind::Ref(target) = &lhs.kind
+                {
+                    self.check_when_target(scope.inst.unwrap_or(0), target)?;
+                }
                 let names: Vec<String> = locals.iter().map(|(n, _)| n.clone()).collect();
                 self.check_equation_types(eq, lhs, rhs, scope, &names)?;
                 let l = self.eval_symbolic(lhs, scope, locals)?;

@@ -136,6 +136,20 @@ impl Flattener<'_> {
         Ok(self.root_class(name))
     }
 
+    /// Whether the element `name` of instance `inst` can be named from code written in class
+    /// `lex`. Code written in a base class sees only the elements of that base (MLS 5.3.1,
+    /// 7.1): `x = y` in `Base` cannot mean the `y` a class extending `Base` declares.
+    pub fn element_in_scope(&mut self, inst: usize, lex: ClassId, name: &str) -> bool {
+        let exp = &self.insts[inst].exp;
+        if exp.id == lex || !exp.bases.contains(&lex) || self.expanding.contains(&lex) {
+            return true;
+        }
+        match self.expanded(lex) {
+            Ok(b) => b.component(name).is_some() || b.classes.contains_key(name),
+            Err(_) => true,
+        }
+    }
+
     /// The inherited class that a `model extends B` without `redeclare` stands in front of,
     /// when the name is written in one of the bases of the class holding that class extends:
     /// their elements keep the original (MLS 7.3.1).

@@ -89,6 +89,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         // Components of the instance.
         if !cref.global
             && let Some(inst) = self.scope.inst
+            && self.f.element_in_scope(inst, self.scope.lex, first)
             && let Some(c) = self.f.child(inst, first)?
         {
             if let Some(next) = cref.parts.get(1)

@@ -25,7 +25,9 @@
 //! - `prefixes`: type prefixes of components (MLS 4.4.2.2, 4.5, 9.3);
 //! - `connect_rules`: what may be connected and balanced connectors (MLS 9.3), with
 //!   `overdetermined_size` counting overdetermined types by their residues (MLS 9.3.1);
-//! - `inner_outer`: `inner`/`outer` matching (MLS 5.4, 5.5).
+//! - `inner_outer`: `inner`/`outer` matching (MLS 5.4, 5.5);
+//! - `when_targets`: variables assigned in when-equations are not inside model or block
+//!   components (MLS 4.5).
 //!
 //! A name that cannot be resolved here is left alone: expansion and instantiation report it
 //! with their own, better located, message.
@@ -42,6 +44,7 @@ mod prefixes;
 mod redeclare;
 mod restrictions;
 mod visibility;
+mod when_targets;
 
 pub use imports::Imported;
 
