@@ -176,7 +176,10 @@ fn samples_repeat_with_the_seed_and_json_holds_the_table() {
         assert!((0.5..=2.0).contains(&l));
         // The mass starts at y = -L cos(0.6) and swings down towards y = -L.
         let ymin = r["values"][0].as_f64().unwrap();
-        assert!(ymin >= -l - 1e-9 && ymin <= -l * 0.6f64.cos() + 1e-9, "{ymin} {l}");
+        assert!(
+            ymin >= -l - 1e-9 && ymin <= -l * 0.6f64.cos() + 1e-9,
+            "{ymin} {l}"
+        );
         assert!(r["error"].is_null());
     }
 }
@@ -185,12 +188,21 @@ fn samples_repeat_with_the_seed_and_json_holds_the_table() {
 fn bad_axes_and_unknown_parameters_are_usage_errors() {
     for (args, want) in [
         (vec!["--set-grid", "L=1:2:0"], "the count must be between"),
-        (vec!["--set-grid", "L"], "is not of the form NAME=START:STOP:COUNT"),
+        (
+            vec!["--set-grid", "L"],
+            "is not of the form NAME=START:STOP:COUNT",
+        ),
         (vec!["--set-grid", "L=a,b"], "`a` is not a number"),
         (vec!["--set-grid", "L=1:2"], "is a range without a count"),
         (vec!["--set-grid", "Lx=1,2"], "did you mean `L`"),
-        (vec!["--set-grid", "L=1,2", "--stats", "median"], "unknown statistic"),
-        (vec!["--set-grid", "L=1,2", "-o", "out.txt"], "use a .csv or .json"),
+        (
+            vec!["--set-grid", "L=1,2", "--stats", "median"],
+            "unknown statistic",
+        ),
+        (
+            vec!["--set-grid", "L=1,2", "-o", "out.txt"],
+            "use a .csv or .json",
+        ),
     ] {
         let mut a = vec!["sweep", "examples/pendulum.mo"];
         a.extend(args.iter().copied());

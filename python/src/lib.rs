@@ -24,12 +24,7 @@ pyo3::create_exception!(
      source line), args[1] the diagnostics as dictionaries."
 );
 
-fn diag_dict<'py>(
-    py: Python<'py>,
-    model: Option<&CompiledModel>,
-    sources: Option<&minimo::diag::SourceMap>,
-    d: &Diagnostic,
-) -> PyResult<Bound<'py, PyDict>> {
+fn diag_dict<'py>(py: Python<'py>, d: &Diagnostic, loc: &str) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     let sev = match d.severity {
         Severity::Error => "error",
@@ -38,11 +33,6 @@ fn diag_dict<'py>(
     };
     out.set_item("severity", sev)?;
     out.set_item("message", &d.message)?;
-    let loc = match (model, sources) {
-        (Some(m), _) => m.location(d.span),
-        (None, Some(s)) => s.location(d.span),
-        _ => "<generated>".to_string(),
-    };
     // `file:line:col`, split from the right (a file name may hold a colon).
     let mut parts = loc.rsplitn(3, ':');
     let (col, line, file) = (parts.next(), parts.next(), parts.next());
@@ -68,13 +58,11 @@ fn diag_dict<'py>(
     Ok(out)
 }
 
-fn model_error(py: Python<'_>, model: Option<&CompiledModel>, f: &Failure) -> PyErr {
+fn model_error(py: Python<'_>, f: &Failure) -> PyErr {
     let list = PyList::empty(py);
-    for d in &f.diagnostics {
-        match diag_dict(py, model, None, d) {
-            Ok(x) => {
-                let _ = list.append(x);
-            }
+    for (d, loc) in f.diagnostics.iter().zip(&f.locations) {
+        match diag_dict(py, d, loc).and_then(|x| list.append(x)) {
+            Ok(()) => {}
             Err(e) => return e,
         }
     }
@@ -198,7 +186,7 @@ impl CompiledModelPy {
             .ok_or_else(panicked)?;
         match r {
             Ok(m) => Ok(CompiledModelPy { inner: Arc::new(m) }),
-            Err(f) => Err(model_error(py, Some(inner), &f)),
+            Err(f) => Err(model_error(py, &f)),
         }
     }
 
@@ -238,7 +226,7 @@ impl CompiledModelPy {
         let r = py
             .detach(|| on_big_stack(|| inner.simulate(&opts)))
             .ok_or_else(panicked)?;
-        let r = r.map_err(|f| model_error(py, Some(inner), &f))?;
+        let r = r.map_err(|f| model_error(py, &f))?;
         let ncols = r.variables.len();
         let nrows = r.rows.len();
         let flat: Vec<f64> = r.rows.iter().flatten().copied().collect();
@@ -323,7 +311,7 @@ impl CompiledModelPy {
         let t = py
             .detach(|| on_big_stack(|| run_sweep(inner, &spec)))
             .ok_or_else(panicked)?;
-        let t = t.map_err(|f| model_error(py, Some(inner), &f))?;
+        let t = t.map_err(|f| model_error(py, &f))?;
         let (nrows, ncols) = (t.values.len(), t.columns.len());
         let flat: Vec<f64> = t.values.iter().flatten().copied().collect();
         let values = PyArray1::from_vec(py, flat)
@@ -349,7 +337,7 @@ fn load(
         .ok_or_else(panicked)?;
     match r {
         Ok(m) => Ok(CompiledModelPy { inner: Arc::new(m) }),
-        Err(f) => Err(model_error(py, None, &f)),
+        Err(f) => Err(model_error(py, &f)),
     }
 }
 

@@ -18,11 +18,19 @@ use std::fmt::Write as _;
 #[derive(Debug)]
 pub struct Failure {
     pub diagnostics: Vec<Diagnostic>,
+    /// `file:line:col` of each diagnostic (`<generated>` without a location).
+    pub locations: Vec<String>,
+    /// The diagnostics as the command line prints them.
     pub rendered: String,
 }
 
 impl Failure {
-    fn new(sources: &SourceMap, diagnostics: Vec<Diagnostic>) -> Failure {
+    /// The diagnostics located and rendered against `sources`.
+    pub fn new(sources: &SourceMap, diagnostics: Vec<Diagnostic>) -> Failure {
+        let locations = diagnostics
+            .iter()
+            .map(|d| sources.location(d.span))
+            .collect();
         let mut rendered = render_all(sources, &diagnostics);
         if rendered.trim().is_empty() {
             rendered = "error: the model failed without an explanation (an internal error of \
@@ -31,6 +39,7 @@ impl Failure {
         }
         Failure {
             diagnostics,
+            locations,
             rendered,
         }
     }

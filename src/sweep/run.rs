@@ -195,7 +195,35 @@ pub fn run_sweep(base: &CompiledModel, spec: &SweepSpec) -> Result<SweepTable, F
         .iter()
         .map(|n| base.is_structural(n) == Some(true))
         .collect();
-    // Names and common overrides checked once, with `--set`'s messages.
+    // Swept names first (a "did you mean" among the parameters), then the values and common
+    // overrides with `--set`'s messages.
+    let params: Vec<&str> = model
+        .variables
+        .iter()
+        .filter(|v| v.variability == crate::dae::Variability::Parameter)
+        .map(|v| v.name.as_str())
+        .collect();
+    let unknown: Vec<crate::diag::Diagnostic> = spec
+        .names
+        .iter()
+        .filter(|n| base.is_structural(n).is_none())
+        .map(|n| {
+            let d = crate::diag::Diagnostic::error(
+                crate::diag::Span::DUMMY,
+                format!(
+                    "cannot sweep `{n}`: `{}` has no parameter `{n}`",
+                    base.name()
+                ),
+            );
+            match crate::diag::closest_name(n, params.iter().copied()) {
+                Some(c) => d.with_help(format!("did you mean `{c}`?")),
+                None => d,
+            }
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Failure::new(&base.sources, unknown));
+    }
     let mut probe = spec.sim.set.clone();
     for (k, n) in spec.names.iter().enumerate() {
         if !structural[k] {
@@ -203,10 +231,7 @@ pub fn run_sweep(base: &CompiledModel, spec: &SweepSpec) -> Result<SweepTable, F
         }
     }
     if let Err(d) = crate::sim::params::parse_overrides(model, &probe) {
-        return Err(Failure {
-            rendered: base.render(&d),
-            diagnostics: d,
-        });
+        return Err(Failure::new(&base.sources, d));
     }
     if let Some(r) = spec.runs.iter().find(|r| r.len() != spec.names.len()) {
         let d = vec![crate::diag::Diagnostic::error(
@@ -217,10 +242,7 @@ pub fn run_sweep(base: &CompiledModel, spec: &SweepSpec) -> Result<SweepTable, F
                 spec.names.len()
             ),
         )];
-        return Err(Failure {
-            rendered: base.render(&d),
-            diagnostics: d,
-        });
+        return Err(Failure::new(&base.sources, d));
     }
 
     // Groups of runs sharing their structural values, in order of first appearance.
