@@ -14,6 +14,7 @@ The goal of issue 15: the sweep costs under 2 x (1000 x one integration).
 import os
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -25,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PENDULUM = os.path.join(ROOT, "examples", "pendulum.mo")
 EXE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "minimo")
 N = 1000
+OUT = tempfile.mkdtemp(prefix="minimo-bench-")
 
 
 def wall(f):
@@ -44,14 +46,14 @@ def main():
     t_sweep_all, _ = wall(lambda: minimo.sweep(m, grid, jobs=0))
     t_loop, _ = wall(lambda: [m.simulate(params={"L": float(x)}) for x in grid["L"]])
     t_cli_sweep, p = wall(lambda: subprocess.run(
-        [EXE, "sweep", PENDULUM, "--set-grid", f"L=0.5:2:{N}", "-j", "1", "-o", os.devnull],
+        [EXE, "sweep", PENDULUM, "--set-grid", f"L=0.5:2:{N}", "-j", "1", "-o", os.path.join(OUT, "sweep.csv")],
         capture_output=True))
     assert p.returncode == 0, p.stderr
     k = 100
 
     def cli_runs():
         for x in np.linspace(0.5, 2.0, k):
-            q = subprocess.run([EXE, "simulate", PENDULUM, "--set", f"L={x!r}", "-o", os.devnull],
+            q = subprocess.run([EXE, "simulate", PENDULUM, "--set", f"L={float(x)!r}", "-o", os.path.join(OUT, "run.csv")],
                                capture_output=True)
             assert q.returncode == 0, q.stderr
 
