@@ -2,7 +2,8 @@
 //!
 //! Pipeline: [`syntax`] (text -> syntax tree) -> [`flatten`] (tree -> [`dae::FlatModel`]) ->
 //! [`structure`] (flat DAE -> [`structure::SortedSystem`]) -> [`sim`] (integration, results).
-//! [`diag`] holds spans and diagnostics shared by every stage.
+//! [`diag`] holds spans and diagnostics shared by every stage. [`sweep`] loads a model once and
+//! simulates it many times with different parameters (the CLI `sweep`, the Python package).
 
 pub mod cli;
 pub mod dae;
@@ -12,4 +13,5 @@ pub mod plot;
 pub mod regress;
 pub mod sim;
 pub mod structure;
+pub mod sweep;
 pub mod syntax;

@@ -9,6 +9,7 @@ mod plot;
 mod regress;
 mod simulate;
 mod structure;
+mod sweep;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ Examples:
   minimo flatten examples/rlc.mo -m RLC
   minimo structure examples/pendulum.mo --dot pendulum.dot
   minimo simulate examples/pendulum.mo --stop-time 10 -o pendulum.csv
+  minimo sweep examples/pendulum.mo --set-grid L=0.5:2:4 --set-grid phi0=0.1,0.3 -o sweep.csv
   minimo plot pendulum.csv --vars x,y -o pendulum.svg";
 
 #[derive(Parser, Debug)]
@@ -58,6 +60,10 @@ pub enum Command {
     Structure(structure::StructureArgs),
     /// Simulate a model and write the results.
     Simulate(simulate::SimulateArgs),
+    /// Simulate a model over a grid or random samples of parameters, in parallel; write one
+    /// table (one row per run).
+    #[command(after_help = sweep::AFTER_HELP)]
+    Sweep(sweep::SweepArgs),
     /// Plot variables of a result file.
     Plot(plot::PlotArgs),
     /// Simulate a library's examples and compare them with reference results.
@@ -80,6 +86,7 @@ pub fn run() -> i32 {
         Command::Flatten(a) => flatten::run(a),
         Command::Structure(a) => structure::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Sweep(a) => sweep::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Regress(a) => regress::run(a),
         Command::Compliance(a) => regress::run_compliance(a),

@@ -385,9 +385,23 @@ impl<'s> Flattener<'s> {
 
 /// Loads the files and libraries and flattens the selected model.
 pub fn load_and_flatten(opts: &LoadOptions, sources: &mut SourceMap) -> diag::Result<FlatModel> {
+    load_and_flatten_with(opts, &[], sources)
+}
+
+/// Like [`load_and_flatten`], with model texts held in memory (`(name shown in diagnostics,
+/// text)`) loaded after the files: a model given as a string, or the wrapper class a sweep
+/// writes to change a structural parameter.
+pub fn load_and_flatten_with(
+    opts: &LoadOptions,
+    texts: &[(String, String)],
+    sources: &mut SourceMap,
+) -> diag::Result<FlatModel> {
     let mp = std::env::var("MODELICAPATH").ok();
     let mut f = Flattener::new(sources, &opts.libs, mp.as_deref());
-    let user = load_user_files(&mut f, &opts.files)?;
+    let mut user = load_user_files(&mut f, &opts.files)?;
+    for (name, text) in texts {
+        user.extend(f.load_text(name.clone(), text.clone(), None)?);
+    }
     let class = f.select_model(&user, opts.model.as_deref())?;
     let r = f.flatten_class(class);
     finish(f, r)
