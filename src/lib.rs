@@ -4,6 +4,7 @@
 //! [`structure`] (flat DAE -> [`structure::SortedSystem`]) -> [`sim`] (integration, results).
 //! [`diag`] holds spans and diagnostics shared by every stage.
 
+pub mod analysis;
 pub mod cli;
 pub mod dae;
 pub mod diag;

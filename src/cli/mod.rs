@@ -6,6 +6,7 @@
 mod check;
 mod flatten;
 mod plot;
+mod reactions;
 mod regress;
 mod simulate;
 mod structure;
@@ -18,6 +19,7 @@ Examples:
   minimo check examples/rlc.mo
   minimo flatten examples/rlc.mo -m RLC
   minimo structure examples/pendulum.mo --dot pendulum.dot
+  minimo reactions examples/multibody/RobotTrolley.mo -m RobotTrolley
   minimo simulate examples/pendulum.mo --stop-time 10 -o pendulum.csv
   minimo plot pendulum.csv --vars x,y -o pendulum.svg";
 
@@ -56,6 +58,8 @@ pub enum Command {
     Flatten(flatten::FlattenArgs),
     /// Show the structural analysis: matching, index reduction, states, BLT blocks.
     Structure(structure::StructureArgs),
+    /// Which constraint reactions are uniquely determined (redundant constraints).
+    Reactions(reactions::ReactionsArgs),
     /// Simulate a model and write the results.
     Simulate(simulate::SimulateArgs),
     /// Plot variables of a result file.
@@ -79,6 +83,7 @@ pub fn run() -> i32 {
         Command::Check(a) => check::run(a),
         Command::Flatten(a) => flatten::run(a),
         Command::Structure(a) => structure::run(a),
+        Command::Reactions(a) => reactions::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Plot(a) => plot::run(a),
         Command::Regress(a) => regress::run(a),
