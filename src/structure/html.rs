@@ -63,6 +63,8 @@ document.querySelectorAll('svg.matrix').forEach(function (svg) {
     });
   });
 });
+// Reached only when everything above ran: the browser test checks it.
+document.body.setAttribute('data-ready', 'yes');
 "#;
 
 /// The page.

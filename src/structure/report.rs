@@ -186,14 +186,21 @@ pub(super) fn build(
                 .iter()
                 .filter_map(|&v| work.deriv.get(v).copied().flatten().map(name))
                 .collect();
-            let reason = format!(
-                "`{}` cannot be matched: with {} other equation(s) it involves only the {} highest-derivative unknown(s) {{{}}}, so these {} equations are a structurally singular subset (more equations than unknowns); they are hidden constraints, so each is differentiated and each of those unknowns is replaced by its derivative",
-                eq_text(st.equation),
-                eqs.len().saturating_sub(1),
-                vs.len(),
-                vs.join(", "),
-                eqs.len()
-            );
+            let reason = if vs.is_empty() {
+                format!(
+                    "`{}` cannot be matched: it involves no highest-derivative unknown (every unknown in it also appears differentiated), so it is a structurally singular set of one equation: a constraint on variables whose derivatives are already determined; it is differentiated",
+                    eq_text(st.equation)
+                )
+            } else {
+                format!(
+                    "`{}` cannot be matched: with {} other equation(s) it involves only the {} highest-derivative unknown(s) {{{}}}, so these {} equations are a structurally singular subset (more equations than unknowns); they are hidden constraints, so each is differentiated and each of those unknowns is replaced by its derivative",
+                    eq_text(st.equation),
+                    eqs.len().saturating_sub(1),
+                    vs.len(),
+                    vs.join(", "),
+                    eqs.len()
+                )
+            };
             PantelidesStepLine {
                 equation: eq_text(st.equation),
                 singular_equations: eqs,
