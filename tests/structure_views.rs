@@ -62,8 +62,8 @@ fn json_sorted_matrix_is_block_lower_triangular() {
     let cols: Vec<usize> = serde_json::from_value(m["sorted_cols"].clone()).unwrap();
     assert_eq!(rows.len(), 9);
     assert_eq!(cols.len(), 9);
-    let mut rpos = vec![0; 9];
-    let mut cpos = vec![0; 9];
+    let mut rpos = [0; 9];
+    let mut cpos = [0; 9];
     for (p, &r) in rows.iter().enumerate() {
         rpos[r] = p;
     }
@@ -71,7 +71,7 @@ fn json_sorted_matrix_is_block_lower_triangular() {
         cpos[c] = p;
     }
     // The end of the block of each sorted position.
-    let mut end = vec![0; 9];
+    let mut end = [0; 9];
     for b in m["blocks"].as_array().unwrap() {
         let (s, n) = (
             b["start"].as_u64().unwrap() as usize,

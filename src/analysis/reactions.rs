@@ -248,8 +248,8 @@ impl Mechanism {
         }
         let rep: Vec<VarId> = (0..n_vars).map(|v| find_rep(&mut rep, v)).collect();
         let mut members: BTreeMap<VarId, Vec<VarId>> = BTreeMap::new();
-        for v in 0..n_vars {
-            members.entry(rep[v]).or_default().push(v);
+        for (v, &r) in rep.iter().enumerate() {
+            members.entry(r).or_default().push(v);
         }
         // Coordinates: der(x) = v with v differentiated too.
         let mut level: Vec<Option<(usize, Level)>> = vec![None; n_vars];
