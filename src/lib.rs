@@ -5,6 +5,7 @@
 //! [`diag`] holds spans and diagnostics shared by every stage. [`sweep`] loads a model once and
 //! simulates it many times with different parameters (the CLI `sweep`, the Python package).
 
+pub mod analysis;
 pub mod cli;
 pub mod dae;
 pub mod diag;

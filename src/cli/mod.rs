@@ -6,6 +6,7 @@
 mod check;
 mod flatten;
 mod plot;
+mod reactions;
 mod regress;
 mod simulate;
 mod structure;
@@ -19,6 +20,7 @@ Examples:
   minimo check examples/rlc.mo
   minimo flatten examples/rlc.mo -m RLC
   minimo structure examples/pendulum.mo --dot pendulum.dot
+  minimo reactions examples/multibody/RobotTrolley.mo -m RobotTrolley
   minimo simulate examples/pendulum.mo --stop-time 10 -o pendulum.csv
   minimo sweep examples/pendulum.mo --set-grid L=0.5:2:4 --set-grid phi0=0.1,0.3 -o sweep.csv
   minimo plot pendulum.csv --vars x,y -o pendulum.svg";
@@ -58,6 +60,8 @@ pub enum Command {
     Flatten(flatten::FlattenArgs),
     /// Show the structural analysis: matching, index reduction, states, BLT blocks.
     Structure(structure::StructureArgs),
+    /// Which constraint reactions are uniquely determined (redundant constraints).
+    Reactions(reactions::ReactionsArgs),
     /// Simulate a model and write the results.
     Simulate(simulate::SimulateArgs),
     /// Simulate a model over a grid or random samples of parameters, in parallel; write one
@@ -85,6 +89,7 @@ pub fn run() -> i32 {
         Command::Check(a) => check::run(a),
         Command::Flatten(a) => flatten::run(a),
         Command::Structure(a) => structure::run(a),
+        Command::Reactions(a) => reactions::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Plot(a) => plot::run(a),

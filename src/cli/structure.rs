@@ -1,9 +1,9 @@
-//! `minimo structure`: the structural analysis as a teaching view (text, JSON, Graphviz).
+//! `minimo structure`: the structural analysis as a teaching view (text, JSON, HTML, Graphviz).
 
 use super::ModelArgs;
 use crate::diag::{self, SourceMap};
 use crate::flatten::{LoadOptions, load_and_flatten};
-use crate::structure::{AnalyzeOptions, analyze, view};
+use crate::structure::{AnalyzeOptions, analyze, html, view};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,6 +18,9 @@ pub struct StructureArgs {
     /// Write the bipartite graph (matching and blocks marked) as Graphviz to this file.
     #[arg(long)]
     pub dot: Option<PathBuf>,
+    /// Write the analysis as a self-contained HTML page (matrices, steps, graph) to this file.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Print the time of each phase.
     #[arg(long)]
     pub timings: bool,
@@ -57,6 +60,12 @@ pub fn run(args: StructureArgs) -> i32 {
     }
     if let Some(path) = &args.dot
         && let Err(e) = std::fs::write(path, view::dot(&analysis))
+    {
+        eprintln!("error: cannot write `{}`: {e}", path.display());
+        return 1;
+    }
+    if let Some(path) = &args.html
+        && let Err(e) = std::fs::write(path, html::html(&analysis.report))
     {
         eprintln!("error: cannot write `{}`: {e}", path.display());
         return 1;

@@ -5,26 +5,27 @@
 //! diagnostics ([`dm`]), Pantelides index reduction ([`pantelides`]) with symbolic
 //! differentiation ([`derivative`]), dummy-derivative state selection ([`dummy`]) and BLT
 //! sorting ([`blt`]). The result is a [`SortedSystem`] plus a [`StructureReport`] for the
-//! teaching views ([`view`]).
+//! teaching views ([`view`], [`html`]).
 
 mod alias;
 mod blt;
-mod derivative;
+pub(crate) mod derivative;
 mod dm;
 mod dummy;
-mod expr;
+pub(crate) mod expr;
+pub mod html;
 mod incidence;
 mod matching;
 mod pantelides;
 mod prepare;
 pub mod print;
-mod redundancy;
+pub(crate) mod redundancy;
 mod report;
 mod system;
 pub mod tearing;
 mod userfn;
 pub mod view;
-mod work;
+pub(crate) mod work;
 
 pub use incidence::{BipartiteGraph, Lin, Node, incidence as incidence_of};
 pub use report::*;
@@ -121,6 +122,17 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
     })
 }
 
+/// The flat model in residual form with `der()` replaced by derivative variables, before alias
+/// elimination and matching (what [`crate::analysis::reactions`] reads: it needs every equation
+/// where the modeler wrote it, and no regular structure, since redundant constraints make a
+/// model structurally singular).
+pub(crate) fn preprocess(model: FlatModel) -> diag::Result<Work> {
+    let mut work = Work::new(model);
+    prepare::prepare(&mut work)?;
+    replace_ders(&mut work)?;
+    Ok(work)
+}
+
 /// Re-runs dummy-derivative selection preferring `prefer` as states (when the constraint
 /// Jacobian of a [`StateSet`] becomes singular for the current choice), and sorts again.
 /// Index reduction is not repeated.
@@ -200,7 +212,7 @@ fn finish(
         discrete_vars: reduced.discrete_vars.clone(),
         state_sets: selection.state_sets.clone(),
     };
-    let report = report::build(work, &system, &m, selection.warnings);
+    let report = report::build(work, &system, &m, &adj, selection.warnings);
     Ok((system, report))
 }
 

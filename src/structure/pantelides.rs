@@ -44,6 +44,12 @@ pub fn pantelides(work: &mut Work, adj: &mut Vec<Vec<VarId>>) -> Result<Matching
                     work.der_var(v);
                 }
             }
+            let mut step = super::work::PantelidesStep {
+                equation: i,
+                equations: colored_eqs.clone(),
+                variables: colored_vars.clone(),
+                differentiated: Vec::new(),
+            };
             for &l in &colored_eqs {
                 if work.eq_deriv[l].is_some() {
                     continue;
@@ -66,9 +72,11 @@ pub fn pantelides(work: &mut Work, adj: &mut Vec<Vec<VarId>>) -> Result<Matching
                 let ne = work.push_eq(new);
                 work.eq_deriv[l] = Some(ne);
                 work.eq_parent[ne] = Some(l);
+                step.differentiated.push((l, ne));
                 adj.push(row(work, ne));
                 created += 1;
             }
+            work.pantelides_steps.push(step);
             m.grow(work.eqs.len(), work.model.variables.len());
             for &v in &colored_vars {
                 if let (Some(dv), Some(e)) = (work.deriv[v], m.eq_of_var[v])

@@ -20,6 +20,7 @@ pub const MAX_ROWS: usize = 200;
 /// Values for evaluating expressions at a generic point.
 pub struct Point {
     values: Vec<Option<f64>>,
+    time: f64,
 }
 
 impl Point {
@@ -27,6 +28,7 @@ impl Point {
         let n = work.model.variables.len();
         let mut p = Point {
             values: vec![None; n],
+            time: 0.5,
         };
         let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
         for v in 0..n {
@@ -37,17 +39,44 @@ impl Point {
                 p.values[v] = Some(0.5 + (seed >> 11) as f64 / (1u64 << 53) as f64);
             }
         }
-        // Parameters from their bindings (in declaration order, a few passes for dependencies).
-        for _ in 0..4 {
+        p.bind_parameters(work, 4);
+        p
+    }
+
+    /// The given values (indexed by variable) at time `time`, parameters from their bindings.
+    pub fn with_values(work: &Work, values: Vec<Option<f64>>, time: f64) -> Point {
+        let mut p = Point { values, time };
+        p.values.resize(work.model.variables.len(), None);
+        p.bind_parameters(work, 64);
+        p
+    }
+
+    /// Sets (or overrides) one value.
+    pub fn set(&mut self, v: VarId, x: f64) {
+        if let Some(slot) = self.values.get_mut(v) {
+            *slot = Some(x);
+        }
+    }
+
+    /// Parameters from their bindings (in declaration order, a few passes for dependencies).
+    fn bind_parameters(&mut self, work: &Work, passes: usize) {
+        let n = work.model.variables.len();
+        let p = self;
+        // Until nothing changes, at most `passes` times.
+        for _ in 0..passes {
+            let mut changed = false;
             for v in 0..n {
                 if p.values[v].is_none()
                     && let Some(b) = &work.model.variables[v].binding
                 {
                     p.values[v] = p.eval(b);
+                    changed |= p.values[v].is_some();
                 }
             }
+            if !changed {
+                break;
+            }
         }
-        p
     }
 
     pub fn eval(&self, e: &Expr) -> Option<f64> {
@@ -57,7 +86,7 @@ impl Point {
             Expr::Integer(i) => *i as f64,
             Expr::Boolean(x) => b(*x),
             Expr::Var(v) => (*self.values.get(*v)?)?,
-            Expr::Time => 0.5,
+            Expr::Time => self.time,
             Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
             Expr::Unary(UnOp::Not, a) => b(self.eval(a)? == 0.0),
             Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::Pre(a) => self.eval(a)?,

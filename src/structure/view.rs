@@ -60,6 +60,15 @@ pub fn text(a: &Analysis, sources: &SourceMap, timings: bool) -> String {
         };
         let _ = writeln!(o, "  differentiated {times}: {}{loc}", d.equation);
     }
+    for (k, st) in r.pantelides_steps.iter().enumerate() {
+        let _ = writeln!(o, "  step {}: {}", k + 1, st.reason);
+        let _ = writeln!(
+            o,
+            "          differentiated: {}; new unknowns: {}",
+            st.differentiated.join("; "),
+            st.new_derivatives.join(", ")
+        );
+    }
     let _ = writeln!(o, "\nStates ({}): {}", r.states.len(), r.states.join(", "));
     let _ = writeln!(
         o,
@@ -106,10 +115,78 @@ pub fn text(a: &Analysis, sources: &SourceMap, timings: bool) -> String {
             }
         }
     }
+    o.push_str(&matrix_text(&r.incidence, false));
+    o.push_str(&matrix_text(&r.incidence, true));
     if timings {
         let _ = writeln!(o, "\nTimings:");
         for t in &r.timings {
             let _ = writeln!(o, "  {:<20} {:>10.3} ms", t.phase, t.seconds * 1e3);
+        }
+    }
+    o
+}
+
+/// Largest incidence matrix the text view draws.
+pub const TEXT_MATRIX_LIMIT: usize = 60;
+
+/// The incidence matrix as characters: `#` matched, `x` linear, `~` nonlinear; sorted: blocks
+/// separated by `|` and `-`.
+fn matrix_text(m: &super::IncidenceView, sorted: bool) -> String {
+    let mut o = String::new();
+    let (n, k) = (m.equations.len(), m.variables.len());
+    if n == 0 || n > TEXT_MATRIX_LIMIT || k > TEXT_MATRIX_LIMIT {
+        return o;
+    }
+    let rows: Vec<usize> = if sorted {
+        m.sorted_rows.clone()
+    } else {
+        (0..n).collect()
+    };
+    let cols: Vec<usize> = if sorted {
+        m.sorted_cols.clone()
+    } else {
+        (0..k).collect()
+    };
+    let mut cell = vec![vec!['.'; k]; n];
+    for e in &m.entries {
+        cell[e.row][e.col] = if e.matched {
+            '#'
+        } else if e.linear {
+            'x'
+        } else {
+            '~'
+        };
+    }
+    let _ = writeln!(
+        o,
+        "\nIncidence matrix{} (# matched, x linear, ~ nonlinear{}):",
+        if sorted {
+            " in BLT order"
+        } else {
+            " as stated"
+        },
+        if sorted { ", blocks boxed" } else { "" }
+    );
+    let mut ends = std::collections::BTreeSet::new();
+    if sorted {
+        for b in &m.blocks {
+            ends.insert(b.start + b.size);
+        }
+    }
+    for (i, c) in cols.iter().enumerate() {
+        let _ = writeln!(o, "  column {:>3}: {}", i + 1, m.variables[*c]);
+    }
+    for (pos, &r) in rows.iter().enumerate() {
+        let mut line = String::new();
+        for (cp, &c) in cols.iter().enumerate() {
+            line.push(cell[r][c]);
+            if sorted && ends.contains(&(cp + 1)) && cp + 1 < cols.len() {
+                line.push('|');
+            }
+        }
+        let _ = writeln!(o, "  e{:<4}{line}  {}", r + 1, m.equations[r]);
+        if sorted && ends.contains(&(pos + 1)) && pos + 1 < rows.len() {
+            let _ = writeln!(o, "       {}", "-".repeat(cols.len() + ends.len() - 1));
         }
     }
     o

@@ -34,6 +34,22 @@ pub struct Work {
     /// Whether the variable appears under `der()` in the model as written.
     pub in_der: Vec<bool>,
     pub eliminated: Vec<(VarId, Expr)>,
+    /// What Pantelides did, step by step (for the teaching views).
+    pub pantelides_steps: Vec<PantelidesStep>,
+}
+
+/// One failed augmentation of Pantelides' algorithm and what it did about it.
+#[derive(Clone, Debug)]
+pub struct PantelidesStep {
+    /// The equation that could not be matched.
+    pub equation: usize,
+    /// The equations the failed search visited: a structurally singular subset (they involve
+    /// fewer highest-derivative unknowns than there are equations).
+    pub equations: Vec<usize>,
+    /// The unknowns the search visited (all matched to those equations but one short).
+    pub variables: Vec<VarId>,
+    /// Each equation differentiated in this step and its derivative.
+    pub differentiated: Vec<(usize, usize)>,
 }
 
 impl Work {
@@ -56,6 +72,7 @@ impl Work {
             eq_parent: Vec::new(),
             in_der: vec![false; n],
             eliminated: Vec::new(),
+            pantelides_steps: Vec::new(),
         }
     }
 

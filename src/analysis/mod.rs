@@ -1,0 +1,4 @@
+//! Analyses of a model beyond simulation: the solvability of constraint reactions
+//! ([`reactions`]).
+
+pub mod reactions;
