@@ -117,6 +117,7 @@ fn sim_options(
         set,
         vars,
         progress: false,
+        max_steps: None,
     })
 }
 

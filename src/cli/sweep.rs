@@ -166,6 +166,7 @@ pub fn run(args: SweepArgs) -> i32 {
             set: args.set.clone(),
             vars,
             progress: false,
+            max_steps: None,
         },
         stats,
         jobs: args.jobs,
