@@ -39,6 +39,7 @@ mod legality;
 mod library;
 mod lookup;
 mod modifier;
+mod native;
 mod overdetermined;
 mod record_binding;
 mod scalarize;
