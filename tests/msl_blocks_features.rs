@@ -268,3 +268,23 @@ end M;
     close(at(&r, "on", 0.7), 0.0, "after the reset");
     close(at(&r, "on", 0.95), 0.0, "both at once: the later statement");
 }
+
+#[test]
+fn record_bound_to_another_keeps_its_final_fields() {
+    // `tauRef` is final and computed from the other fields; binding the whole record copies
+    // `PRef` and `wRef` (giving tauRef = 20 / 10 = 2), and does not modify `tauRef`.
+    let text = "
+record Fric
+  parameter Real PRef = 0;
+  parameter Real wRef = 1;
+  final parameter Real tauRef = if PRef <= 0 then 0 else PRef / wRef;
+end Fric;
+model M
+  parameter Fric data(PRef = 20, wRef = 10);
+  parameter Fric used = data;
+  Real t = used.tauRef;
+end M;
+";
+    let r = ok(text, 0.1);
+    close(at(&r, "t", 0.0), 2.0, "used.tauRef");
+}

@@ -16,6 +16,7 @@ const BUILTIN: &[&str] = &[
     "ModelicaRandom_xorshift64star",
     "ModelicaRandom_xorshift128plus",
     "ModelicaRandom_xorshift1024star",
+    "ModelicaRandom_setInternalState_xorshift1024star",
 ];
 
 /// Whether the C function `c_name` is one of these.
@@ -38,6 +39,7 @@ fn signature(
         "ModelicaStrings_length" | "ModelicaStrings_hashString" => (&[(S, 0)], &[(I, 0)]),
         "ModelicaStrings_substring" => (&[(S, 0), (I, 0), (I, 0)], &[(S, 0)]),
         "ModelicaStrings_compare" => (&[(S, 0), (S, 0), (B, 0)], &[(E, 0)]),
+        "ModelicaRandom_setInternalState_xorshift1024star" => (&[(I, 1), (I, 0)], &[]),
         _ => (&[(I, 1)], &[(R, 0), (I, 1)]),
     }
 }
@@ -179,6 +181,10 @@ pub fn call(c_name: &str, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, S
                 },
             ])
         }
+        // Stores the state of the impure generator. Its only readers, the `impureRandom`
+        // functions, are not built in and fail by name when called, so the state need not be
+        // kept; `GlobalSeed` stores it at initialization whether or not it is used.
+        "ModelicaRandom_setInternalState_xorshift1024star" => Ok(Vec::new()),
         _ => Err(format!("`{name}`: C function `{c_name}` is not built in")),
     }
 }

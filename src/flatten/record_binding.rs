@@ -35,10 +35,12 @@ impl Flattener<'_> {
         let Some(b) = self.insts[i].mods.binding.take() else {
             return Ok(());
         };
+        // A `final` or constant field with its own binding cannot be modified: it follows
+        // from the other fields (`tauRef` from `PRef` and `wRef`), which the binding gives.
         let fields: Vec<String> = exp
             .components
             .iter()
-            .filter(|c| !c.protected)
+            .filter(|c| !c.protected && !is_fixed_by_declaration(c))
             .map(|c| c.name.clone())
             .collect();
         // An element of an array of records bound to an array constructor takes its element.

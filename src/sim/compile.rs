@@ -249,8 +249,6 @@ struct Compiler<'a> {
     initial: Reg,
     terminal: Reg,
     errors: Vec<Diagnostic>,
-    /// Variables assigned in `when` (discrete-time whatever their declaration).
-    discrete: HashSet<VarId>,
     /// Parameters the initial system determines, directly or through their bindings: not
     /// compile-time constants.
     initial_dependent: Vec<bool>,
@@ -578,13 +576,12 @@ impl Compiler<'_> {
                 let a = self.expr(a);
                 self.emit(Op::Not, a, 0, 0)
             }
-            Expr::Binary(op, l, r) => {
+            Expr::Binary(op, a, b) => {
                 let op = bin_op(*op);
-                let (a, b) = (self.expr(l), self.expr(r));
+                let (a, b) = (self.expr(a), self.expr(b));
                 if is_relation(op)
                     && self.no_event == 0
                     && !(self.k(a).is_some() && self.k(b).is_some())
-                    && !(self.discrete_time(l) && self.discrete_time(r))
                 {
                     return self.relation(op, a, b, e);
                 }
@@ -708,46 +705,6 @@ impl Compiler<'_> {
             b: 0,
             c: 0,
         });
-    }
-
-    /// Whether `e` is a discrete-time expression (MLS 3.8.3): it can only change at events, so a
-    /// relation between two of them needs no zero-crossing function and is compared directly
-    /// (`firstActiveIndex == 0` must follow `firstActiveIndex` after an event without one).
-    /// Variables count when they are Integer, Boolean, `discrete`, or assigned in `when`.
-    fn discrete_time(&self, e: &Expr) -> bool {
-        match e {
-            Expr::Var(v) => {
-                let var = &self.model.variables[*v];
-                var.ty != crate::dae::ScalarType::Real
-                    || var.variability != Variability::Continuous
-                    || self.discrete.contains(v)
-            }
-            Expr::Time | Expr::Der(_) => false,
-            Expr::Pre(_)
-            | Expr::Edge(_)
-            | Expr::Change(_)
-            | Expr::Sample(..)
-            | Expr::Initial
-            | Expr::Terminal
-            | Expr::Real(_)
-            | Expr::Integer(_)
-            | Expr::Boolean(_)
-            | Expr::String(_) => true,
-            Expr::Unary(_, a) | Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::ToString(a, _) => {
-                self.discrete_time(a)
-            }
-            Expr::Binary(_, a, b) => self.discrete_time(a) && self.discrete_time(b),
-            Expr::Call(_, args) | Expr::UserCall { args, .. } => {
-                args.iter().all(|a| self.discrete_time(a))
-            }
-            Expr::Array { elements, .. } => elements.iter().all(|a| self.discrete_time(a)),
-            Expr::If { branches, else_ } => {
-                branches
-                    .iter()
-                    .all(|(c, v)| self.discrete_time(c) && self.discrete_time(v))
-                    && self.discrete_time(else_)
-            }
-        }
     }
 
     /// `if c1 then x1 elseif ... else r` from the undecided branches `(c, x)`.
@@ -894,7 +851,6 @@ pub fn compile(
         initial: 0,
         terminal: 0,
         errors: Vec::new(),
-        discrete: sys.discrete_vars.iter().copied().collect(),
         initial_dependent: {
             let mut d = vec![false; nvars];
             for (i, v) in model.variables.iter().enumerate() {

@@ -260,6 +260,9 @@ pub fn solve_initial_equations(
         .initial_explicit
         .iter()
         .flatten()
+        // Only parameters: the continuous and discrete unknowns keep Newton from their start
+        // values (a sweep could move a mixed system to another of its solutions).
+        .filter(|&&(v, _)| model.variables[v].variability == crate::dae::Variability::Parameter)
         .filter_map(|&(v, e)| free.iter().position(|&u| u == v).map(|k| (k, e)))
         .collect();
     if !explicit.is_empty() {

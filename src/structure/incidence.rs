@@ -142,8 +142,6 @@ fn walk(e: &Expr, u: &impl Fn(VarId) -> bool) -> Map {
                 Map::new()
             }
         }
-        // `pre(v)` is the value before the event: known, like a parameter, whatever `v` is.
-        Expr::Pre(_) => Map::new(),
         Expr::Unary(UnOp::Neg, a) => scale(walk(a, u), Some(-1.0)),
         Expr::NoEvent(a) | Expr::Smooth(_, a) => walk(a, u),
         Expr::Binary(BinOp::Add, a, b) => merge(walk(a, u), walk(b, u), 1.0),
