@@ -138,6 +138,7 @@ impl Flattener<'_> {
                 span,
             });
         }
+        super::algorithm_when::merge_shared_when_assignments(&mut ex.out);
         out.eqs.append(&mut ex.out);
         Ok(())
     }

@@ -225,7 +225,40 @@ pub fn eval<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
                 }
             }
             let val = eval(ctx, else_)?;
-            select_chain(pending, val, span)
+            if pending.iter().all(|(_, v)| v.dims == val.dims) {
+                return select_chain(pending, val, span);
+            }
+            // Branches of different sizes (MLS 6.7): they must have the same number of
+            // dimensions, and the size of the if-expression is that of the branch selected, so
+            // the conditions must be known before simulation: they are evaluated with
+            // parameters replaced by their values (which thereby become structural).
+            if let Some((_, v)) = pending.iter().find(|(_, v)| v.dims.len() != val.dims.len()) {
+                return Err(err(
+                    span,
+                    format!(
+                        "the branches of this if-expression have different numbers of dimensions: {} and {}",
+                        fmt_dims(&v.dims),
+                        fmt_dims(&val.dims)
+                    ),
+                ));
+            }
+            for (c, v) in branches {
+                let cv = eval_structural(ctx, c)?
+                    .into_scalar()
+                    .map_err(|m| err(c.span, m))?;
+                match cv.to_val() {
+                    Some(Val::Bool(false)) => continue,
+                    Some(Val::Bool(true)) => return eval(ctx, v),
+                    _ => {
+                        return Err(err(
+                            c.span,
+                            "the branches of this if-expression have different sizes, so its \
+                             condition must be a parameter or constant expression",
+                        ));
+                    }
+                }
+            }
+            Ok(val)
         }
         ExprKind::PartialFunction { .. } => {
             Err(err(span, "function partial application is not supported"))

@@ -60,7 +60,8 @@ fn is_destructor(c_name: &str) -> bool {
 
 /// Whether minimo evaluates the C function `c_name` itself.
 pub fn is_native(c_name: &str) -> bool {
-    is_constructor(c_name)
+    super::native::is_builtin(c_name)
+        || is_constructor(c_name)
         || is_destructor(c_name)
         || c_name
             .strip_prefix(PREFIX)
@@ -287,9 +288,12 @@ fn construct(c_name: &str, named: &[(String, Value)]) -> Result<Table, String> {
 pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, String> {
     if !is_native(&n.c_name) {
         return Err(format!(
-            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions are built in)",
+            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions and a few ModelicaStrings and ModelicaRandom functions are built in)",
             n.c_name
         ));
+    }
+    if super::native::is_builtin(&n.c_name) {
+        return super::native::call(&n.c_name, name, inputs);
     }
     let Some(table) = &n.table else {
         return Err(format!(

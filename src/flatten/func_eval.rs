@@ -109,6 +109,9 @@ fn call_inner(
         ctx.vars.push((v.name.clone(), val));
     }
     if let Some(n) = &f.native {
+        if super::native::is_builtin(&n.c_name) {
+            super::native::check_declaration(f).map_err(|m| Diagnostic::error(f.span, m))?;
+        }
         let inputs: Vec<&Value> = ctx.vars.iter().map(|(_, v)| v).collect();
         return super::external_object::call_native(n, name, &inputs)
             .map_err(|m| Diagnostic::error(f.span, m));

@@ -19,6 +19,7 @@
 #![allow(clippy::result_large_err)] // `Diagnostic` is the shared error type; errors are the cold path.
 
 mod algorithm;
+mod algorithm_when;
 mod balance;
 mod classtree;
 mod connect;
@@ -41,6 +42,7 @@ mod legality;
 mod library;
 mod lookup;
 mod modifier;
+mod native;
 mod overdetermined;
 mod record_binding;
 mod redeclared;

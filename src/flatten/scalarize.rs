@@ -496,6 +496,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .cloned()
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
         let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
+        // The argument given for each input (not for record inputs, split into fields).
+        let mut bound_exprs: Vec<Option<&ast::Expr>> = Vec::new();
         if f.input_groups.is_empty() {
             let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
             let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
@@ -528,12 +530,13 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 fname = name;
                 bound = rest;
             }
-            for b in bound {
+            for b in &bound {
                 vals.push(match b {
                     Some(e) => Some(eval::eval(self, e)?),
                     None => None,
                 });
             }
+            bound_exprs = bound;
         } else {
             // Record inputs: the argument's scalars split into the record's fields.
             let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
@@ -668,6 +671,37 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
             vals[k] = Some(eval::eval(&mut fc, &d)?);
         }
+        // Inputs whose values give the outputs' sizes (`output Real y[n]`) must be known now
+        // (MLS 12.4.1): a parameter argument is evaluated (and becomes structural).
+        for k in size_inputs(&f) {
+            let symbolic = vals
+                .get(k)
+                .and_then(|v| v.as_ref())
+                .is_some_and(|t| t.data.iter().any(|x| x.to_val().is_none()));
+            if !symbolic {
+                continue;
+            }
+            let Some(e) = bound_exprs.get(k).copied().flatten() else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "`{fname}`: the size of its result depends on input `{}`, which must be a parameter or constant expression",
+                        f.inputs[k].name
+                    ),
+                ));
+            };
+            let v = eval::eval_structural(self, e)?;
+            if v.data.iter().any(|x| x.to_val().is_none()) {
+                return Err(Diagnostic::error(
+                    e.span,
+                    format!(
+                        "`{fname}`: the size of its result depends on input `{}`, so this must be a parameter or constant expression",
+                        f.inputs[k].name
+                    ),
+                ));
+            }
+            vals[k] = Some(v);
+        }
         let dims_args: Vec<Option<func_eval::Value>> = vals
             .iter()
             .map(|v| {
@@ -714,6 +748,94 @@ impl<'a, 'b> FCtx<'a, 'b> {
             outs.push(Tensor { dims, data });
         }
         Ok(Some(group_outputs(&f, outs)))
+    }
+}
+
+/// The inputs whose values (not only sizes) the outputs' declared sizes need: names in the
+/// size expressions outside `size(x, ...)`, and, for an input with a default, the inputs its
+/// default needs. `output Real y[:]` (size from the algorithm) needs none here.
+fn size_inputs(f: &crate::dae::Function) -> Vec<usize> {
+    let mut names = Vec::new();
+    for v in &f.outputs {
+        for e in v.dims.iter().flatten() {
+            value_names(e, &mut names);
+        }
+    }
+    let mut out: Vec<usize> = Vec::new();
+    while let Some(n) = names.pop() {
+        let Some(k) = f.inputs.iter().position(|v| v.name == n) else {
+            continue;
+        };
+        if out.contains(&k) {
+            continue;
+        }
+        out.push(k);
+        if let Some(d) = &f.inputs[k].default {
+            value_names(d, &mut names);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// First names of the references in `e` whose values it reads (`size(u, 1)` reads only the
+/// size of `u`).
+fn value_names(e: &ast::Expr, out: &mut Vec<String>) {
+    use ast::ExprKind as K;
+    let args = |a: &ast::FunctionArgs, out: &mut Vec<String>, skip_first: bool| {
+        for (i, p) in a.positional.iter().enumerate() {
+            if !(skip_first && i == 0) {
+                value_names(p, out);
+            }
+        }
+        for n in &a.named {
+            value_names(&n.value, out);
+        }
+        for it in &a.iterators {
+            if let Some(r) = &it.range {
+                value_names(r, out);
+            }
+        }
+    };
+    match &e.kind {
+        K::Ref(c) => {
+            out.push(c.parts[0].ident.name.clone());
+            for p in &c.parts {
+                for s in &p.subscripts {
+                    if let ast::Subscript::Expr(x) = s {
+                        value_names(x, out);
+                    }
+                }
+            }
+        }
+        K::Call { func, args: a } => {
+            let name = cref_name(func);
+            args(a, out, matches!(name.as_str(), "size" | "ndims"));
+        }
+        K::Array(a) => args(a, out, false),
+        K::Matrix(rows) => rows.iter().flatten().for_each(|x| value_names(x, out)),
+        K::Tuple(items) => items.iter().flatten().for_each(|x| value_names(x, out)),
+        K::Range { start, step, stop } => {
+            value_names(start, out);
+            if let Some(s) = step {
+                value_names(s, out);
+            }
+            value_names(stop, out);
+        }
+        K::Unary { operand, .. } => value_names(operand, out),
+        K::Binary { lhs, rhs, .. } => {
+            value_names(lhs, out);
+            value_names(rhs, out);
+        }
+        K::If { branches, else_ } => {
+            for (c, v) in branches {
+                value_names(c, out);
+                value_names(v, out);
+            }
+            value_names(else_, out);
+        }
+        K::PartialFunction { args: a, .. } => args(a, out, false),
+        K::Integer(_) | K::Real(_) | K::String(_) | K::Boolean(_) | K::End => {}
     }
 }
 
@@ -935,6 +1057,17 @@ impl Ctx for FCtx<'_, '_> {
             return self
                 .stream_operator(&name, args, span)
                 .map(|t| Some(vec![t]));
+        }
+        if name == "getInstanceName" && func.parts.len() == 1 && !func.global {
+            if !args.positional.is_empty() || !args.named.is_empty() {
+                return Err(Diagnostic::error(
+                    span,
+                    "`getInstanceName` takes no arguments",
+                ));
+            }
+            return Ok(Some(vec![Tensor::scalar(Expr::String(
+                self.instance_name(),
+            ))]));
         }
         if name == "Connections.isRoot" || name == "Connections.rooted" {
             let Some(ast::Expr {
@@ -1475,6 +1608,26 @@ pub fn select_flat(
 }
 
 impl FCtx<'_, '_> {
+    /// `getInstanceName()` (MLS 3.7.4): the simulated model's name (its last identifier)
+    /// followed by the path of the instance the call is in, `Vehicle.engine.controller`.
+    fn instance_name(&self) -> String {
+        let Some(inst) = self.scope.inst else {
+            return self.f.tree.get(self.scope.lex).full.clone();
+        };
+        let mut root = inst;
+        while let Some(p) = self.f.insts[root].parent {
+            root = p;
+        }
+        let full = &self.f.tree.get(self.f.insts[root].class).full;
+        let model = full.rsplit('.').next().unwrap_or(full).to_string();
+        let path = &self.f.insts[inst].path;
+        if root == inst || path.is_empty() || self.f.insts[root].package {
+            model
+        } else {
+            format!("{model}.{path}")
+        }
+    }
+
     /// The instances a component reference names (one per array element), for the built-ins
     /// that ask about connectors (`cardinality`, `Connections.isRoot`/`rooted`).
     /// `inStream(v)` / `actualStream(v)` (MLS 15.2, 15.3): element-wise placeholders that

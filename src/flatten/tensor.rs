@@ -178,6 +178,13 @@ pub fn val_builtin(f: Builtin, args: &[Val]) -> Result<Val, String> {
                 0
             })
         }
+        Min | Max if matches!(args, [Val::Bool(_), Val::Bool(_)]) => {
+            // Booleans are ordered false < true (MLS 10.3.4): `min` is `and`, `max` is `or`.
+            let (Val::Bool(a), Val::Bool(b)) = (&args[0], &args[1]) else {
+                unreachable!()
+            };
+            Val::Bool(if f == Min { *a && *b } else { *a || *b })
+        }
         Min | Max => {
             let (a, b) = (x(0)?, x(1)?);
             let r = if f == Min { a.min(b) } else { a.max(b) };

@@ -178,6 +178,9 @@ pub struct Program {
     /// Residuals of the initial equations (computed after the event code).
     pub initial_code: Range<usize>,
     pub initial_residuals: Vec<(Reg, usize)>,
+    /// Per initial residual, `(v, e)` when its equation is `v = e` with `e` not reading `v`
+    /// (the initial values can then start from `v := e`, in the equations' order of need).
+    pub initial_explicit: Vec<Option<(VarId, Reg)>>,
     /// Initial equations that give a discrete unknown its value (computed by the initial code).
     pub initial_assigns: Vec<InitAssign>,
     pub relations: Vec<Relation>,
@@ -246,6 +249,9 @@ struct Compiler<'a> {
     initial: Reg,
     terminal: Reg,
     errors: Vec<Diagnostic>,
+    /// Parameters the initial system determines, directly or through their bindings: not
+    /// compile-time constants.
+    initial_dependent: Vec<bool>,
     /// Span for error messages about the expression being compiled.
     span: Span,
     calls: funcall::Calls,
@@ -468,7 +474,7 @@ impl Compiler<'_> {
         let var = &self.model.variables[v];
         match var.variability {
             // Solved by initialization, so not a compile-time constant.
-            Variability::Parameter if super::params::is_initial_unknown(var) => v as Reg,
+            Variability::Parameter if self.initial_dependent[v] => v as Reg,
             Variability::Parameter | Variability::Constant => {
                 let x = self.params.values[v];
                 self.constant(x)
@@ -598,13 +604,26 @@ impl Compiler<'_> {
             } => self.user_call(function, args, *output, *element),
             Expr::Array { .. } => self.err("an array value cannot be used as a scalar".into()),
             Expr::If { branches, else_ } => {
-                let mut r = self.expr(else_);
-                for (c, x) in branches.iter().rev() {
+                // A condition known now (parameters are) selects its branch: the others are
+                // not compiled, so a call they make that cannot be evaluated (an external
+                // function for another parameter choice) is never needed.
+                let mut pending = Vec::new();
+                for (c, x) in branches {
                     let c = self.expr(c);
-                    let x = self.expr(x);
-                    r = self.emit(Op::Select, c, x, r);
+                    match self.k(c) {
+                        Some(v) if v != 0.0 => {
+                            if pending.is_empty() {
+                                return self.expr(x);
+                            }
+                            let x = self.expr(x);
+                            return self.fold_select(pending, x);
+                        }
+                        Some(_) => {}
+                        None => pending.push((c, x)),
+                    }
                 }
-                r
+                let r = self.expr(else_);
+                self.fold_select(pending, r)
             }
             Expr::NoEvent(a) => {
                 self.no_event += 1;
@@ -688,6 +707,18 @@ impl Compiler<'_> {
         });
     }
 
+    /// `if c1 then x1 elseif ... else r` from the undecided branches `(c, x)`.
+    fn fold_select(&mut self, pending: Vec<(Reg, &Expr)>, mut r: Reg) -> Reg {
+        let values: Vec<(Reg, Reg)> = pending
+            .into_iter()
+            .map(|(c, x)| (c, self.expr(x)))
+            .collect();
+        for (c, x) in values.into_iter().rev() {
+            r = self.emit(Op::Select, c, x, r);
+        }
+        r
+    }
+
     fn relation(&mut self, op: Op, a: Reg, b: Reg, e: &Expr) -> Reg {
         if let Some(&i) = self.rel_index.get(&(op, a, b)) {
             return self.relations[i].reg;
@@ -728,6 +759,69 @@ impl Compiler<'_> {
     }
 }
 
+/// The parameters whose bindings read (directly or through other bindings) a parameter with
+/// `fixed = false` that the initial equations determine, in an order where each comes after
+/// the ones its binding reads.
+pub fn initial_dependent_parameters(model: &FlatModel) -> Vec<VarId> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Todo,
+        Busy,
+        No,
+        Yes,
+    }
+    fn visit(model: &FlatModel, v: VarId, marks: &mut [Mark], order: &mut Vec<VarId>) -> bool {
+        match marks[v] {
+            Mark::Yes => return true,
+            Mark::No | Mark::Busy => return false,
+            Mark::Todo => {}
+        }
+        let var = &model.variables[v];
+        if super::params::is_initial_unknown(var) {
+            marks[v] = Mark::Yes;
+            return true;
+        }
+        let Some(b) = var
+            .binding
+            .as_ref()
+            .filter(|_| var.variability == Variability::Parameter)
+        else {
+            marks[v] = Mark::No;
+            return false;
+        };
+        marks[v] = Mark::Busy;
+        let mut reads = Vec::new();
+        b.visit(&mut |x| {
+            if let Expr::Var(u) = x {
+                reads.push(*u);
+            }
+        });
+        let mut dep = false;
+        for u in reads {
+            dep |= visit(model, u, marks, order);
+        }
+        marks[v] = if dep { Mark::Yes } else { Mark::No };
+        if dep {
+            order.push(v);
+        }
+        dep
+    }
+    let n = model.variables.len();
+    let mut marks = vec![Mark::Todo; n];
+    let mut order = Vec::new();
+    if !model
+        .variables
+        .iter()
+        .any(super::params::is_initial_unknown)
+    {
+        return order;
+    }
+    for v in 0..n {
+        visit(model, v, &mut marks, &mut order);
+    }
+    order
+}
+
 /// Compiles a sorted system, with parameter values already fixed.
 pub fn compile(
     sys: &SortedSystem,
@@ -757,6 +851,16 @@ pub fn compile(
         initial: 0,
         terminal: 0,
         errors: Vec::new(),
+        initial_dependent: {
+            let mut d = vec![false; nvars];
+            for (i, v) in model.variables.iter().enumerate() {
+                d[i] = super::params::is_initial_unknown(v);
+            }
+            for v in initial_dependent_parameters(model) {
+                d[v] = true;
+            }
+            d
+        },
         span: Span::DUMMY,
         calls: funcall::Calls::default(),
     };
@@ -775,10 +879,28 @@ pub fn compile(
     c.initial = c.new_reg(0.0);
     c.terminal = c.new_reg(0.0);
 
-    // Main pass: blocks in BLT order.
+    // Main pass: blocks in BLT order, after the parameters whose bindings depend on
+    // parameters the initial equations determine (`parameter Integer seed(fixed = false)`,
+    // `parameter Integer actualSeed = if useGlobalSeed then seed else 0`): they are not
+    // constants of the tape but computed from those unknowns (constant after initialization).
     let mut steps = Vec::new();
     let mut torn_sizes = Vec::new();
     let mut computed_by = vec![None; nvars];
+    for v in initial_dependent_parameters(model) {
+        let start_pc = c.code.len();
+        c.section_start = start_pc;
+        c.span = model.variables[v].span;
+        let Some(b) = model.variables[v].binding.as_ref() else {
+            continue;
+        };
+        c.expr_into(b, v as Reg, start_pc);
+        steps.push(Step::Explicit {
+            code: start_pc..c.code.len(),
+            var: v,
+            block: usize::MAX,
+        });
+        computed_by[v] = Some(steps.len() - 1);
+    }
     for (bi, block) in sys.blocks.iter().enumerate() {
         let start_pc = c.code.len();
         c.section_start = start_pc;
@@ -915,6 +1037,7 @@ pub fn compile(
     let init_start = c.code.len();
     c.section_start = init_start;
     let mut initial_residuals = Vec::new();
+    let mut initial_explicit = Vec::new();
     let mut initial_assigns = Vec::new();
     let discrete: HashSet<VarId> = sys.discrete_vars.iter().copied().collect();
     // Variables that a `when initial()` branch assigns: determined by that branch at
@@ -941,6 +1064,16 @@ pub fn compile(
                     let (l, r) = (c.expr(lhs), c.expr(rhs));
                     let res = c.emit(Op::Sub, l, r, 0);
                     initial_residuals.push((res, i));
+                    let reads = |e: &Expr, v: VarId| {
+                        let mut found = false;
+                        e.visit(&mut |x| found |= matches!(x, Expr::Var(u) if *u == v));
+                        found
+                    };
+                    initial_explicit.push(match (lhs, rhs) {
+                        (Expr::Var(v), e) if !reads(e, *v) => Some((*v, r)),
+                        (e, Expr::Var(v)) if !reads(e, *v) => Some((*v, l)),
+                        _ => None,
+                    });
                     continue;
                 };
                 let set_var = discrete.contains(&var) && !at_initial.contains_key(&var);
@@ -1045,6 +1178,7 @@ pub fn compile(
         event_code,
         initial_code,
         initial_residuals,
+        initial_explicit,
         initial_assigns,
         relations: c.relations,
         samples: c.samples,

@@ -351,6 +351,14 @@ pub fn note_consistency(engine: &Engine, es: &mut EventState) {
 
 /// The error for a relation that keeps switching within one event (chattering).
 fn chattering(engine: &Engine, t: f64, relation: Option<usize>) -> Diagnostic {
+    // A call that failed gives NaN, which differs from itself at every pass: the failure is
+    // the cause to report, not switching.
+    if let Some(m) = super::funcall::take_failure() {
+        return Diagnostic::error(
+            Span::DUMMY,
+            format!("at time {t}, a function called at this event failed: {m}"),
+        );
+    }
     let what = match relation {
         Some(i) => {
             let r = &engine.prog.relations[i];

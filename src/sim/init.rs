@@ -251,50 +251,136 @@ pub fn solve_initial_equations(
     let mut r = Vec::new();
     let mut r2 = Vec::new();
     residual(engine, &x, &mut r)?;
+    // Initial equations `v = e` (`parameter Real c(fixed = false)` given by a function of
+    // other such parameters): sweeps of `v := e` give their values in as many sweeps as they
+    // depend on each other, where Newton could start from a point at which `e` is not defined
+    // (`0/0` from parameters still at 0). The best point of the sweeps is kept.
+    let explicit: Vec<(usize, u32)> = engine
+        .prog
+        .initial_explicit
+        .iter()
+        .flatten()
+        // Only parameters: the continuous and discrete unknowns keep Newton from their start
+        // values (a sweep could move a mixed system to another of its solutions).
+        .filter(|&&(v, _)| model.variables[v].variability == crate::dae::Variability::Parameter)
+        .filter_map(|&(v, e)| free.iter().position(|&u| u == v).map(|k| (k, e)))
+        .collect();
+    if !explicit.is_empty() {
+        // Fewer residuals that cannot be evaluated first, then the largest of the others.
+        let measure = |r: &[f64]| {
+            let bad = r.iter().filter(|x| !x.is_finite()).count();
+            let good: Vec<f64> = r.iter().copied().filter(|x| x.is_finite()).collect();
+            (bad, norm_of(&good))
+        };
+        let mut best = (measure(&r), x.clone(), r.clone());
+        let mut xs = x.clone();
+        for _ in 0..n.min(50) {
+            let mut moved = false;
+            for &(k, e) in &explicit {
+                let v = engine.regs[e as usize];
+                if v.is_finite() && v != xs[k] {
+                    xs[k] = v;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+            residual(engine, &xs, &mut r2)?;
+            let m = measure(&r2);
+            if m.0 < best.0.0 || (m.0 == best.0.0 && m.1 < best.0.1) {
+                best = (m, xs.clone(), r2.clone());
+            }
+        }
+        x = best.1;
+        r = best.2;
+        residual(engine, &x, &mut r)?;
+    }
     let mut lu = Lu::default();
     let mut tmp = Vec::new();
-    let norm = |v: &[f64]| {
-        v.iter().fold(
-            0.0f64,
-            |m, x| if x.is_nan() { f64::NAN } else { m.max(x.abs()) },
-        )
-    };
-    for _ in 0..60 {
-        let r0 = norm(&r);
-        if r0 <= 1e-11 {
-            check_fixed_starts(engine, sys, &checked, &free)?;
-            return Ok(notes);
-        }
+    let norm = norm_of;
+    let jacobian = |engine: &mut Engine, x: &[f64], r: &[f64], r2: &mut Vec<f64>| {
         let mut jac = vec![0.0; n * n];
         for j in 0..n {
             let h = 1e-7 * (1.0 + x[j].abs());
-            let mut xp = x.clone();
+            let mut xp = x.to_vec();
             xp[j] += h;
-            residual(engine, &xp, &mut r2)?;
+            residual(engine, &xp, r2)?;
             for i in 0..n {
                 jac[i * n + j] = (r2[i] - r[i]) / h;
             }
         }
-        if let Err(col) = lu.factor(n, &jac) {
-            let name = &model.variables[free[col]].name;
-            return Err(InitError::Diagnostics(vec![
-                Diagnostic::error(
-                    first_span(),
-                    format!(
-                        "the initial equations do not determine `{name}` (singular initial system)"
-                    ),
-                )
-                .with_note(format!(
-                    "initial equations: {}",
-                    eq_names(&(0..neq).collect::<Vec<_>>()).join(", ")
-                ))
-                .with_help(format!(
-                    "give `{name}` a fixed start value or add an initial equation for it"
-                )),
-            ]));
+        Ok::<_, InitError>(jac)
+    };
+    let singular = |col: usize| {
+        // A failed call gives NaN, whose Jacobian column is no information: the failure is
+        // the cause.
+        if let Some(m) = super::funcall::take_failure() {
+            return InitError::Diagnostics(vec![Diagnostic::error(
+                first_span(),
+                format!("the initial equations cannot be evaluated: {m}"),
+            )]);
         }
+        let name = &model.variables[free[col]].name;
+        InitError::Diagnostics(vec![
+            Diagnostic::error(
+                first_span(),
+                format!(
+                    "the initial equations do not determine `{name}` (singular initial system)"
+                ),
+            )
+            .with_note(format!(
+                "initial equations: {}",
+                eq_names(&(0..neq).collect::<Vec<_>>()).join(", ")
+            ))
+            .with_help(format!(
+                "give `{name}` a fixed start value or add an initial equation for it"
+            )),
+        ])
+    };
+    // Whether a step was taken with a singular Jacobian: the solution is then checked to be
+    // regular, so a system that does not determine an unknown is still reported.
+    let mut was_singular = false;
+    for _ in 0..60 {
+        let r0 = norm(&r);
+        if r0 <= 1e-11 {
+            if was_singular {
+                let jac = jacobian(engine, &x, &r, &mut r2)?;
+                if let Err(col) = lu.factor(n, &jac) {
+                    return Err(singular(col));
+                }
+                residual(engine, &x, &mut r)?;
+            }
+            check_fixed_starts(engine, sys, &checked, &free)?;
+            return Ok(notes);
+        }
+        let jac = jacobian(engine, &x, &r, &mut r2)?;
         let mut dx = r.clone();
-        lu.solve(&mut dx, &mut tmp);
+        if lu.factor(n, &jac).is_ok() {
+            lu.solve(&mut dx, &mut tmp);
+        } else {
+            // Singular at this point, which need not be singular at the solution: with
+            // `parameter Real r(fixed = false)` starting at 0 and `der(x) = r*(x - u)`, `x`
+            // enters only once `r` is known. A Levenberg-Marquardt step (J'J + mu I) dx = J'r
+            // moves the unknowns the equations do determine.
+            was_singular = true;
+            let mut a = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    a[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
+                }
+            }
+            let scale = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
+            let mu = if scale > 0.0 { 1e-10 * scale } else { 1.0 };
+            for i in 0..n {
+                a[i * n + i] += mu;
+                dx[i] = (0..n).map(|k| jac[k * n + i] * r[k]).sum();
+            }
+            if let Err(col) = lu.factor(n, &a) {
+                return Err(singular(col));
+            }
+            lu.solve(&mut dx, &mut tmp);
+        }
         let mut lambda = 1.0;
         loop {
             let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a - lambda * d).collect();
@@ -311,6 +397,12 @@ pub fn solve_initial_equations(
                 std::mem::swap(&mut r, &mut r2);
                 break;
             }
+        }
+    }
+    if was_singular {
+        let jac = jacobian(engine, &x, &r, &mut r2)?;
+        if let Err(col) = lu.factor(n, &jac) {
+            return Err(singular(col));
         }
     }
     let worst = (0..neq)
@@ -338,6 +430,17 @@ pub fn solve_initial_equations(
         .with_note(format!("unknowns: {}", names.join(", ")))
         .with_help("give start values closer to the solution"),
     ]))
+}
+
+/// The largest magnitude, NaN when any element is NaN.
+fn norm_of(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |m, x| {
+        if x.is_nan() || m.is_nan() {
+            f64::NAN
+        } else {
+            m.max(x.abs())
+        }
+    })
 }
 
 /// Evaluates the system and the initial code, assigning the discrete unknowns their initial
