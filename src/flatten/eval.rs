@@ -395,15 +395,14 @@ fn range<E: Elem>(a: &Val, step: Option<&Val>, b: &Val) -> Result<Tensor<E>, Str
         if s == 0 {
             return Err("a range step cannot be zero".into());
         }
-        let mut v = Vec::new();
-        let mut x = a;
-        while (s > 0 && x <= b) || (s < 0 && x >= b) {
-            v.push(E::int(x));
-            x += s;
-            if v.len() > 50_000_000 {
-                return Err("range too large".into());
-            }
-        }
+        // The count first (in i128: `a:b` over the whole i64 range does not overflow).
+        let n = if (s > 0 && a <= b) || (s < 0 && a >= b) {
+            (i128::from(b) - i128::from(a)) / i128::from(s) + 1
+        } else {
+            0
+        };
+        let n = super::size_limit::range_count(n as f64)?;
+        let v = (0..n as i64).map(|k| E::int(a + k * s)).collect();
         return Ok(Tensor::vector(v));
     }
     let f = |v: &Val| {
@@ -419,7 +418,11 @@ fn range<E: Elem>(a: &Val, step: Option<&Val>, b: &Val) -> Result<Tensor<E>, Str
         return Err("a range step cannot be zero".into());
     }
     let n = ((b - a) / s + 1e-10).floor();
-    let n = if n < 0.0 { 0 } else { n as usize + 1 };
+    let n = if n < 0.0 {
+        0
+    } else {
+        super::size_limit::range_count(n + 1.0)?
+    };
     Ok(Tensor::vector(
         (0..n).map(|k| E::real(a + k as f64 * s)).collect(),
     ))
@@ -826,6 +829,7 @@ fn call_builtin<C: Ctx>(
         }
         "zeros" | "ones" => {
             let dims = vals.iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
+            super::size_limit::element_count(&dims).map_err(|m| err(span, m))?;
             Ok(tensor::fill(C::E::int(i64::from(name == "ones")), dims))
         }
         "fill" => {
@@ -833,6 +837,9 @@ fn call_builtin<C: Ctx>(
             let dims = vals[1..].iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
             let x = vals.swap_remove(0);
             let mut full = Vec::new();
+            let mut all = dims.clone();
+            all.extend(&x.dims);
+            super::size_limit::element_count(&all).map_err(|m| err(span, m))?;
             let n: usize = dims.iter().product();
             for _ in 0..n {
                 full.extend(x.data.iter().cloned());

@@ -717,6 +717,12 @@ impl Flattener<'_> {
                 }
             }
         }
+        if let Err(m) = super::size_limit::element_count(&dims) {
+            return Err(Diagnostic::error(
+                elem.decl().span,
+                format!("`{}`: {m}", elem.name),
+            ));
+        }
         if dim_types.iter().any(|t| *t != DimType::Integer) {
             self.insts[i].dim_types = dim_types;
         }

@@ -47,6 +47,7 @@ mod overdetermined;
 mod record_binding;
 mod redeclared;
 mod scalarize;
+mod size_limit;
 mod stream;
 pub mod tensor;
 mod variables;

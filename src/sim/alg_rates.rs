@@ -20,8 +20,12 @@ pub fn rates(engine: &mut Engine, alg: &[u32], t: f64, x: &[f64], dx: &[f64], h:
         return zero;
     }
     let z0: Vec<f64> = alg.iter().map(|&r| engine.regs[r as usize]).collect();
-    // Small against the step (the rate is wanted at t) but far above rounding of t.
-    let delta = (1e-3 * h.abs()).max(1e-12 * (1.0 + t.abs()));
+    // Small against the step (the rate is wanted at t) but far above rounding of t; no
+    // absolute floor: a circuit's first step can be 1e-13 s.
+    let delta = (1e-3 * h.abs()).max(64.0 * f64::EPSILON * t.abs());
+    if !(delta > 0.0 && delta.is_finite()) {
+        return zero;
+    }
     let x1: Vec<f64> = x.iter().zip(dx).map(|(xi, di)| xi + delta * di).collect();
     let out = match engine.eval_at(t + delta, &x1) {
         Ok(()) => alg

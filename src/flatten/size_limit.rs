@@ -1,0 +1,34 @@
+//! The largest array the flattener builds, checked before the memory is asked for.
+//!
+//! `Real x[1000000000]`, `fill(1.0, 2000000000)` or `for i in 1:2000000000 loop` used to run
+//! until the allocation failed and the process aborted (found by `fuzz/`); a flat model that
+//! large could not be simulated anyway. Ten million elements is far beyond any model minimo
+//! simulates and still small enough to allocate.
+
+/// The most elements one array, range or declaration may have.
+pub const MAX_ELEMENTS: usize = 10_000_000;
+
+/// The number of elements of an array of size `dims`, or the message saying it is too large
+/// (also when the product overflows).
+pub fn element_count(dims: &[usize]) -> Result<usize, String> {
+    dims.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| {
+            format!(
+                "an array of size {} is larger than the {MAX_ELEMENTS} elements supported",
+                super::tensor::fmt_dims(dims)
+            )
+        })
+}
+
+/// The same for a range of `n` values, where `n` may be a huge or non-finite count.
+pub fn range_count(n: f64) -> Result<usize, String> {
+    if n.is_finite() && n <= MAX_ELEMENTS as f64 {
+        Ok(n.max(0.0) as usize)
+    } else {
+        Err(format!(
+            "this range has {n:.3e} values; at most {MAX_ELEMENTS} are supported"
+        ))
+    }
+}

@@ -1,0 +1,77 @@
+//! Inputs the fuzz targets (`fuzz/`) found to panic, hang or exhaust memory, shrunk with
+//! `cargo fuzz tmin`, kept inline. Each goes through the same pipeline as the targets
+//! (`fuzz/src/lib.rs`): parse -> flatten -> structure -> a short bounded simulation, with
+//! every diagnostic rendered; each must end with a value or located diagnostics.
+
+use minimo::diag::{SourceMap, render_all};
+use minimo::flatten::flatten_source_with;
+use minimo::sim::{SimOptions, simulate_analysis};
+use minimo::structure::{AnalyzeOptions, analyze};
+
+/// The pipeline of the fuzz targets; returns the rendered diagnostics of the stage that
+/// stopped, or `None` when the simulation ran.
+fn pipeline(text: &str) -> Option<String> {
+    let mut sources = SourceMap::new();
+    let flat = match flatten_source_with(&mut sources, "fuzz.mo", text, None, &[]) {
+        Ok(f) => f,
+        Err(d) => return Some(render_all(&sources, &d)),
+    };
+    let analysis = match analyze(flat, &AnalyzeOptions::default()) {
+        Ok(a) => a,
+        Err(d) => return Some(render_all(&sources, &d)),
+    };
+    let opts = SimOptions {
+        start_time: Some(0.0),
+        stop_time: Some(0.1),
+        interval: Some(0.01),
+        max_steps: Some(5000),
+        ..Default::default()
+    };
+    simulate_analysis(&analysis, &opts)
+        .err()
+        .map(|d| render_all(&sources, &d))
+}
+
+#[test]
+fn the_step_limit_stops_a_run_with_a_message() {
+    // The bound the fuzz targets rely on: a stiff run that needs more steps than allowed.
+    let text = "model S\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -1e6 * (x - sin(1e4 * time));\nend S;\n";
+    let err = pipeline(text).expect("the run must stop");
+    assert!(
+        err.contains("the step limit (5000 steps) was reached"),
+        "{err}"
+    );
+}
+
+/// Sizes that aborted the process on a failed allocation (or ran out of time) before the
+/// flattener checked them (`src/flatten/size_limit.rs`); found by hand while writing the
+/// fuzz targets.
+#[test]
+fn huge_arrays_and_ranges_are_refused_before_allocation() {
+    let cases = [
+        (
+            "model A\n  Real x[1000000000](each start = 1, each fixed = true);\nequation\n  der(x) = -x;\nend A;\n",
+            "an array of size [1000000000] is larger than the 10000000 elements supported",
+        ),
+        (
+            "model A\n  Real y[:] = fill(1.0, 2000000000);\nend A;\n",
+            "is larger than the 10000000 elements supported",
+        ),
+        (
+            "model A\n  Real y = sum(zeros(100000, 100000));\nend A;\n",
+            "an array of size [100000, 100000] is larger",
+        ),
+        (
+            "model A\n  Real y;\nalgorithm\n  y := 0;\n  for i in 1:2000000000 loop\n    y := y + i;\n  end for;\nend A;\n",
+            "this range has 2.000e9 values",
+        ),
+        (
+            "model A\n  Real y;\nalgorithm\n  y := 0;\n  for v in 0:1e-300:1 loop\n    y := y + v;\n  end for;\nend A;\n",
+            "at most 10000000 are supported",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = pipeline(text).unwrap_or_else(|| panic!("accepted:\n{text}"));
+        assert!(err.contains(expected), "{text}\n{err}");
+    }
+}
