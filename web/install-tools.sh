@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what web/build.sh and web/test.sh need, where it is missing: the wasm32 target,
+# wasm-bindgen's command line at the crate's version, Debian's Chromium and the npm packages.
+set -euo pipefail
+cd "$(dirname "$0")"
+BINDGEN_VERSION=0.2.130
+
+rustup target add wasm32-unknown-unknown
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $BINDGEN_VERSION" ]; then
+  cargo install wasm-bindgen-cli --version "$BINDGEN_VERSION" --locked
+fi
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update
+  apt-get install -y chromium
+fi
+npm ci --no-audit --no-fund
