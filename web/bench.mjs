@@ -39,7 +39,9 @@ async function inPage() {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p = [];
 const n = [];
-await inPage(); // the first call compiles the module's code paths
+// The first call in a fresh page runs V8's baseline code of the module; later calls its
+// optimised code (tiered up in the background).
+const cold = await inPage();
 native();
 for (let i = 0; i < runs; i++) {
   p.push(await inPage());
@@ -52,6 +54,7 @@ const row = (what, key) => {
   const b = median(n.map((x) => x[key]));
   console.log(`${what.padEnd(24)} page ${a.toFixed(1).padStart(8)} ms   native ${b.toFixed(1).padStart(8)} ms   ratio ${(a / b).toFixed(2)}`);
 };
-console.log(`pendulum, median of ${runs} runs (native: ${path.relative(ROOT, bin)})`);
+console.log(`pendulum, median of ${runs} runs (native: ${path.relative(ROOT, bin)}, one process a run)`);
 row("flatten to results", "total");
 row("integration alone", "integrate");
+console.log(`first call in a fresh page: ${cold.total.toFixed(1)} ms (integration ${cold.integrate.toFixed(1)} ms)`);

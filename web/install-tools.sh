@@ -7,7 +7,9 @@ BINDGEN_VERSION=0.2.130
 
 rustup target add wasm32-unknown-unknown
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $BINDGEN_VERSION" ]; then
-  cargo install wasm-bindgen-cli --version "$BINDGEN_VERSION" --locked
+  # Not --locked: the lock file shipped with 0.2.130 names a webpki-roots release the registry
+  # no longer serves; the version of the tool itself is pinned.
+  cargo install wasm-bindgen-cli --version "$BINDGEN_VERSION"
 fi
 if [ ! -x /usr/bin/chromium ]; then
   apt-get update

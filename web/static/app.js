@@ -285,6 +285,11 @@ async function main() {
     return;
   }
   state.examples = JSON.parse(minimo.examples());
+  // The browser compiles the module's functions on their first call, and optimises them once
+  // they are hot: one run of the simplest example at load makes the student's first run fast.
+  setStatus("loading minimo… (a first run)", "loading");
+  await nextFrame();
+  minimo.simulate(state.examples[0].text, "{}");
   const sel = $("example");
   for (const ex of state.examples) sel.add(new Option(ex.title, ex.id));
   sel.addEventListener("change", () => loadExample(sel.value));

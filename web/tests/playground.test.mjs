@@ -25,6 +25,12 @@ after(async () => {
   server?.stop();
 });
 
+/// A screenshot of the whole page into web/test-results/.
+async function shot(name) {
+  mkdirSync(path.join(WEB, "test-results"), { recursive: true });
+  await page.screenshot({ path: path.join(WEB, "test-results", name), fullPage: true });
+}
+
 /// What `minimo simulate model.mo` prints on standard error for this text, and its exit code.
 function nativeSimulate(text) {
   const dir = mkdtempSync(path.join(tmpdir(), "minimo-playground-"));
@@ -91,6 +97,7 @@ test("an error is shown at its line:column with the command line's text", async 
     return s.value.slice(s.selectionStart, s.selectionEnd);
   });
   assert.equal(selected, "k");
+  await shot("playground-error.png");
 });
 
 test("a syntax error is located like on the command line", async () => {
@@ -116,9 +123,9 @@ test("the pendulum example simulates and its structure shows the index reduction
   assert.match(summary, /Index reduction/);
   assert.match(summary, /equations added by differentiation/);
   assert.match(await page.textContent("#structure-text"), /^model Pendulum/);
+  await shot("playground-structure.png");
   await page.click('#tabs button[data-tab="plot"]');
-  mkdirSync(path.join(WEB, "test-results"), { recursive: true });
-  await page.screenshot({ path: path.join(WEB, "test-results", "playground.png"), fullPage: true });
+  await shot("playground.png");
   assert.deepEqual(problems, []);
 });
 
