@@ -18,11 +18,12 @@ thread_local! {
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| {
-        format!("{{\"ok\":false,\"rendered\":\"error: cannot encode the answer: {e}\",\"diagnostics\":[]}}")
+        let text = format!("error: cannot encode the answer: {e}");
+        serde_json::json!({"ok": false, "rendered": text, "diagnostics": []}).to_string()
     })
 }
 
-/// The version of the minimo crate the page runs.
+/// The playground's version (shown in the page's status line).
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()

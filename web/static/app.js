@@ -131,6 +131,7 @@ async function runSimulation() {
   showDiagnostics(ans);
   if (!ans.ok) {
     setStatus("the model has errors", "error");
+    if (state.chart) $("sim-info").textContent = "The plot shows the last run that succeeded.";
     return ans;
   }
   document.body.dataset.integrateMs = ans.integrate_ms.toFixed(3);
