@@ -15,8 +15,9 @@ if [ ! -f node_modules/uplot/dist/uPlot.iife.min.js ]; then
   npm ci --no-audit --no-fund
 fi
 
-# The main crate's target folder: the same dependencies, built once.
-cargo build --release --locked --target wasm32-unknown-unknown --target-dir ../target
+# The main crate's target folder: the same dependencies, built once. Not --locked: a dependency
+# added to the main crate is added to web/Cargo.lock here (the versions already locked stay).
+cargo build --release --target wasm32-unknown-unknown --target-dir ../target
 rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --no-typescript --out-dir dist/pkg \

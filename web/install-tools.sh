@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 BINDGEN_VERSION=0.2.130
 
-rustup target add wasm32-unknown-unknown
+# The machine images ship the target; rustup would have to download it otherwise.
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $BINDGEN_VERSION" ]; then
   # Not --locked: the lock file shipped with 0.2.130 names a webpki-roots release the registry
   # no longer serves; the version of the tool itself is pinned.
