@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    /// The trajectories of the last successful simulation: (variable names, time, rows).
+    /// The trajectories of the last successful simulation.
     static LAST: RefCell<Option<session::Trajectories>> = const { RefCell::new(None) };
 }
 
@@ -38,7 +38,7 @@ pub fn examples() -> String {
 /// `minimo structure` on the text: JSON with `ok`, `rendered`, `diagnostics`, `text`, `report`.
 #[wasm_bindgen]
 pub fn structure(text: &str, model: &str) -> String {
-    let model = (!model.trim().is_empty()).then(|| model.trim());
+    let model = Some(model.trim()).filter(|m| !m.is_empty());
     to_json(&session::structure(text, model))
 }
 
@@ -47,7 +47,10 @@ pub fn structure(text: &str, model: &str) -> String {
 #[wasm_bindgen]
 pub fn simulate(text: &str, request: &str) -> String {
     let (answer, kept) = session::simulate_json(text, request);
-    LAST.with(|l| *l.borrow_mut() = kept);
+    // A failed run keeps the last good trajectories: the page still shows (and re-plots) them.
+    if kept.is_some() {
+        LAST.with(|l| *l.borrow_mut() = kept);
+    }
     to_json(&answer)
 }
 

@@ -90,6 +90,10 @@ test("an error is shown at its line:column with the command line's text", async 
   const native = nativeSimulate(BROKEN);
   assert.equal(native.status, 1);
   assert.equal(rendered.trim(), native.stderr.trim());
+  // The plot of the last good run (the previous test's) stays, and can still be re-drawn.
+  assert.equal(await page.getAttribute("#plot", "data-series"), "x");
+  assert.equal((await page.evaluate(() => playground.values("x"))).length, 501);
+  assert.match(await page.textContent("#sim-info"), /last run that succeeded/);
   // Clicking the diagnostic selects the offending name in the editor.
   await first.click();
   const selected = await page.evaluate(() => {
