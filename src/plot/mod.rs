@@ -9,6 +9,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
+// plotters has neither fonts to register nor PNG files in WebAssembly (the playground plots in
+// the page instead).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 static FONT: &[u8] = include_bytes!("DejaVuSans.ttf");
 
 /// Image size in pixels.
@@ -66,6 +69,7 @@ pub fn series_from_csv(text: &str, vars: &[String]) -> Result<Series, PlotError>
 
 /// Draws the series to `path` (`.svg` or `.png`).
 pub fn plot(series: &Series, title: &str, path: &Path) -> Result<(), PlotError> {
+    #[cfg(not(target_arch = "wasm32"))]
     let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
     match path
         .extension()
@@ -79,6 +83,7 @@ pub fn plot(series: &Series, title: &str, path: &Path) -> Result<(), PlotError> 
             root.present()
                 .map_err(|e| PlotError::new(format!("cannot write {}: {e}", path.display())))
         }
+        #[cfg(not(target_arch = "wasm32"))]
         Some("png") => {
             let root = BitMapBackend::new(path, SIZE).into_drawing_area();
             draw(&root, series, title)?;

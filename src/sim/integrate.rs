@@ -33,7 +33,8 @@ use diffsol::{
     OdeSolverStopReason, Op, UnitCallable, Vector, VectorIndex,
 };
 use std::cell::RefCell;
-use std::time::Instant;
+// `std::time::Instant` natively; the browser's clock in WebAssembly (the playground).
+use web_time::Instant;
 
 /// Systems with more states than this use sparse matrices.
 const DENSE_LIMIT: usize = 60;

@@ -33,7 +33,8 @@ pub use system::*;
 
 use crate::dae::{EquationKind, Expr, FlatModel, VarId};
 use crate::diag::{self, Diagnostic};
-use std::time::Instant;
+// `std::time::Instant` natively; the browser's clock in WebAssembly (the playground).
+use web_time::Instant;
 use work::{Role, Work};
 
 /// Options of [`analyze`].
