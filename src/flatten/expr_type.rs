@@ -216,7 +216,7 @@ impl Flattener<'_> {
         let Some(first) = c.parts.first() else {
             return Ty::Unknown;
         };
-        if c.global || locals.iter().any(|l| *l == first.ident.name) {
+        if c.global || locals.contains(&first.ident.name) {
             return Ty::Unknown;
         }
         if c.parts.len() == 1 && first.ident.name == "time" {
