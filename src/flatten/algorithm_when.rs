@@ -8,6 +8,9 @@
 use crate::dae::{Equation, EquationKind, Expr, VarId};
 use std::collections::HashMap;
 
+/// One branch of a when-equation: its condition and its equations.
+type WhenBranch = (Expr, Vec<Equation>);
+
 /// Rewrites `eqs` (the equations of one algorithm section, in statement order) so that every
 /// variable assigned by more than one `when` statement is assigned by a single when-equation.
 pub(super) fn merge_shared_when_assignments(eqs: &mut Vec<Equation>) {
@@ -35,7 +38,7 @@ pub(super) fn merge_shared_when_assignments(eqs: &mut Vec<Equation>) {
     }
     shared.sort_unstable();
     // Per shared variable: its branches, later statements first, and the first span.
-    let mut merged: HashMap<VarId, (Vec<(Expr, Vec<Equation>)>, Equation)> = HashMap::new();
+    let mut merged: HashMap<VarId, (Vec<WhenBranch>, Equation)> = HashMap::new();
     for e in eqs.iter_mut().rev() {
         let EquationKind::When { branches } = &mut e.kind else {
             continue;

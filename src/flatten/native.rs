@@ -24,16 +24,14 @@ pub fn is_builtin(c_name: &str) -> bool {
     BUILTIN.contains(&c_name)
 }
 
+/// Types and numbers of dimensions of a function's inputs or outputs.
+type Signature = &'static [(ScalarType, usize)];
+
 /// The declaration these functions have in the MSL (`Modelica.Utilities.Strings`,
 /// `Modelica.Math.Random.Generators`): the inputs' and outputs' types and numbers of
 /// dimensions. The outputs are returned in this order, so a function declared otherwise is
 /// refused rather than given values in the wrong places.
-fn signature(
-    c_name: &str,
-) -> (
-    &'static [(ScalarType, usize)],
-    &'static [(ScalarType, usize)],
-) {
+fn signature(c_name: &str) -> (Signature, Signature) {
     use ScalarType::{Boolean as B, Enumeration as E, Integer as I, Real as R, String as S};
     match c_name {
         "ModelicaStrings_length" | "ModelicaStrings_hashString" => (&[(S, 0)], &[(I, 0)]),

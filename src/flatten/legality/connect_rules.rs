@@ -181,8 +181,7 @@ impl Flattener<'_> {
         }
         // At most one source per causal set.
         let mut sources: HashMap<usize, Vec<usize>> = HashMap::new();
-        for m in 0..members.len() {
-            let (p, inside, _) = &members[m];
+        for (m, (p, inside, _)) in members.iter().enumerate() {
             let source = if *inside {
                 p.causality == Causality::Output
             } else {

@@ -218,14 +218,14 @@ impl Flattener<'_> {
                 out.causal = Some((path.clone(), causality_word(pre.causality)));
             }
             match &cexp.prim {
-                Some(p) => {
+                Some(p)
                     if !matches!(p, Prim::Scalar(ScalarType::Real))
                         && pre.variability != Variability::Constant
-                        && out.non_real.is_none()
-                    {
-                        out.non_real = Some(path);
-                    }
+                        && out.non_real.is_none() =>
+                {
+                    out.non_real = Some(path);
                 }
+                Some(_) => {}
                 None if !cexp.is_function() && cexp.id != exp.id => {
                     self.prefixes_inside(&cexp, &path, out, depth + 1);
                 }
