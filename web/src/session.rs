@@ -236,6 +236,7 @@ pub fn simulate(text: &str, req: &SimRequest) -> (SimAnswer, Option<Trajectories
         set: req.set.clone(),
         vars: None,
         progress: false,
+        max_steps: None,
     };
     match simulate_analysis(&a, &opts) {
         Ok(r) => {
