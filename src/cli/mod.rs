@@ -8,6 +8,7 @@ mod flatten;
 mod plot;
 mod reactions;
 mod regress;
+mod run_options;
 mod simulate;
 mod structure;
 mod sweep;

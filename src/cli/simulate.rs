@@ -1,10 +1,10 @@
 //! `minimo simulate`.
 
 use super::ModelArgs;
-use crate::diag::{Diagnostic, SourceMap, Span, closest_name, render_all};
+use crate::diag::{Diagnostic, SourceMap, Span, render_all};
 use crate::flatten::{LoadOptions, load_and_flatten};
 use crate::sim::results::{write_csv, write_json, write_mat};
-use crate::sim::{Method, SimOptions, SimResult};
+use crate::sim::{SimOptions, SimResult};
 use crate::structure::{AnalyzeOptions, analyze};
 use clap::Args;
 use std::io::{IsTerminal, Write};
@@ -54,31 +54,13 @@ fn usage(msg: String) -> i32 {
 }
 
 pub fn run(args: SimulateArgs) -> i32 {
-    let Some(method) = Method::parse(&args.solver) else {
-        let names = ["bdf", "esdirk34", "tr-bdf2", "tsit45"];
-        // Close names, or the same letters in another order (`bfd`).
-        let sorted = |s: &str| {
-            let mut c: Vec<char> = s.chars().collect();
-            c.sort_unstable();
-            c
-        };
-        let hint = closest_name(&args.solver, names)
-            .or_else(|| {
-                names
-                    .into_iter()
-                    .find(|n| sorted(n) == sorted(&args.solver))
-            })
-            .map(|c| format!(" (did you mean `{c}`?)"))
-            .unwrap_or_default();
-        return usage(format!(
-            "unknown solver `{}`{hint}; use one of bdf, esdirk34, tr-bdf2, tsit45",
-            args.solver
-        ));
+    let method = match super::run_options::solver(&args.solver) {
+        Ok(m) => m,
+        Err(m) => return usage(m),
     };
-    let vars = match args.vars.as_deref().map(regex::Regex::new) {
-        None => None,
-        Some(Ok(r)) => Some(r),
-        Some(Err(e)) => return usage(format!("--vars is not a valid regular expression: {e}")),
+    let vars = match super::run_options::vars(args.vars.as_deref()) {
+        Ok(v) => v,
+        Err(m) => return usage(m),
     };
     let format = match &args.output {
         None => Format::Csv,

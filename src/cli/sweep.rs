@@ -3,7 +3,7 @@
 
 use super::ModelArgs;
 use crate::flatten::LoadOptions;
-use crate::sim::{Method, SimOptions};
+use crate::sim::SimOptions;
 use crate::sweep::grid::{grid, samples};
 use crate::sweep::table::{write_csv, write_json};
 use crate::sweep::{CompiledModel, Stat, SweepSpec, parse_axis, run_sweep};
@@ -82,16 +82,13 @@ fn usage(msg: impl std::fmt::Display) -> i32 {
 }
 
 pub fn run(args: SweepArgs) -> i32 {
-    let Some(method) = Method::parse(&args.solver) else {
-        return usage(format!(
-            "unknown solver `{}`; use one of bdf, esdirk34, tr-bdf2, tsit45",
-            args.solver
-        ));
+    let method = match super::run_options::solver(&args.solver) {
+        Ok(m) => m,
+        Err(m) => return usage(m),
     };
-    let vars = match args.vars.as_deref().map(regex::Regex::new) {
-        None => None,
-        Some(Ok(r)) => Some(r),
-        Some(Err(e)) => return usage(format!("--vars is not a valid regular expression: {e}")),
+    let vars = match super::run_options::vars(args.vars.as_deref()) {
+        Ok(v) => v,
+        Err(m) => return usage(m),
     };
     let mut stats = Vec::new();
     for s in args.stats.split(',') {
