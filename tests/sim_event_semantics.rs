@@ -4,39 +4,17 @@
 //! (a friction element's Booleans decided by the force of the loop they switch).
 //! Every expected value is worked out by hand from the model's text.
 
-use minimo::sim::{SimOptions, SimResult, simulate_analysis};
-use minimo::structure::{AnalyzeOptions, analyze};
+mod flatten_common;
+
+use flatten_common::{at, close, last, sim_options, simulate_text};
+use minimo::sim::SimResult;
 
 fn run(text: &str, stop: f64, interval: f64) -> Result<SimResult, String> {
-    let flat = minimo::flatten::flatten_source("m.mo", text, None)?;
-    let analysis = analyze(flat, &AnalyzeOptions::default()).map_err(|e| format!("{e:?}"))?;
-    let opts = SimOptions {
-        stop_time: Some(stop),
-        interval: Some(interval),
-        tolerance: Some(1e-8),
-        ..Default::default()
-    };
-    simulate_analysis(&analysis, &opts).map_err(|e| format!("{e:?}"))
+    simulate_text(text, &sim_options(stop, interval, 1e-8))
 }
 
 fn ok(text: &str, stop: f64, interval: f64) -> SimResult {
     run(text, stop, interval).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn at(r: &SimResult, name: &str, t: f64) -> f64 {
-    r.value_at(name, t)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-}
-
-fn last(r: &SimResult, name: &str) -> f64 {
-    *r.column(name)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-        .last()
-        .expect("rows")
-}
-
-fn close(a: f64, b: f64, tol: f64, what: &str) {
-    assert!((a - b).abs() <= tol, "{what}: {a} != {b}");
 }
 
 #[test]

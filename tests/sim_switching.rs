@@ -4,35 +4,17 @@
 //! bounce located by esdirk34, `==` on Integers outside `noEvent`).
 //! Every expected value is worked out by hand from the model's text.
 
-use minimo::sim::{Method, SimOptions, SimResult, simulate_analysis};
-use minimo::structure::{AnalyzeOptions, analyze};
+mod flatten_common;
+
+use flatten_common::{at, close, sim_options, simulate_text};
+use minimo::sim::{Method, SimOptions, SimResult};
 
 fn run_with(text: &str, opts: SimOptions) -> Result<SimResult, String> {
-    let flat = minimo::flatten::flatten_source("m.mo", text, None)?;
-    let analysis = analyze(flat, &AnalyzeOptions::default()).map_err(|e| format!("{e:?}"))?;
-    simulate_analysis(&analysis, &opts).map_err(|e| format!("{e:?}"))
+    simulate_text(text, &opts)
 }
 
 fn ok(text: &str, stop: f64, interval: f64) -> SimResult {
-    run_with(
-        text,
-        SimOptions {
-            stop_time: Some(stop),
-            interval: Some(interval),
-            tolerance: Some(1e-6),
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn at(r: &SimResult, name: &str, t: f64) -> f64 {
-    r.value_at(name, t)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-}
-
-fn close(a: f64, b: f64, tol: f64, what: &str) {
-    assert!((a - b).abs() <= tol, "{what}: {a} != {b}");
+    run_with(text, sim_options(stop, interval, 1e-6)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// An inverting integrator: input resistor R into the inverting node `vm`, capacitor C from

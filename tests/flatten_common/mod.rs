@@ -48,3 +48,44 @@ pub fn simulate_source(file: &str, text: &str, model: &str) -> minimo::sim::SimR
     };
     minimo::sim::simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
 }
+
+/// Flattens the one model of `text`, analyses it and simulates it with `opts`; the rendered
+/// diagnostics on failure (for tests that check a failure).
+pub fn simulate_text(
+    text: &str,
+    opts: &minimo::sim::SimOptions,
+) -> Result<minimo::sim::SimResult, String> {
+    let flat = flatten_source("m.mo", text, None)?;
+    let analysis = minimo::structure::analyze(flat, &minimo::structure::AnalyzeOptions::default())
+        .map_err(|e| format!("{e:?}"))?;
+    minimo::sim::simulate_analysis(&analysis, opts).map_err(|e| format!("{e:?}"))
+}
+
+/// Options for a run to `stop` with output every `interval` at tolerance `tol`.
+pub fn sim_options(stop: f64, interval: f64, tol: f64) -> minimo::sim::SimOptions {
+    minimo::sim::SimOptions {
+        stop_time: Some(stop),
+        interval: Some(interval),
+        tolerance: Some(tol),
+        ..Default::default()
+    }
+}
+
+/// The value of `name` at time `t` (panics when there is no such variable).
+pub fn at(r: &minimo::sim::SimResult, name: &str, t: f64) -> f64 {
+    r.value_at(name, t)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+}
+
+/// The value of `name` in the last row (after any event at the stop time).
+pub fn last(r: &minimo::sim::SimResult, name: &str) -> f64 {
+    *r.column(name)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+        .last()
+        .expect("rows")
+}
+
+/// Asserts `|a - b| <= tol`, naming `what`.
+pub fn close(a: f64, b: f64, tol: f64, what: &str) {
+    assert!((a - b).abs() <= tol, "{what}: {a} != {b}");
+}
