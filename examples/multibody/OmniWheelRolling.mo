@@ -11,5 +11,8 @@ model OmniWheelRolling "One omni wheel (4 rollers) rolling on the plane with rig
     r_start = {0, R, 0}, v_start = {0, 0, v0}, w_start = {v0/R, 0, 0});
 equation
   connect(wheel.ground, ground.frame);
-  annotation(experiment(StartTime = 0, StopTime = 1, Interval = 0.001, Tolerance = 1e-8));
+  // A lone omni wheel is not stable upright (its rollers let it slide along its axis): the
+  // round-off lean grows until it tips over at about 0.6 s, onto parts no contact models; the
+  // contact template then stops the run with an error. So the experiment ends at 0.4 s.
+  annotation(experiment(StartTime = 0, StopTime = 0.4, Interval = 0.001, Tolerance = 1e-8));
 end OmniWheelRolling;

@@ -255,7 +255,16 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     Units.Velocity vt[3] "tangential slip velocity";
     Units.Force Fn "normal force on B";
     Units.Force Ft[3] "tangential force on B";
+    parameter Units.Length maxPenetration(min = 0) = 1e-3
+      "overlap of the bodies allowed while the contact is inactive; more stops the run";
   equation
+    // An inactive contact whose bodies overlap means the geometry socket has left the region it
+    // describes (a wheel tipped over onto parts no socket models, say): the bodies would pass
+    // through each other and every later value would be wrong, so the run stops here.
+    assert(noEvent(elastic.active > 0 or h > -maxPenetration),
+      getInstanceName() + ": the bodies overlap by " + String(-h) + " m while the contact is inactive: the geometry socket "
+      + "no longer describes how they touch (for a wheel: it tipped over onto parts the contact does "
+      + "not model), so the motion past this time would be wrong");
     n = geometry.n;
     h = geometry.h;
     P = geometry.PB;
