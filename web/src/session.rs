@@ -4,7 +4,7 @@
 use minimo::diag::{self, Diagnostic, Severity, SourceMap};
 use minimo::flatten::flatten_source_with;
 use minimo::sim::{Method, SimOptions, SimResult, simulate_analysis};
-use minimo::structure::{Analysis, AnalyzeOptions, analyze, view};
+use minimo::structure::{Analysis, AnalyzeOptions, analyze, html, view};
 use serde::{Deserialize, Serialize};
 
 /// The name the model text has in messages: the page's one file, as if on the command line.
@@ -40,6 +40,9 @@ pub struct StructureAnswer {
     pub text: Option<String>,
     /// The report as `minimo structure --json` writes it (a JSON value, not a string).
     pub report: Option<serde_json::Value>,
+    /// The self-contained page of `minimo structure --html` (incidence matrices, matching,
+    /// Pantelides steps, states, blocks, graph): the page shows it in a frame.
+    pub html: Option<String>,
 }
 
 /// Options of a simulation as the page sends them; absent ones come from the model's
@@ -171,6 +174,7 @@ pub fn structure(text: &str, model: Option<&str>) -> StructureAnswer {
     if let Some(a) = analyse(&mut sources, text, model, &mut ans.outcome) {
         ans.text = Some(view::text(&a, &sources, false));
         ans.report = serde_json::to_value(&a.report).ok();
+        ans.html = Some(html::html(&a.report));
     }
     ans
 }

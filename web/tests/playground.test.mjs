@@ -127,6 +127,11 @@ test("the pendulum example simulates and its structure shows the index reduction
   assert.match(summary, /Index reduction/);
   assert.match(summary, /equations added by differentiation/);
   assert.match(await page.textContent("#structure-text"), /^model Pendulum/);
+  // The report of `minimo structure --html` in its frame: the incidence matrices and the
+  // Pantelides steps, as on the command line.
+  const frame = page.frameLocator("#structure-html");
+  await frame.locator("#pantelides").waitFor();
+  assert.match(await frame.locator("body").textContent(), /Incidence matrix in BLT order/);
   await shot("playground-structure.png");
   await page.click('#tabs button[data-tab="plot"]');
   await shot("playground.png");
