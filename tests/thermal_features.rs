@@ -64,3 +64,88 @@ end IC;";
         r.messages
     );
 }
+
+/// The constructor of a derived record binds every field: the ones the call leaves out take
+/// the derived record's defaults (MLS 12.6.1), here `rho = 1000` and `cp = 4000` of `Heavy`,
+/// not the `1` its base declares. (The MSL's `medium = Media.Water()` lost them: a pump
+/// against a 25 m head started delivering at once.)
+#[test]
+fn derived_record_constructor_gives_its_own_defaults() {
+    let text = "package R
+  record Base
+    parameter Real rho = 1;
+    parameter Real cp = 1;
+  end Base;
+  record Heavy
+    extends Base(rho = 1000, cp = 4000);
+  end Heavy;
+  model Comp
+    parameter Base medium = Base();
+    Real x(start = 0, fixed = true);
+  equation
+    der(x) = medium.rho + medium.cp;
+  end Comp;
+  model Top
+    Comp c(medium = Heavy());
+    Comp d;
+    Comp e(medium = Heavy(rho = 7));
+  end Top;
+end R;";
+    let m = common::flat_model(text, Some("R.Top"));
+    let flat = minimo::dae::print_flat(&m);
+    for (name, value) in [
+        ("c.medium.rho", "1000.0"),
+        ("c.medium.cp", "4000.0"),
+        ("d.medium.rho", "1.0"),
+        ("e.medium.rho", "7.0"),
+        ("e.medium.cp", "4000.0"),
+    ] {
+        assert!(
+            flat.contains(&format!("{name} = {value};")),
+            "{name} should be {value}:\n{flat}"
+        );
+    }
+}
+
+/// A derived record's default computed from other names is refused, not evaluated in the
+/// wrong scope.
+#[test]
+fn derived_record_constructor_with_computed_default_is_refused() {
+    let text = "package R
+  record Base
+    parameter Real a = 1;
+    parameter Real b = 2;
+  end Base;
+  record Derived
+    extends Base(b = 2*a);
+  end Derived;
+  model Top
+    parameter Base p = Derived(a = 3);
+  end Top;
+end R;";
+    common::assert_err(
+        text,
+        Some("R.Top"),
+        &["field `b`", "give `b` in the constructor call"],
+    );
+}
+
+/// A thermostat with hysteresis whose set point starts a ramp at t = 2 (the pattern of the
+/// MSL's ControlledTemperature): the relations must be judged on the values after the ramp's
+/// event, with no chattering at that instant. Heating from 0 at 10 K/s, off above 3, on below
+/// 1 (the band around a set point 2 that starts rising at 1 K/s at t = 2).
+#[test]
+fn hysteresis_after_time_event_does_not_chatter() {
+    let text = "model Thermo
+  Real T(start = 0, fixed = true);
+  Real ref = 2 + (if time < 2 then 0 else time - 2);
+  Boolean on(start = true, fixed = true);
+equation
+  on = pre(on) and T < ref + 1 or T < ref - 1;
+  der(T) = (if on then 10 else 0) - 0.5;
+end Thermo;";
+    let r = simulate_text(text, &sim_options(4.0, 0.1, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    // T reaches 3 at t = 3/9.5, then falls at 0.5 K/s: T(2) = 3 - 0.5 (2 - 3/9.5).
+    let t2 = 3.0 - 0.5 * (2.0 - 3.0 / 9.5);
+    close(common::at(&r, "T", 2.0), t2, 1e-6, "T(2)");
+}
