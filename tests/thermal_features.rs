@@ -129,23 +129,3 @@ end R;";
         &["field `b`", "give `b` in the constructor call"],
     );
 }
-
-/// A thermostat with hysteresis whose set point starts a ramp at t = 2 (the pattern of the
-/// MSL's ControlledTemperature): the relations must be judged on the values after the ramp's
-/// event, with no chattering at that instant. Heating from 0 at 10 K/s, off above 3, on below
-/// 1 (the band around a set point 2 that starts rising at 1 K/s at t = 2).
-#[test]
-fn hysteresis_after_time_event_does_not_chatter() {
-    let text = "model Thermo
-  Real T(start = 0, fixed = true);
-  Real ref = 2 + (if time < 2 then 0 else time - 2);
-  Boolean on(start = true, fixed = true);
-equation
-  on = pre(on) and T < ref + 1 or T < ref - 1;
-  der(T) = (if on then 10 else 0) - 0.5;
-end Thermo;";
-    let r = simulate_text(text, &sim_options(4.0, 0.1, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
-    // T reaches 3 at t = 3/9.5, then falls at 0.5 K/s: T(2) = 3 - 0.5 (2 - 3/9.5).
-    let t2 = 3.0 - 0.5 * (2.0 - 3.0 / 9.5);
-    close(common::at(&r, "T", 2.0), t2, 1e-6, "T(2)");
-}

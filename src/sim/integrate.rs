@@ -231,10 +231,6 @@ impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
     fn call_inplace(&self, x: &M::V, t: f64, y: &mut M::V) {
         let nx = self.0.nx;
         let mut e = self.0.engine.borrow_mut();
-        // Evaluated afresh: a cached point with the same time and states can hold values from
-        // before the last event (measured: a thermostat whose relations read the old ramp
-        // output right after the ramp's event, and flipped back and forth at that instant).
-        e.invalidate();
         y.for_each_batch_host([x], |y, [x], _| match e.eval_at(t, &x[..nx]) {
             Ok(()) => {
                 e.run_outputs();
