@@ -24,6 +24,7 @@ mod balance;
 mod classtree;
 mod connect;
 mod connect_scan;
+mod constructor_defaults;
 mod dyn_index;
 mod equations;
 mod eval;

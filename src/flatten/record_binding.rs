@@ -52,7 +52,7 @@ impl Flattener<'_> {
             self.insts[i].mods.binding = Some(b);
             return Ok(());
         }
-        let per_field = self.field_bindings(&b, expr, &fields)?;
+        let per_field = self.field_bindings(&b, expr, &fields, &exp)?;
         let mods = &mut self.insts[i].mods;
         for (name, e) in fields.iter().zip(per_field) {
             let Some(e) = e else { continue };
@@ -166,6 +166,7 @@ impl Flattener<'_> {
         b: &ModExpr,
         e: Expr,
         fields: &[String],
+        target: &super::expand::Expanded,
     ) -> Result<Vec<Option<Expr>>, Diagnostic> {
         match &e.kind {
             ExprKind::Ref(r) => Ok(fields
@@ -186,10 +187,13 @@ impl Flattener<'_> {
                 })
                 .collect()),
             ExprKind::If { branches, else_ } => {
-                let else_f = self.field_bindings(b, (**else_).clone(), fields)?;
+                let else_f = self.field_bindings(b, (**else_).clone(), fields, target)?;
                 let mut per_branch = Vec::with_capacity(branches.len());
                 for (c, v) in branches {
-                    per_branch.push((c.clone(), self.field_bindings(b, v.clone(), fields)?));
+                    per_branch.push((
+                        c.clone(),
+                        self.field_bindings(b, v.clone(), fields, target)?,
+                    ));
                 }
                 let mut out = Vec::with_capacity(fields.len());
                 for (k, f) in fields.iter().enumerate() {
@@ -228,7 +232,16 @@ impl Flattener<'_> {
                 if !is_record || cexp.classes.contains_key("'constructor'") {
                     return Err(unsupported(&e));
                 }
-                record_constructor_args(&cexp, args, fields, &e)
+                let mut given = record_constructor_args(&cexp, args, fields, &e)?;
+                // A derived record's constructor (`Water()` for a `Medium`): its own defaults.
+                if cexp.id != target.id {
+                    for (f, slot) in fields.iter().zip(given.iter_mut()) {
+                        if slot.is_none() {
+                            *slot = super::constructor_defaults::default_of(&cexp, target, f, &e)?;
+                        }
+                    }
+                }
+                Ok(given)
             }
             _ => Err(unsupported(&e)),
         }

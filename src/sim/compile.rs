@@ -183,6 +183,8 @@ pub struct Program {
     pub initial_explicit: Vec<Option<(VarId, Reg)>>,
     /// Initial equations that give a discrete unknown its value (computed by the initial code).
     pub initial_assigns: Vec<InitAssign>,
+    /// Asserts of the initial system (`initial_asserts.rs`), computed by the initial code.
+    pub initial_asserts: Vec<Action>,
     pub relations: Vec<Relation>,
     pub samples: Vec<Sample>,
     pub whens: Vec<WhenClause>,
@@ -1039,6 +1041,7 @@ pub fn compile(
     let mut initial_residuals = Vec::new();
     let mut initial_explicit = Vec::new();
     let mut initial_assigns = Vec::new();
+    let mut initial_asserts = Vec::new();
     let discrete: HashSet<VarId> = sys.discrete_vars.iter().copied().collect();
     // Variables that a `when initial()` branch assigns: determined by that branch at
     // initialization.
@@ -1112,10 +1115,11 @@ pub fn compile(
                     eq: i,
                 });
             }
+            EquationKind::Assert { .. } => initial_asserts.extend(action(&mut c, eq)),
             _ => c.errors.push(
                 Diagnostic::error(
                     eq.span,
-                    "only equations `a = b` are supported in `initial equation` sections",
+                    "only equations `a = b` and `assert` are supported in `initial equation` sections",
                 )
                 .with_help("write the initial condition as a plain equation"),
             ),
@@ -1180,6 +1184,7 @@ pub fn compile(
         initial_residuals,
         initial_explicit,
         initial_assigns,
+        initial_asserts,
         relations: c.relations,
         samples: c.samples,
         whens,
@@ -1316,6 +1321,9 @@ fn eliminate_dead_code(p: &mut Program, nvars: usize) {
         }
     }
     p.always.iter().for_each(|a| mark_action(a, &mut needed));
+    p.initial_asserts
+        .iter()
+        .for_each(|a| mark_action(a, &mut needed));
     p.initial_residuals
         .iter()
         .for_each(|(r, _)| needed[*r as usize] = true);

@@ -863,6 +863,7 @@ pub fn simulate_with(
         Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
         Err(InitError::Diagnostics(d)) => return Err(d),
     }
+    messages.extend(super::initial_asserts::check(&mut engine, t0).map_err(|d| vec![*d])?);
     // Parameters with fixed = false got their values from the initial system.
     for (rv, x) in &mut parameters {
         *x = engine.regs[rv.id];

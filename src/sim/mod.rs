@@ -24,6 +24,7 @@ pub mod eval;
 pub mod events;
 pub mod funcall;
 pub mod init;
+pub mod initial_asserts;
 pub mod integrate;
 pub mod jacobian;
 pub mod newton;
