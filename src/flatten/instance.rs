@@ -439,6 +439,8 @@ impl Flattener<'_> {
             };
             let new_t = self.lookup_class_name(&clause.type_name, *lex, None)?;
             self.check_plug_compatible(new_t, old_t, *span, &e.name)?;
+            let passed_on =
+                self.check_redeclare_chain(&outer, clause, *lex, new_t, old_t, *span, &e.name, p)?;
             // The dimensions of the original are evaluated where the redeclaration is
             // written, so they are kept only when that cannot change their meaning.
             let dims_too = *lex == e.lex || super::redeclared::dims_name_free(&e.clause);
@@ -456,17 +458,29 @@ impl Flattener<'_> {
             // clause, when it has one) apply to whatever replaces it, under the new ones:
             // `replaceable SignalSource signalSource(final startTime = startTime)` keeps its
             // start time when a derived class redeclares it as a `Step`.
-            let kept = match &e.clause.constrainedby {
-                Some(cb) => match &cb.modification {
+            let kept = match (passed_on, &e.clause.constrainedby) {
+                (Some(k), _) => k,
+                (None, Some(cb)) => match &cb.modification {
                     Some(cm) => {
                         let c = modifier::convert_args(&mut self.tree, cm, e.lex);
                         self.bind_rel(&c, None, p)
                     }
                     None => Mod::default(),
                 },
-                None => decl_mod,
+                (None, None) => decl_mod,
             };
             decl_mod = modifier::merge(&m, &kept, &e.name)?;
+        } else if let Some(cm) = e
+            .clause
+            .constrainedby
+            .as_ref()
+            .and_then(|cb| cb.modification.as_ref())
+        {
+            // MLS 7.3.2: the modifiers of a `constrainedby` clause apply to the declaration as
+            // well, under its own modifiers.
+            let c = modifier::convert_args(&mut self.tree, cm, e.lex);
+            let c = self.bind_rel(&c, None, p);
+            decl_mod = modifier::merge(&decl_mod, &c, &e.name)?;
         }
         let mut outer = outer;
         outer.redeclare = None;

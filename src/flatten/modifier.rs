@@ -51,6 +51,10 @@ pub struct Mod {
     pub final_: bool,
     /// Where the modifier is written (for "cannot modify a final element").
     pub span: Option<Span>,
+    /// The component redeclaration that `redeclare` overrides (written deeper: in a base
+    /// class's `extends` modifier): its `constrainedby` type still constrains the new one and
+    /// its modifiers still apply (MLS 7.3.2, `redeclared_chain.rs`).
+    pub replaced: Option<Box<Redecl>>,
 }
 
 impl Mod {
@@ -164,6 +168,9 @@ pub fn merge(outer: &Mod, inner: &Mod, what: &str) -> Result<Mod, Diagnostic> {
         m.binding = outer.binding.clone();
     }
     if outer.redeclare.is_some() {
+        if let Some(r @ Redecl::Component { .. }) = &inner.redeclare {
+            m.replaced = Some(Box::new(r.clone()));
+        }
         m.redeclare = outer.redeclare.clone();
     }
     m.each = outer.each || (inner.each && outer.binding.is_none());

@@ -43,6 +43,14 @@ impl Flattener<'_> {
             .filter(|c| !c.protected && !is_fixed_by_declaration(c))
             .map(|c| c.name.clone())
             .collect();
+        if let Some(d) = super::record_field_conflict::conflict(
+            &self.insts[i].path,
+            &self.insts[i].mods,
+            &fields,
+            &b,
+        ) {
+            return Err(d);
+        }
         // An element of an array of records bound to an array constructor takes its element.
         let (expr, index) = select_element((*b.expr).clone(), &b.index);
         if let ExprKind::Call { func, .. } = &expr.kind
