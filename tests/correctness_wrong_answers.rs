@@ -322,7 +322,9 @@ fn a_second_redeclaration_must_fit_the_constraint_of_the_first() {
     // The first redeclaration narrows the constraint to `Wide`; `Base` has no `w`.
     refused(
         "cb_chain.mo",
-        &format!("model CbChain\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Other part constrainedby Wide);\n  end Narrowed;\n  Narrowed n(redeclare Base part);\nend CbChain;\n"),
+        &format!(
+            "model CbChain\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Other part constrainedby Wide);\n  end Narrowed;\n  Narrowed n(redeclare Base part);\nend CbChain;\n"
+        ),
         &[],
         &["cb_chain.mo:19:14", "not compatible", "`w`"],
     );
@@ -332,7 +334,9 @@ fn a_second_redeclaration_must_fit_the_constraint_of_the_first() {
 fn a_new_constraining_type_must_fit_the_old_one() {
     refused(
         "cb_widen.mo",
-        &format!("model CbWiden\n  model Holder2\n    replaceable Wide part constrainedby Wide;\n  end Holder2;\n{CHAIN}  model Widened\n    extends Holder2(replaceable Other part constrainedby Base);\n  end Widened;\n  Widened n;\nend CbWiden;\n"),
+        &format!(
+            "model CbWiden\n  model Holder2\n    replaceable Wide part constrainedby Wide;\n  end Holder2;\n{CHAIN}  model Widened\n    extends Holder2(replaceable Other part constrainedby Base);\n  end Widened;\n  Widened n;\nend CbWiden;\n"
+        ),
         &[],
         &["cb_widen.mo", "not compatible", "`w`"],
     );
@@ -342,9 +346,52 @@ fn a_new_constraining_type_must_fit_the_old_one() {
 fn the_constraint_modifiers_of_a_replaced_redeclaration_pass_on() {
     let row = final_row(
         "cb_pass.mo",
-        &format!("model CbPass\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Wide part constrainedby Wide(w = 30));\n  end Narrowed;\n  model Again\n    extends Narrowed(redeclare Other part);\n  end Again;\n  Again a;\n  Real y = a.part.w + a.part.u;\nend CbPass;\n"),
+        &format!(
+            "model CbPass\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Wide part constrainedby Wide(w = 30));\n  end Narrowed;\n  model Again\n    extends Narrowed(redeclare Other part);\n  end Again;\n  Again a;\n  Real y = a.part.w + a.part.u;\nend CbPass;\n"
+        ),
         "^y$",
     );
     // w = 30 from the replaced redeclaration's constraining clause, u = 4 from `Other`.
     assert!(row.ends_with(",34"), "{row}");
+}
+
+// ---- asserts see the settled event, inner outer ------------------------------------------------
+
+#[test]
+fn asserts_are_checked_once_the_event_iteration_has_settled() {
+    // At the event after initialization `level` jumps to 9, and `high` follows in a later pass
+    // of the same event: the assert must see the settled `high`, not the pass in between.
+    let o = minimo(
+        "assert_settle.mo",
+        "model AssertSettle\n  Boolean high(start = false, fixed = true);\n  Real level(start = 1, fixed = true);\nequation\n  when not initial() then\n    level = 9;\n  end when;\n  when level > 5 then\n    high = true;\n  end when;\n  if not initial() then\n    assert(high, \"high must follow level\");\n  end if;\n  annotation(experiment(StopTime = 0.1));\nend AssertSettle;\n",
+        &["simulate"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn an_assert_violated_after_the_event_still_fails() {
+    refused(
+        "assert_after.mo",
+        "model AssertAfter\n  Real level(start = 1, fixed = true);\nequation\n  when not initial() then\n    level = 9;\n  end when;\n  assert(level < 5, \"level too high\");\n  annotation(experiment(StopTime = 0.1));\nend AssertAfter;\n",
+        &[],
+        &["assert_after.mo:7:3", "level too high", "time 0"],
+    );
+}
+
+#[test]
+fn an_inner_outer_element_reads_the_outer_and_serves_the_inner() {
+    // `inner outer Real gain = gain * local`: `gain` on the right is the outer one (2), the
+    // inner half (2 * 3 = 6) is what the `outer` below sees. Read as one variable, the binding
+    // would be `gain = gain * 3`, solved by gain = 0 with no error.
+    let row = final_row(
+        "inner_outer.mo",
+        "model InnerOuter\n  model Leaf\n    outer Real gain;\n    Real y = gain*time;\n  end Leaf;\n  model Middle\n    parameter Real local = 3;\n    inner outer Real gain = gain*local;\n    Leaf leaf;\n    Real seen = gain;\n  end Middle;\n  inner Real gain = 2;\n  Middle m;\n  annotation(experiment(StopTime = 1));\nend InnerOuter;\n",
+        "^(m\\.leaf\\.y|m\\.seen)$",
+    );
+    // Columns in variable order: m.leaf.y = 6 at t = 1, then m.seen = 2 (the outer one).
+    let vals: Vec<f64> = row.split(',').skip(1).map(|v| v.parse().unwrap()).collect();
+    assert_eq!(vals.len(), 2, "{row}");
+    assert!(vals.contains(&6.0) && vals.contains(&2.0), "{row}");
 }

@@ -268,6 +268,9 @@ impl Flattener<'_> {
                     continue;
                 }
             }
+            if pre.outer && pre.inner && self.split_inner_outer(i, e, &mut index, &mut kids)? {
+                continue;
+            }
             let c = self.make_child(i, e)?;
             if pre.outer && !pre.inner {
                 self.default_inner(c, e);
@@ -350,14 +353,18 @@ impl Flattener<'_> {
     /// The instance an `outer` element `e` of instance `i` stands for: the nearest enclosing
     /// instance's element of the same name declared `inner`, else the default inner made
     /// for an earlier `outer` of the same name and type; `None` when there is neither.
-    fn resolve_outer(&mut self, i: InstId, e: &CompElem) -> Result<Option<InstId>, Diagnostic> {
+    pub(super) fn resolve_outer(
+        &mut self,
+        i: InstId,
+        e: &CompElem,
+    ) -> Result<Option<InstId>, Diagnostic> {
         let mut a = self.insts[i].parent;
         while let Some(anc) = a {
             let is_inner = self.insts[anc]
                 .exp
                 .component(&e.name)
                 .is_some_and(|c| c.clause.element_prefixes.inner);
-            if is_inner && let Some(t) = self.child(anc, &e.name)? {
+            if is_inner && let Some(t) = self.inner_child(anc, &e.name)? {
                 self.check_inner_matches_outer(i, e, t)?;
                 return Ok(Some(t));
             }
@@ -398,7 +405,7 @@ impl Flattener<'_> {
         }
     }
 
-    fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
+    pub(super) fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
         let outer = self.insts[p].mods.sub(&e.name).cloned().unwrap_or_default();
         let mut elem = e.clone();
         let mut decl_mod = self.bind_rel(&e.decl_mod, None, p);

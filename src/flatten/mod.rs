@@ -37,6 +37,7 @@ mod functions;
 mod identical;
 mod implicit;
 mod initial_algorithm;
+mod inner_outer_split;
 mod instance;
 mod legality;
 mod library;
@@ -109,6 +110,8 @@ pub(crate) struct Flattener<'s> {
     pub ext_tables: HashMap<InstId, Rc<dae::tables::Table>>,
     /// Instances made for `outer` elements without an `inner`, by (name, type).
     pub default_inners: HashMap<(String, ClassId), InstId>,
+    /// The inner half of each `inner outer` element, by (instance, name) (`inner_outer_split.rs`).
+    pub inner_parts: HashMap<(InstId, String), InstId>,
     /// Warnings of the run (they go to `FlatModel::warnings`).
     pub warnings: Vec<Diagnostic>,
     /// Record variables of the function being built (`functions.rs`).
@@ -145,6 +148,7 @@ impl<'s> Flattener<'s> {
             var_names: Vec::new(),
             ext_tables: HashMap::new(),
             default_inners: HashMap::new(),
+            inner_parts: HashMap::new(),
             warnings: Vec::new(),
             fn_records: Default::default(),
             conn_graph: Default::default(),
