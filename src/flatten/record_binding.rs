@@ -51,6 +51,12 @@ impl Flattener<'_> {
         ) {
             return Err(d);
         }
+        // A field value written further in than the binding of the whole gives way to it.
+        for (name, m) in &mut self.insts[i].mods.subs {
+            if fields.contains(name) && m.vs_record == super::modifier::VsRecord::RecordWins {
+                m.binding = None;
+            }
+        }
         // An element of an array of records bound to an array constructor takes its element.
         let (expr, index) = select_element((*b.expr).clone(), &b.index);
         if let ExprKind::Call { func, .. } = &expr.kind
