@@ -7,6 +7,7 @@
 const STACK_BYTES: usize = 512 << 20;
 
 fn main() {
+    default_sigpipe();
     let code = std::thread::Builder::new()
         .name("minimo".into())
         .stack_size(STACK_BYTES)
@@ -20,3 +21,18 @@ fn main() {
         }
     }
 }
+
+/// A closed pipe (`minimo simulate m.mo 2>&1 | head -3`) ends the process quietly, as it ends
+/// other Unix tools: Rust starts with SIGPIPE ignored, so every later write would fail, and a
+/// failed `eprintln!` panics.
+#[cfg(unix)]
+fn default_sigpipe() {
+    // SAFETY: called first in `main`, before any other thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}

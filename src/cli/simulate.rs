@@ -73,6 +73,9 @@ pub fn run(args: SimulateArgs) -> i32 {
             Some("csv") => Format::Csv,
             Some("json") => Format::Json,
             Some("mat") => Format::Mat,
+            // A device or a named pipe (`-o /dev/null`, `-o /dev/stdout`) has no extension to
+            // tell: it gets CSV, as standard output does.
+            _ if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => Format::Csv,
             _ => {
                 return usage(format!(
                     "cannot tell the result format of `{}`: use a .csv, .json or .mat file",

@@ -268,6 +268,9 @@ impl Flattener<'_> {
                     continue;
                 }
             }
+            if pre.outer && pre.inner && self.split_inner_outer(i, e, &mut index, &mut kids)? {
+                continue;
+            }
             let c = self.make_child(i, e)?;
             if pre.outer && !pre.inner {
                 self.default_inner(c, e);
@@ -350,14 +353,18 @@ impl Flattener<'_> {
     /// The instance an `outer` element `e` of instance `i` stands for: the nearest enclosing
     /// instance's element of the same name declared `inner`, else the default inner made
     /// for an earlier `outer` of the same name and type; `None` when there is neither.
-    fn resolve_outer(&mut self, i: InstId, e: &CompElem) -> Result<Option<InstId>, Diagnostic> {
+    pub(super) fn resolve_outer(
+        &mut self,
+        i: InstId,
+        e: &CompElem,
+    ) -> Result<Option<InstId>, Diagnostic> {
         let mut a = self.insts[i].parent;
         while let Some(anc) = a {
             let is_inner = self.insts[anc]
                 .exp
                 .component(&e.name)
                 .is_some_and(|c| c.clause.element_prefixes.inner);
-            if is_inner && let Some(t) = self.child(anc, &e.name)? {
+            if is_inner && let Some(t) = self.inner_child(anc, &e.name)? {
                 self.check_inner_matches_outer(i, e, t)?;
                 return Ok(Some(t));
             }
@@ -398,7 +405,7 @@ impl Flattener<'_> {
         }
     }
 
-    fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
+    pub(super) fn make_child(&mut self, p: InstId, e: &CompElem) -> Result<InstId, Diagnostic> {
         let outer = self.insts[p].mods.sub(&e.name).cloned().unwrap_or_default();
         let mut elem = e.clone();
         let mut decl_mod = self.bind_rel(&e.decl_mod, None, p);
@@ -439,6 +446,8 @@ impl Flattener<'_> {
             };
             let new_t = self.lookup_class_name(&clause.type_name, *lex, None)?;
             self.check_plug_compatible(new_t, old_t, *span, &e.name)?;
+            let passed_on =
+                self.check_redeclare_chain(&outer, clause, *lex, new_t, old_t, *span, &e.name, p)?;
             // The dimensions of the original are evaluated where the redeclaration is
             // written, so they are kept only when that cannot change their meaning.
             let dims_too = *lex == e.lex || super::redeclared::dims_name_free(&e.clause);
@@ -456,17 +465,29 @@ impl Flattener<'_> {
             // clause, when it has one) apply to whatever replaces it, under the new ones:
             // `replaceable SignalSource signalSource(final startTime = startTime)` keeps its
             // start time when a derived class redeclares it as a `Step`.
-            let kept = match &e.clause.constrainedby {
-                Some(cb) => match &cb.modification {
+            let kept = match (passed_on, &e.clause.constrainedby) {
+                (Some(k), _) => k,
+                (None, Some(cb)) => match &cb.modification {
                     Some(cm) => {
                         let c = modifier::convert_args(&mut self.tree, cm, e.lex);
                         self.bind_rel(&c, None, p)
                     }
                     None => Mod::default(),
                 },
-                None => decl_mod,
+                (None, None) => decl_mod,
             };
             decl_mod = modifier::merge(&m, &kept, &e.name)?;
+        } else if let Some(cm) = e
+            .clause
+            .constrainedby
+            .as_ref()
+            .and_then(|cb| cb.modification.as_ref())
+        {
+            // MLS 7.3.2: the modifiers of a `constrainedby` clause apply to the declaration as
+            // well, under its own modifiers.
+            let c = modifier::convert_args(&mut self.tree, cm, e.lex);
+            let c = self.bind_rel(&c, None, p);
+            decl_mod = modifier::merge(&decl_mod, &c, &e.name)?;
         }
         let mut outer = outer;
         outer.redeclare = None;

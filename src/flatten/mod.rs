@@ -38,6 +38,7 @@ mod functions;
 mod identical;
 mod implicit;
 mod initial_algorithm;
+mod inner_outer_split;
 mod instance;
 mod legality;
 mod library;
@@ -46,7 +47,9 @@ mod modifier;
 mod native;
 mod overdetermined;
 mod record_binding;
+mod record_field_conflict;
 mod redeclared;
+mod redeclared_chain;
 mod scalarize;
 mod size_limit;
 mod stream;
@@ -108,6 +111,8 @@ pub(crate) struct Flattener<'s> {
     pub ext_tables: HashMap<InstId, Rc<dae::tables::Table>>,
     /// Instances made for `outer` elements without an `inner`, by (name, type).
     pub default_inners: HashMap<(String, ClassId), InstId>,
+    /// The inner half of each `inner outer` element, by (instance, name) (`inner_outer_split.rs`).
+    pub inner_parts: HashMap<(InstId, String), InstId>,
     /// Warnings of the run (they go to `FlatModel::warnings`).
     pub warnings: Vec<Diagnostic>,
     /// Record variables of the function being built (`functions.rs`).
@@ -144,6 +149,7 @@ impl<'s> Flattener<'s> {
             var_names: Vec::new(),
             ext_tables: HashMap::new(),
             default_inners: HashMap::new(),
+            inner_parts: HashMap::new(),
             warnings: Vec::new(),
             fn_records: Default::default(),
             conn_graph: Default::default(),

@@ -51,6 +51,36 @@ pub struct Mod {
     pub final_: bool,
     /// Where the modifier is written (for "cannot modify a final element").
     pub span: Option<Span>,
+    /// The component redeclaration that `redeclare` overrides (written deeper: in a base
+    /// class's `extends` modifier): its `constrainedby` type still constrains the new one and
+    /// its modifiers still apply (MLS 7.3.2, `redeclared_chain.rs`).
+    pub replaced: Option<Box<Redecl>>,
+    /// For a field modifier of a record component: how its binding stands to a binding of
+    /// the whole record (`record_field_conflict.rs`).
+    pub vs_record: VsRecord,
+}
+
+/// How a field's binding stands to the binding of its whole record, from the levels they are
+/// written at (MLS 7.2.4: an outer modification overrides an inner one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VsRecord {
+    /// Written at the same level (`R r(x = 1) = R(2, 3)`): two values, neither overrides.
+    #[default]
+    Same,
+    /// The whole-record binding is written further out: it gives the field its value.
+    RecordWins,
+    /// The field modifier is written further out: it overrides the record binding's value.
+    FieldWins,
+}
+
+impl Mod {
+    /// Marks this modifier and everything below it as overridden by an outer record binding.
+    pub fn mark_record_wins(&mut self) {
+        self.vs_record = VsRecord::RecordWins;
+        for (_, m) in &mut self.subs {
+            m.mark_record_wins();
+        }
+    }
 }
 
 impl Mod {
@@ -162,8 +192,15 @@ pub fn merge(outer: &Mod, inner: &Mod, what: &str) -> Result<Mod, Diagnostic> {
     let mut m = inner.clone();
     if outer.binding.is_some() {
         m.binding = outer.binding.clone();
+        // The inner level's field values are under this binding of the whole (a record).
+        for (_, s) in &mut m.subs {
+            s.mark_record_wins();
+        }
     }
     if outer.redeclare.is_some() {
+        if let Some(r @ Redecl::Component { .. }) = &inner.redeclare {
+            m.replaced = Some(Box::new(r.clone()));
+        }
         m.redeclare = outer.redeclare.clone();
     }
     m.each = outer.each || (inner.each && outer.binding.is_none());
@@ -182,6 +219,15 @@ pub fn merge(outer: &Mod, inner: &Mod, what: &str) -> Result<Mod, Diagnostic> {
             return Err(final_error(om, inner, &sub_what));
         }
         *im = merge(om, im, &sub_what)?;
+        if om.binding.is_some() {
+            im.vs_record = if outer.binding.is_some() {
+                VsRecord::Same
+            } else if inner.binding.is_some() {
+                VsRecord::FieldWins
+            } else {
+                om.vs_record
+            };
+        }
     }
     Ok(m)
 }

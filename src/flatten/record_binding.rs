@@ -43,6 +43,20 @@ impl Flattener<'_> {
             .filter(|c| !c.protected && !is_fixed_by_declaration(c))
             .map(|c| c.name.clone())
             .collect();
+        if let Some(d) = super::record_field_conflict::conflict(
+            &self.insts[i].path,
+            &self.insts[i].mods,
+            &fields,
+            &b,
+        ) {
+            return Err(d);
+        }
+        // A field value written further in than the binding of the whole gives way to it.
+        for (name, m) in &mut self.insts[i].mods.subs {
+            if fields.contains(name) && m.vs_record == super::modifier::VsRecord::RecordWins {
+                m.binding = None;
+            }
+        }
         // An element of an array of records bound to an array constructor takes its element.
         let (expr, index) = select_element((*b.expr).clone(), &b.index);
         if let ExprKind::Call { func, .. } = &expr.kind

@@ -65,6 +65,8 @@ pub struct Sample {
     pub start: f64,
     pub interval: f64,
     pub reg: Reg,
+    /// The equation holding the call, for messages (`sample_check.rs`).
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -648,6 +650,7 @@ impl Compiler<'_> {
                             start,
                             interval,
                             reg,
+                            span: self.span,
                         });
                         reg
                     }

@@ -239,7 +239,12 @@ pub fn event_iteration(
                     None => {}
                 }
             }
-            for a in &always {
+            // Asserts are checked once the iteration has settled (below): a pass in between
+            // sees values that the next pass still changes (MLS 8.3.7).
+            for a in always
+                .iter()
+                .filter(|a| !matches!(a, Action::Assert { .. }))
+            {
                 changed |= apply_action(engine, es, a, t)?;
             }
             let switched = update_relations(engine, triggered);
@@ -288,6 +293,9 @@ pub fn event_iteration(
         // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
         // with their operands after a settled round.
         update_relations(engine, triggered);
+    }
+    for a in always.iter().filter(|a| matches!(a, Action::Assert { .. })) {
+        apply_action(engine, es, a, t)?;
     }
     if initial {
         // The event at the start time follows (`event_iteration` with `initial = false`): it

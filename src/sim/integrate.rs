@@ -808,6 +808,7 @@ pub fn simulate_with(
     let params = evaluate(model, &overrides)?;
     let start = start_values(sys, &params)?;
     let prog = compile(sys, &params, &start)?;
+    super::sample_check::check(&prog.samples, t0, t_end)?;
     let mut engine = Engine::new(prog);
     engine.newton_tol = super::eval::newton_tol_for(tol);
     let compile_time = t_compile.elapsed();
@@ -1043,6 +1044,15 @@ pub fn simulate_with(
         ));
     }
     if let Some(d) = non_finite_output(run.sys(), &run.rec) {
+        return Err(vec![d]);
+    }
+    if let Some(d) = super::int_range::first_overflow(
+        run.sys(),
+        &params,
+        &run.rec.cols,
+        &run.rec.time,
+        &run.rec.rows,
+    ) {
         return Err(vec![d]);
     }
     if let Some(d) = super::bounds::first_violation(

@@ -181,7 +181,18 @@ impl Evaluator<'_> {
             // use them at flattening; a String used as a number is refused by the compiler).
             f64::NAN
         } else if let Some(b) = var.binding.as_ref().or(var.start.as_ref()) {
+            let errors_before = self.errors.len();
             match self.eval(b) {
+                // A parameter that is infinite or NaN (`1/a` with `a = 0`) is reported here, at
+                // its binding: later it would surface as an equation that uses it.
+                Ok(x)
+                    if !x.is_finite()
+                        && self.errors.len() == errors_before
+                        && !self.uses_non_finite(b) =>
+                {
+                    self.errors.push(non_finite_parameter(self.model, i, b, x));
+                    x
+                }
                 Ok(x) => x,
                 Err(msg) => {
                     self.errors.push(Diagnostic::error(
@@ -210,6 +221,20 @@ impl Evaluator<'_> {
         self.values.to_mut()[i] = value;
         self.marks[i] = Mark::Done;
         value
+    }
+
+    /// Whether `e` reads a parameter that is already NaN or infinite (then reported at that
+    /// parameter, not again at each one computed from it).
+    fn uses_non_finite(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.visit(&mut |x| {
+            if let Expr::Var(v) = x
+                && self.values.get(*v).is_some_and(|x| !x.is_finite())
+            {
+                found = true;
+            }
+        });
+        found
     }
 
     /// Evaluates an expression over parameters; `Err` names what is not a parameter expression.
@@ -320,4 +345,24 @@ fn builtin(f: Builtin, v: &[f64]) -> Result<f64, String> {
     let op = crate::sim::compile::builtin_op(f, v.len()).map_err(|e| e.to_string())?;
     let get = |i: usize| v.get(i).copied().unwrap_or(0.0);
     Ok(apply(op, get(0), get(1), get(2)))
+}
+
+/// The error for parameter `i` whose value `x` from `binding` is not finite.
+fn non_finite_parameter(model: &FlatModel, i: VarId, binding: &Expr, x: f64) -> Diagnostic {
+    let var = &model.variables[i];
+    let text = crate::dae::print_expr(binding, &model.variables);
+    let what = if x.is_nan() { "NaN" } else { "infinite" };
+    let mut d = Diagnostic::error(
+        var.span,
+        format!("parameter `{}` = {text} is {what}", var.name),
+    )
+    .with_label(format!("the binding of `{}`", var.name))
+    .with_help(
+        "look for a division by zero, the square root or logarithm of a negative number, or an \
+         overflow in the parameters it uses (`--set` can give them other values)",
+    );
+    if !var.component.is_empty() {
+        d = d.with_note(format!("in component `{}`", var.component));
+    }
+    d
 }

@@ -1,0 +1,409 @@
+//! Wrong answers with exit code 0 found in issue 13, each run through the `minimo` binary as a
+//! user would: each must now be a located error with exit code 1 (or, for the command line,
+//! the quiet behaviour of other Unix tools). Each model was written for this file.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Writes `text` to a fresh file and runs `minimo ARGS FILE [EXTRA]`.
+fn minimo(name: &str, text: &str, args: &[&str], extra: &[&str]) -> Output {
+    let path = write(name, text);
+    Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .args(args)
+        .arg(&path)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn write(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("minimo_wrong_answers_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    path
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs `simulate` and expects exit code 1 with every fragment in the message.
+fn refused(name: &str, text: &str, extra: &[&str], fragments: &[&str]) {
+    let o = minimo(name, text, &["simulate"], extra);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{name}: expected an error, got\n{err}"
+    );
+    for f in fragments {
+        assert!(err.contains(f), "{name}: `{f}` missing in\n{err}");
+    }
+}
+
+// ---- sample(start, interval) ---------------------------------------------------------------
+
+const TICKS: &str = "model Ticks\n  parameter Real period = 0.1;\n  parameter Real first = 0;\n  Integer n(start = 0, fixed = true);\nequation\n  when sample(first, period) then\n    n = pre(n) + 1;\n  end when;\nend Ticks;\n";
+
+#[test]
+fn a_sample_interval_below_the_time_resolution_is_an_error_at_the_call() {
+    refused(
+        "ticks_tiny.mo",
+        TICKS,
+        &["--set", "period=1e-300"],
+        &["ticks_tiny.mo:6:3", "too small", "sample"],
+    );
+}
+
+#[test]
+fn zero_negative_and_nan_sample_intervals_are_errors() {
+    for p in ["0", "-0.5", "NaN"] {
+        refused(
+            &format!("ticks_{}.mo", p.replace(['-', '.'], "_")),
+            TICKS,
+            &["--set", &format!("period={p}")],
+            &[":6:3", "interval"],
+        );
+    }
+}
+
+#[test]
+fn a_nan_sample_start_is_an_error() {
+    refused(
+        "ticks_nan_start.mo",
+        TICKS,
+        &["--set", "first=NaN"],
+        &["ticks_nan_start.mo:6:3", "start time", "NaN"],
+    );
+}
+
+#[test]
+fn too_many_sample_instants_are_refused_before_the_run() {
+    refused(
+        "ticks_many.mo",
+        TICKS,
+        &["--set", "period=1e-8", "--stop-time", "1"],
+        &["ticks_many.mo:6:3", "events", "at most"],
+    );
+}
+
+#[test]
+fn a_fine_but_resolvable_sample_still_counts_every_instant() {
+    let o = minimo(
+        "ticks_ok.mo",
+        TICKS,
+        &["simulate"],
+        &["--set", "period=0.001", "--stop-time", "1", "--vars", "^n$"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let last: f64 = out
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    // Instants 0, 0.001, ..., 1: 1001 of them (the one at t = 0 fires at the first event).
+    assert!((last - 1001.0).abs() <= 1.0, "n = {last}\n{out}");
+}
+
+// ---- Integer range --------------------------------------------------------------------------
+
+#[test]
+fn constant_integer_overflow_names_the_expression() {
+    refused(
+        "int_const.mo",
+        "model IntConst\n  Integer big = 2147483647 + 1;\n  Real y = big;\nend IntConst;\n",
+        &[],
+        &["int_const.mo:2:17", "Integer overflow", "2147483647 + 1"],
+    );
+}
+
+#[test]
+fn integer_overflow_through_a_parameter_at_run_time_names_the_equation() {
+    refused(
+        "int_param.mo",
+        "model IntParam\n  parameter Integer top = 2147483600;\n  Integer over = top + 100;\n  Real y = over;\nend IntParam;\n",
+        &[],
+        &["int_param.mo:3:18", "Integer overflow", "`over`", "time 0"],
+    );
+}
+
+#[test]
+fn an_integer_parameter_out_of_range_is_an_error() {
+    refused(
+        "int_set.mo",
+        "model IntSet\n  parameter Integer count = 3;\n  Real y = count * time;\nend IntSet;\n",
+        &["--set", "count=5000000000"],
+        &["int_set.mo:2", "Integer overflow", "`count`"],
+    );
+}
+
+#[test]
+fn integer_counter_overflow_during_the_run_is_an_error() {
+    refused(
+        "int_count.mo",
+        "model IntCount\n  Integer c(start = 2147483000, fixed = true);\nequation\n  when sample(0, 0.01) then\n    c = pre(c) + 100;\n  end when;\nend IntCount;\n",
+        &[],
+        &["Integer overflow", "`c`"],
+    );
+}
+
+#[test]
+fn integers_at_the_ends_of_the_range_are_fine() {
+    let o = minimo(
+        "int_edge.mo",
+        "model IntEdge\n  Integer hi = 2147483646 + 1;\n  Integer lo = -2147483647 - 1;\n  Real y = hi + lo;\nend IntEdge;\n",
+        &["simulate"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+// ---- a record binding and a field modifier ---------------------------------------------------
+
+const POINT: &str = "  record Point\n    Real x = 0;\n    Real y = 0;\n  end Point;\n";
+
+#[test]
+fn a_field_modifier_next_to_a_whole_record_binding_is_refused() {
+    refused(
+        "rec_both.mo",
+        &format!(
+            "model RecBoth\n{POINT}  Point p(x = 1) = Point(2, 3);\n  Real s = p.x + p.y;\nend RecBoth;\n"
+        ),
+        &[],
+        &["rec_both.mo:6:11", "`x`", "twice", "whole record"],
+    );
+}
+
+#[test]
+fn a_field_left_to_its_default_by_the_constructor_still_conflicts() {
+    // `Point(y = 3)` is the value Point(0, 3): `x = 1` would contradict it.
+    refused(
+        "rec_default.mo",
+        &format!(
+            "model RecDefault\n{POINT}  Point p(x = 1) = Point(y = 3);\n  Real s = p.x;\nend RecDefault;\n"
+        ),
+        &[],
+        &["rec_default.mo:6:11", "`x`"],
+    );
+}
+
+#[test]
+fn an_outer_field_modifier_overrides_an_inner_record_binding() {
+    // MLS 7.2.4: the modification written further out wins; the other field keeps the
+    // binding's value.
+    let row = final_row(
+        "rec_outer.mo",
+        &format!("model RecOuter\n{POINT}  model Holder\n    Point p = Point(2, 3);\n  end Holder;\n  Holder h(p(y = 7));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuter;\n"),
+        "^s$",
+    );
+    assert!(row.ends_with(",27"), "{row}");
+}
+
+#[test]
+fn an_outer_record_binding_overrides_an_inner_field_modifier() {
+    // The pattern of the MSL's machines: `frictionParameters(wRef = ...)` in a base class,
+    // `frictionParameters = data.frictionParameters` where the machine is used.
+    let row = final_row(
+        "rec_outer_binding.mo",
+        &format!("model RecOuterBinding\n{POINT}  model Holder\n    Point p(y = 7);\n  end Holder;\n  Holder h(p = Point(2, 3));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuterBinding;\n"),
+        "^s$",
+    );
+    assert!(row.ends_with(",23"), "{row}");
+}
+
+#[test]
+fn a_field_modifier_next_to_a_record_returned_by_a_function_is_refused() {
+    refused(
+        "rec_fn.mo",
+        &format!(
+            "model RecFn\n{POINT}  function origin\n    output Point o;\n  algorithm\n    o := Point(0, 0);\n  end origin;\n  Point p(y = 4) = origin();\n  Real s = p.y;\nend RecFn;\n"
+        ),
+        &[],
+        &["rec_fn.mo:11:11", "`y`"],
+    );
+}
+
+#[test]
+fn attribute_modifiers_of_a_bound_record_stay_legal() {
+    let o = minimo(
+        "rec_attr.mo",
+        &format!(
+            "model RecAttr\n{POINT}  Point p(x(unit = \"m\")) = Point(2, 3);\n  Real s = p.x + p.y;\nend RecAttr;\n"
+        ),
+        &["simulate"],
+        &["--vars", "^s$"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.lines().last().unwrap().ends_with(",5"), "{out}");
+}
+
+// ---- parameters that are not finite ----------------------------------------------------------
+
+#[test]
+fn a_parameter_divided_by_zero_is_reported_at_its_binding() {
+    refused(
+        "par_div.mo",
+        "model ParDiv\n  parameter Real a = 0;\n  parameter Real b = 1/a;\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -b*x;\nend ParDiv;\n",
+        &[],
+        &["par_div.mo:3:18", "parameter `b`", "infinite"],
+    );
+}
+
+#[test]
+fn a_nan_parameter_is_reported_once_at_its_own_binding() {
+    let o = minimo(
+        "par_nan.mo",
+        "model ParNan\n  parameter Real a = -1;\n  parameter Real b = sqrt(a);\n  parameter Real c = 2*b;\n  Real y = c*time;\nend ParNan;\n",
+        &["simulate"],
+        &[],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("parameter `b`") && err.contains("NaN"),
+        "{err}"
+    );
+    // `c` only inherits the NaN: not a second error.
+    assert!(!err.contains("parameter `c`"), "{err}");
+}
+
+// ---- the command line ------------------------------------------------------------------------
+
+const DECAY: &str = "model Decay\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\n  annotation(experiment(StopTime = 5, Interval = 1e-4));\nend Decay;\n";
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    // An error message written to a pipe whose reader is gone (`2>&1 | head -1` once `head`
+    // has its line): the write fails, and it must not become a panic (exit code 101).
+    let path = write(
+        "decay_pipe.mo",
+        "model Broken\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x/0;\nend Broken;\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("simulate")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    // Ended by SIGPIPE (no exit code), as `cat` is, or the model's exit code 1.
+    assert!(matches!(status.code(), None | Some(1)), "status {status:?}");
+}
+
+#[test]
+fn results_can_be_written_to_a_device() {
+    let o = minimo("decay_null.mo", DECAY, &["simulate"], &["-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+// ---- constrainedby (MLS 7.3.2) ----------------------------------------------------------------
+
+/// Simulates `text` and returns the last CSV row of the `--vars` selection.
+fn final_row(name: &str, text: &str, vars: &str) -> String {
+    let o = minimo(name, text, &["simulate"], &["--vars", vars]);
+    assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    out.lines().last().unwrap().to_string()
+}
+
+#[test]
+fn the_modifiers_of_a_constraining_clause_apply_to_the_declaration() {
+    let row = final_row(
+        "cb_mod.mo",
+        "model CbMod\n  model Spring\n    parameter Real k = 1;\n  end Spring;\n  model StiffSpring\n    parameter Real k = 50;\n    parameter Real d = 0.1;\n  end StiffSpring;\n  replaceable StiffSpring s constrainedby Spring(k = 7);\n  Real f = s.k*time;\nend CbMod;\n",
+        "^f$",
+    );
+    // k = 7 from the constraining clause, over the class default 50.
+    assert!(row.ends_with(",7"), "{row}");
+}
+
+const CHAIN: &str = "  model Base\n    Real u = 1;\n  end Base;\n  model Wide\n    Real u = 2;\n    Real w = 3;\n  end Wide;\n  model Other\n    Real u = 4;\n    Real w = 5;\n  end Other;\n  model Holder\n    replaceable Wide part constrainedby Base;\n  end Holder;\n";
+
+#[test]
+fn a_second_redeclaration_must_fit_the_constraint_of_the_first() {
+    // The first redeclaration narrows the constraint to `Wide`; `Base` has no `w`.
+    refused(
+        "cb_chain.mo",
+        &format!(
+            "model CbChain\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Other part constrainedby Wide);\n  end Narrowed;\n  Narrowed n(redeclare Base part);\nend CbChain;\n"
+        ),
+        &[],
+        &["cb_chain.mo:19:14", "not compatible", "`w`"],
+    );
+}
+
+#[test]
+fn a_new_constraining_type_must_fit_the_old_one() {
+    refused(
+        "cb_widen.mo",
+        &format!(
+            "model CbWiden\n  model Holder2\n    replaceable Wide part constrainedby Wide;\n  end Holder2;\n{CHAIN}  model Widened\n    extends Holder2(replaceable Other part constrainedby Base);\n  end Widened;\n  Widened n;\nend CbWiden;\n"
+        ),
+        &[],
+        &["cb_widen.mo", "not compatible", "`w`"],
+    );
+}
+
+#[test]
+fn the_constraint_modifiers_of_a_replaced_redeclaration_pass_on() {
+    let row = final_row(
+        "cb_pass.mo",
+        &format!(
+            "model CbPass\n{CHAIN}  model Narrowed\n    extends Holder(replaceable Wide part constrainedby Wide(w = 30));\n  end Narrowed;\n  model Again\n    extends Narrowed(redeclare Other part);\n  end Again;\n  Again a;\n  Real y = a.part.w + a.part.u;\nend CbPass;\n"
+        ),
+        "^y$",
+    );
+    // w = 30 from the replaced redeclaration's constraining clause, u = 4 from `Other`.
+    assert!(row.ends_with(",34"), "{row}");
+}
+
+// ---- asserts see the settled event, inner outer ------------------------------------------------
+
+#[test]
+fn asserts_are_checked_once_the_event_iteration_has_settled() {
+    // At the event after initialization `level` jumps to 9, and `high` follows in a later pass
+    // of the same event: the assert must see the settled `high`, not the pass in between.
+    let o = minimo(
+        "assert_settle.mo",
+        "model AssertSettle\n  Boolean high(start = false, fixed = true);\n  Real level(start = 1, fixed = true);\nequation\n  when not initial() then\n    level = 9;\n  end when;\n  when level > 5 then\n    high = true;\n  end when;\n  if not initial() then\n    assert(high, \"high must follow level\");\n  end if;\n  annotation(experiment(StopTime = 0.1));\nend AssertSettle;\n",
+        &["simulate"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn an_assert_violated_after_the_event_still_fails() {
+    refused(
+        "assert_after.mo",
+        "model AssertAfter\n  Real level(start = 1, fixed = true);\nequation\n  when not initial() then\n    level = 9;\n  end when;\n  assert(level < 5, \"level too high\");\n  annotation(experiment(StopTime = 0.1));\nend AssertAfter;\n",
+        &[],
+        &["assert_after.mo:7:3", "level too high", "time 0"],
+    );
+}
+
+#[test]
+fn an_inner_outer_element_reads_the_outer_and_serves_the_inner() {
+    // `inner outer Real gain = gain * local`: `gain` on the right is the outer one (2), the
+    // inner half (2 * 3 = 6) is what the `outer` below sees. Read as one variable, the binding
+    // would be `gain = gain * 3`, solved by gain = 0 with no error.
+    let row = final_row(
+        "inner_outer.mo",
+        "model InnerOuter\n  model Leaf\n    outer Real gain;\n    Real y = gain*time;\n  end Leaf;\n  model Middle\n    parameter Real local = 3;\n    inner outer Real gain = gain*local;\n    Leaf leaf;\n    Real seen = gain;\n  end Middle;\n  inner Real gain = 2;\n  Middle m;\n  annotation(experiment(StopTime = 1));\nend InnerOuter;\n",
+        "^(m\\.leaf\\.y|m\\.seen)$",
+    );
+    // Columns in variable order: m.leaf.y = 6 at t = 1, then m.seen = 2 (the outer one).
+    let vals: Vec<f64> = row.split(',').skip(1).map(|v| v.parse().unwrap()).collect();
+    assert_eq!(vals.len(), 2, "{row}");
+    assert!(vals.contains(&6.0) && vals.contains(&2.0), "{row}");
+}
