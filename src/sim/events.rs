@@ -8,7 +8,7 @@
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
 use super::compile::{Action, WhenClause, message_text};
-use super::eval::{BlockError, Engine};
+use super::engine::{BlockError, Engine};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 

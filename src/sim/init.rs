@@ -16,7 +16,7 @@
 //! system is solved by damped Newton with finite-difference Jacobian columns, from the start
 //! values.
 
-use super::eval::{BlockError, Engine};
+use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
 use super::newton::Lu;
 use super::params::is_initial_unknown;

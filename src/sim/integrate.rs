@@ -10,7 +10,7 @@
 //! relations switch the right-hand side), which restarts the method at low order.
 
 use super::compile::{Program, Step, compile};
-use super::eval::{BlockError, Engine};
+use super::engine::{BlockError, Engine};
 use super::events::{
     EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
     note_consistency,
@@ -809,7 +809,7 @@ pub fn simulate_with(
     let start = start_values(sys, &params)?;
     let prog = compile(sys, &params, &start)?;
     let mut engine = Engine::new(prog);
-    engine.newton_tol = super::eval::newton_tol_for(tol);
+    engine.newton_tol = super::block_solve::newton_tol_for(tol);
     let compile_time = t_compile.elapsed();
 
     // Result columns.
@@ -967,7 +967,7 @@ pub fn simulate_with(
         progress,
     };
     let t_int = Instant::now();
-    let mut total = super::eval::EvalStats::default();
+    let mut total = super::engine::EvalStats::default();
     let mut jacobians = 0;
     let mut phases = 0;
     loop {
@@ -1005,7 +1005,7 @@ pub fn simulate_with(
         }
         let prog = compile(&new_sys, &params, &values)?;
         engine = Engine::new(prog);
-        engine.newton_tol = super::eval::newton_tol_for(tol);
+        engine.newton_tol = super::block_solve::newton_tol_for(tol);
         engine.regs[engine.prog.time as usize] = t;
         for &(v, p) in &engine.prog.pre.clone() {
             engine.regs[p as usize] = engine.regs[v as usize];
@@ -1377,7 +1377,7 @@ fn error_controlled(sys: &SortedSystem, engine: &Engine) -> Vec<(VarId, u32)> {
 /// How an integration phase ended: at the stop time, or asking for a new choice of states
 /// (time, values of every model variable, variables to prefer as states).
 struct PhaseEnd {
-    stats: super::eval::EvalStats,
+    stats: super::engine::EvalStats,
     jacobians: usize,
     reselect: Option<(f64, Vec<f64>, Vec<crate::dae::VarId>)>,
 }

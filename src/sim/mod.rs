@@ -3,8 +3,11 @@
 //! - [`compile`]: expressions -> register tape (constant folding, CSE, fused multiply-add);
 //! - [`tape`]: the instruction set, value and tangent evaluation;
 //! - [`batched`]: the tape regrouped into batches of one operation for fast evaluation;
-//! - [`eval`]: the main pass (BLT blocks in order, loops by LU / damped Newton), Jacobian-vector
-//!   products by forward differentiation, root functions;
+//! - [`engine`]: the main pass (BLT blocks in order), Jacobian-vector products by forward
+//!   differentiation, root functions;
+//! - [`block_jac`], [`block_solve`]: a block's Jacobian and factorization; its solve (LU
+//!   refinement, damped Newton);
+//! - [`state_jacobian`]: the dense state Jacobian through the largest sparse block;
 //! - [`newton`]: dense LU for algebraic blocks;
 //! - [`scalar_root`], [`torn_root`]: a bracketed root of a small loop torn to one unknown, where
 //!   Newton fails on a piecewise-linear residual;
@@ -18,9 +21,11 @@
 pub mod alg_rates;
 pub mod batched;
 pub mod block_code;
+pub mod block_jac;
+pub mod block_solve;
 pub mod bounds;
 pub mod compile;
-pub mod eval;
+pub mod engine;
 pub mod events;
 pub mod funcall;
 pub mod init;
@@ -31,6 +36,7 @@ pub mod params;
 pub mod results;
 pub mod scalar_root;
 pub mod sparse_lu;
+pub mod state_jacobian;
 pub mod state_lanes;
 pub mod statesel;
 pub mod tape;

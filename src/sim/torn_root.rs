@@ -10,7 +10,7 @@
 //! is found by growing steps from the start, whatever the pieces in between. The point found
 //! is then confirmed by the ordinary Newton iteration of the whole loop.
 
-use super::eval::Engine;
+use super::engine::Engine;
 use super::newton::Lu;
 
 /// Largest loop torn this way (each pairing of unknown and equation is tried in turn).
