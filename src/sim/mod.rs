@@ -15,7 +15,10 @@
 //! - [`params`]: `--set` overrides and parameter bindings;
 //! - [`init`]: consistent initialization (MLS 8.6);
 //! - [`events`]: event iteration, `when`, `reinit`, `pre`, time events;
-//! - [`integrate`]: diffsol problem and the stepping loop with output and events;
+//! - [`driver`]: a simulation from options to result; [`integrate`]: one integration phase
+//!   with a diffsol method; [`stepping`]: output points and events within a phase;
+//!   [`diffsol_adapter`]: the program as diffsol's `OdeEquations`; [`errors`]: failures in the
+//!   modeler's words;
 //! - [`results`]: CSV, JSON and MAT v4 writers.
 
 pub mod alg_rates;
@@ -25,7 +28,10 @@ pub mod block_jac;
 pub mod block_solve;
 pub mod bounds;
 pub mod compile;
+pub mod diffsol_adapter;
+pub mod driver;
 pub mod engine;
+pub mod errors;
 pub mod events;
 pub mod funcall;
 pub mod init;
@@ -39,6 +45,7 @@ pub mod sparse_lu;
 pub mod state_jacobian;
 pub mod state_lanes;
 pub mod statesel;
+pub mod stepping;
 pub mod tape;
 pub mod torn_root;
 
@@ -194,14 +201,14 @@ impl SimResult {
 
 /// Simulates a sorted system.
 pub fn simulate(system: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<SimResult> {
-    integrate::simulate(system, opts)
+    driver::simulate(system, opts)
 }
 
 /// Simulates the result of structural analysis; when the system has dynamic state sets, the
-/// choice of states is re-made during the run (see [`integrate`]).
+/// choice of states is re-made during the run (see [`driver`]).
 pub fn simulate_analysis(
     analysis: &crate::structure::Analysis,
     opts: &SimOptions,
 ) -> crate::diag::Result<SimResult> {
-    integrate::simulate_with(&analysis.system, opts, Some(analysis))
+    driver::simulate_with(&analysis.system, opts, Some(analysis))
 }
