@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use super::batched::Scheduler;
 use super::block_code::SplitBlock;
-use super::compile::{Program, Step};
 use super::engine::{Engine, block_tangent};
+use super::program::{Program, Step};
 use super::sparse_lu::SparseLu;
 use super::tape::{run_deps, union};
 

@@ -3,9 +3,9 @@
 //! steps at singular Jacobians, kinks), with guesses derived by run-time tearing when Newton
 //! cannot start.
 
-use super::compile::Step;
 use super::engine::{BlockError, Engine, block_tangent};
 use super::newton::NewtonFailure;
+use super::program::Step;
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 pub(super) const MAX_REFINEMENTS: usize = 6;

@@ -5,13 +5,14 @@
 //! After each event the solver is rebuilt from the new state (states may jump by `reinit`,
 //! relations switch the right-hand side), which restarts the method at low order.
 
-use super::compile::{Step, compile};
+use super::compile::compile;
 use super::engine::{BlockError, Engine};
 use super::errors::{block_error, non_finite_at, non_finite_output};
 use super::events::{EventError, EventState, event_iteration, init_relations, note_consistency};
 use super::init::{InitError, solve_initial_equations};
 use super::integrate::{integrate_dense, integrate_sparse};
 use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
+use super::program::Step;
 use super::stepping::{Recorder, Run, algebraic_only};
 use super::{ResultVar, SimOptions, SimResult, SimStats, VarKind};
 use crate::dae::{ScalarType, Variability};

@@ -17,8 +17,8 @@ use super::batched::{Batched, Scheduler};
 use super::block_code::SplitBlock;
 use super::block_jac::{BlockJac, split_block};
 use super::block_solve::DEFAULT_NEWTON_TOL;
-use super::compile::{Program, Step};
 use super::newton::{Lu, NewtonFailure};
+use super::program::{Program, Step};
 use super::state_jacobian::{BigSeed, StateJacPlan};
 use super::tape::{Instr, Op, run, run_tangent};
 

@@ -1,9 +1,9 @@
 //! Simulation errors in the modeler's words: a failed block solve, a variable that became NaN
 //! or infinite (with the equation that computes it), an integrator failure.
 
-use super::compile::{Program, Step};
 use super::engine::{BlockError, Engine};
 use super::newton::NewtonFailure;
+use super::program::{Program, Step};
 use super::stepping::Recorder;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;

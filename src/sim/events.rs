@@ -7,8 +7,8 @@
 //! became true fire (assignments, `reinit`, `terminate`), and the whole system is re-evaluated
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
-use super::compile::{Action, WhenClause, message_text};
 use super::engine::{BlockError, Engine};
+use super::program::{Action, WhenClause, message_text};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 

@@ -1,6 +1,8 @@
 //! Simulation: from a [`SortedSystem`] to trajectories.
 //!
-//! - [`compile`]: expressions -> register tape (constant folding, CSE, fused multiply-add);
+//! - [`program`]: the compiled program the engine runs; [`compile`]: the sorted system ->
+//!   program; [`compiler`]: expressions -> register tape (constant folding, CSE, fused
+//!   multiply-add); [`dead_code`]: unread instructions removed;
 //! - [`tape`]: the instruction set, value and tangent evaluation;
 //! - [`batched`]: the tape regrouped into batches of one operation for fast evaluation;
 //! - [`engine`]: the main pass (BLT blocks in order), Jacobian-vector products by forward
@@ -28,6 +30,8 @@ pub mod block_jac;
 pub mod block_solve;
 pub mod bounds;
 pub mod compile;
+pub mod compiler;
+pub mod dead_code;
 pub mod diffsol_adapter;
 pub mod driver;
 pub mod engine;
@@ -39,6 +43,7 @@ pub mod integrate;
 pub mod jacobian;
 pub mod newton;
 pub mod params;
+pub mod program;
 pub mod results;
 pub mod scalar_root;
 pub mod sparse_lu;

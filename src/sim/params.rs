@@ -317,7 +317,7 @@ pub fn binop(op: BinOp, a: f64, b: f64) -> f64 {
 
 fn builtin(f: Builtin, v: &[f64]) -> Result<f64, String> {
     use crate::sim::tape::apply;
-    let op = crate::sim::compile::builtin_op(f, v.len()).map_err(|e| e.to_string())?;
+    let op = crate::sim::compiler::builtin_op(f, v.len()).map_err(|e| e.to_string())?;
     let get = |i: usize| v.get(i).copied().unwrap_or(0.0);
     Ok(apply(op, get(0), get(1), get(2)))
 }

@@ -4,8 +4,8 @@
 
 use super::block_code::LaneTangent;
 use super::block_jac::{BlockJac, block_deps, color_columns};
-use super::compile::{Program, Step};
 use super::engine::Engine;
+use super::program::{Program, Step};
 use super::state_lanes::StateLanes;
 use super::tape::run_deps;
 
