@@ -5,7 +5,7 @@
 use super::funcall;
 use super::params::{ParamValues, eval_param_expr};
 use super::program::{MsgPart, Relation, Sample};
-use super::tape::{Instr, Op, Reg};
+use super::tape::{Instr, Op, Reg, bin_op, builtin_op, is_relation};
 use crate::dae::{
     BinOp, Builtin, Expr, FlatModel, StringFormat, UnOp, ValueKind, VarId, Variability,
 };
@@ -47,63 +47,6 @@ pub(super) struct Compiler<'a> {
     /// Span for error messages about the expression being compiled.
     pub(super) span: Span,
     pub(super) calls: funcall::Calls,
-}
-
-/// Maps a built-in function to a tape operation (checking the argument count).
-pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
-    let (op, n) = match f {
-        Builtin::Sin => (Op::Sin, 1),
-        Builtin::Cos => (Op::Cos, 1),
-        Builtin::Tan => (Op::Tan, 1),
-        Builtin::Asin => (Op::Asin, 1),
-        Builtin::Acos => (Op::Acos, 1),
-        Builtin::Atan => (Op::Atan, 1),
-        Builtin::Atan2 => (Op::Atan2, 2),
-        Builtin::Sinh => (Op::Sinh, 1),
-        Builtin::Cosh => (Op::Cosh, 1),
-        Builtin::Tanh => (Op::Tanh, 1),
-        Builtin::Exp => (Op::Exp, 1),
-        Builtin::Log => (Op::Log, 1),
-        Builtin::Log10 => (Op::Log10, 1),
-        Builtin::Sqrt => (Op::Sqrt, 1),
-        Builtin::Abs => (Op::Abs, 1),
-        Builtin::Sign => (Op::Sign, 1),
-        Builtin::Min => (Op::Min, 2),
-        Builtin::Max => (Op::Max, 2),
-        Builtin::Floor => (Op::Floor, 1),
-        Builtin::Ceil => (Op::Ceil, 1),
-        Builtin::Integer => (Op::Floor, 1),
-        Builtin::Div => (Op::DivInt, 2),
-        Builtin::Mod => (Op::Mod, 2),
-        Builtin::Rem => (Op::Rem, 2),
-        Builtin::SemiLinear => (Op::SemiLinear, 3),
-    };
-    if n != nargs {
-        return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());
-    }
-    Ok(op)
-}
-
-pub(super) fn bin_op(op: BinOp) -> Op {
-    match op {
-        BinOp::Add => Op::Add,
-        BinOp::Sub => Op::Sub,
-        BinOp::Mul => Op::Mul,
-        BinOp::Div => Op::Div,
-        BinOp::Pow => Op::Pow,
-        BinOp::And => Op::And,
-        BinOp::Or => Op::Or,
-        BinOp::Lt => Op::Lt,
-        BinOp::Le => Op::Le,
-        BinOp::Gt => Op::Gt,
-        BinOp::Ge => Op::Ge,
-        BinOp::Eq => Op::Eq,
-        BinOp::Ne => Op::Ne,
-    }
-}
-
-pub(super) fn is_relation(op: Op) -> bool {
-    matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne)
 }
 
 impl Compiler<'_> {

@@ -13,7 +13,8 @@ use super::init::{InitError, solve_initial_equations};
 use super::integrate::{integrate_dense, integrate_sparse};
 use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
 use super::program::Step;
-use super::stepping::{Recorder, Run, algebraic_only};
+use super::results::Recorder;
+use super::stepping::{Run, algebraic_only};
 use super::{ResultVar, SimOptions, SimResult, SimStats, VarKind};
 use crate::dae::{ScalarType, Variability};
 use crate::diag::{Diagnostic, Span};
@@ -69,11 +70,20 @@ pub fn simulate(sys: &SortedSystem, opts: &SimOptions) -> crate::diag::Result<Si
     simulate_with(sys, opts, None)
 }
 
-/// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
-/// sets are monitored and the states re-selected when the current choice becomes singular.
+/// Simulates the result of structural analysis; when the system has dynamic state sets, the
+/// choice of states is re-made during the run (see [`simulate_with`]).
+pub fn simulate_analysis(
+    analysis: &crate::structure::Analysis,
+    opts: &SimOptions,
+) -> crate::diag::Result<SimResult> {
+    simulate_with(&analysis.system, opts, Some(analysis))
+}
+
 /// The most output points a run may record.
 pub(super) const MAX_OUTPUT_POINTS: f64 = 1e7;
 
+/// Everything up to integration, shared by the dense and sparse paths. With `analysis`, state
+/// sets are monitored and the states re-selected when the current choice becomes singular.
 pub fn simulate_with(
     sys: &SortedSystem,
     opts: &SimOptions,

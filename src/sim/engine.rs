@@ -13,7 +13,7 @@
 //! [`super::block_jac`], loop solves in [`super::block_solve`], the state Jacobian in
 //! [`super::state_jacobian`].
 
-use super::batched::{Batched, Scheduler};
+use super::batched::{Scheduler, Segment};
 use super::block_code::SplitBlock;
 use super::block_jac::{BlockJac, split_block};
 use super::block_solve::DEFAULT_NEWTON_TOL;
@@ -51,36 +51,6 @@ pub struct BlockError {
 pub(super) enum Plan {
     Code(usize),
     Block(usize),
-}
-
-/// Straight-line code in batches, or as a plain tape if batching refused it.
-#[derive(Clone, Debug)]
-pub(super) enum Segment {
-    Batched(Batched),
-    Plain(Vec<Instr>),
-}
-
-impl Segment {
-    pub(super) fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
-        match s.batch(&code) {
-            Some(b) => Segment::Batched(b),
-            None => Segment::Plain(code),
-        }
-    }
-
-    pub(super) fn run(&self, r: &mut [f64]) {
-        match self {
-            Segment::Batched(b) => b.run(r),
-            Segment::Plain(code) => run(code, r),
-        }
-    }
-
-    pub(super) fn run_tangent(&self, r: &[f64], t: &mut [f64]) {
-        match self {
-            Segment::Batched(b) => b.run_tangent(r, t),
-            Segment::Plain(code) => run_tangent(code, r, t),
-        }
-    }
 }
 
 pub struct Engine {

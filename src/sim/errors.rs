@@ -4,7 +4,7 @@
 use super::engine::{BlockError, Engine};
 use super::newton::NewtonFailure;
 use super::program::{Program, Step};
-use super::stepping::Recorder;
+use super::results::Recorder;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;
 use diffsol::error::DiffsolError;

@@ -7,7 +7,7 @@ use super::diffsol_adapter::SimEqn;
 use super::engine::Engine;
 use super::errors::{block_error, solver_error};
 use super::params::{ParamValues, eval_param_expr};
-use super::stepping::{Run, SegmentEnd, check_chattering, handle_event, terminal_event};
+use super::stepping::{PhaseEnd, Run, SegmentEnd, check_chattering, handle_event, terminal_event};
 use crate::dae::VarId;
 use crate::diag::Diagnostic;
 use crate::structure::SortedSystem;
@@ -48,14 +48,6 @@ pub(super) fn error_controlled(sys: &SortedSystem, engine: &Engine) -> Vec<(VarI
         }
     }
     out
-}
-
-/// How an integration phase ended: at the stop time, or asking for a new choice of states
-/// (time, values of every model variable, variables to prefer as states).
-pub(super) struct PhaseEnd {
-    pub(super) stats: super::engine::EvalStats,
-    pub(super) jacobians: usize,
-    pub(super) reselect: Option<(f64, Vec<f64>, Vec<crate::dae::VarId>)>,
 }
 
 macro_rules! integrate_with {

@@ -7,25 +7,11 @@ use super::diffsol_adapter::SimEqn;
 use super::engine::Engine;
 use super::errors::{block_error, non_finite_error, solver_error};
 use super::events::{EventError, EventState, changed_relation, check_asserts, event_iteration};
-use super::integrate::PhaseEnd;
+use super::results::Recorder;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;
 use diffsol::error::{DiffsolError, OdeSolverError};
 use diffsol::{Matrix, OdeEquations, OdeSolverMethod, OdeSolverStopReason, Vector};
-
-pub(super) struct Recorder {
-    pub(super) cols: Vec<usize>,
-    pub(super) time: Vec<f64>,
-    pub(super) rows: Vec<Vec<f64>>,
-}
-
-impl Recorder {
-    pub(super) fn record(&mut self, t: f64, engine: &Engine) {
-        self.time.push(t);
-        self.rows
-            .push(self.cols.iter().map(|&v| engine.regs[v]).collect());
-    }
-}
 
 pub(super) struct Run<'s> {
     pub(super) base: &'s SortedSystem,
@@ -471,4 +457,12 @@ pub(super) fn handle_event(
     }
     run.rec.record(t, engine);
     Ok(())
+}
+
+/// How an integration phase ended: at the stop time, or asking for a new choice of states
+/// (time, values of every model variable, variables to prefer as states).
+pub(super) struct PhaseEnd {
+    pub(super) stats: super::engine::EvalStats,
+    pub(super) jacobians: usize,
+    pub(super) reselect: Option<(f64, Vec<f64>, Vec<crate::dae::VarId>)>,
 }
