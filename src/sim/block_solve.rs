@@ -4,8 +4,18 @@
 //! cannot start.
 
 use super::engine::{BlockError, Engine, block_tangent};
-use super::newton::NewtonFailure;
 use super::program::Step;
+
+/// Why a block solve failed.
+#[derive(Clone, Debug)]
+pub enum NewtonFailure {
+    /// The Jacobian is singular; the column (unknown) with no pivot.
+    Singular { column: usize },
+    /// No convergence; the final residual max-norm.
+    NoConvergence { residual: f64, iterations: usize },
+    /// A residual became NaN or infinite.
+    NotFinite { equation: usize },
+}
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
 pub(super) const MAX_REFINEMENTS: usize = 6;
@@ -321,7 +331,7 @@ impl Engine {
                     if singular_steps > MAX_SINGULAR_STEPS
                         || k > MAX_REGULARIZED
                         || self.jac.len() != k * k
-                        || !super::newton::regularized_step(
+                        || !super::dense_lu::regularized_step(
                             &self.jac,
                             k,
                             &mut self.rhs_buf,

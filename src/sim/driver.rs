@@ -14,7 +14,7 @@ use super::integrate::{integrate_dense, integrate_sparse};
 use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
 use super::program::Step;
 use super::results::Recorder;
-use super::stepping::{Run, algebraic_only};
+use super::stepping::{Stepper, algebraic_only};
 use super::{ResultVar, SimOptions, SimResult, SimStats, VarKind};
 use crate::dae::{ScalarType, Variability};
 use crate::diag::{Diagnostic, Span};
@@ -272,7 +272,7 @@ pub fn simulate_with(
     if monitor {
         messages.push(format!("t = {t0}: states {}", state_names(sys)));
     }
-    let mut run = Run {
+    let mut run = Stepper {
         base: sys,
         alt: None,
         t_restart: t0,

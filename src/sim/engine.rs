@@ -17,9 +17,10 @@ use super::batched::{Scheduler, Segment};
 use super::block_code::SplitBlock;
 use super::block_jac::{BlockJac, split_block};
 use super::block_solve::DEFAULT_NEWTON_TOL;
-use super::newton::{Lu, NewtonFailure};
+use super::block_solve::NewtonFailure;
+use super::dense_lu::Lu;
 use super::program::{Program, Step};
-use super::state_jacobian::{BigSeed, StateJacPlan};
+use super::state_jacobian::{LargestBlockSeed, StateJacPlan};
 use super::tape::{Instr, Op, run, run_tangent};
 
 /// Counters reported by `--stats`.
@@ -45,17 +46,17 @@ pub struct BlockError {
     pub residuals: Vec<f64>,
 }
 
-/// The main pass with consecutive explicit steps merged into one code range (their code is
-/// contiguous), evaluated in batches (index into `Engine::batched`).
+/// One step of the main pass: a code range of consecutive explicit steps merged (their code is
+/// contiguous; index into `Engine::segments`), or an algebraic block (index of its step).
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Plan {
+pub(super) enum MainStep {
     Code(usize),
     Block(usize),
 }
 
 pub struct Engine {
     pub prog: Program,
-    pub(super) plan: Vec<Plan>,
+    pub(super) main_pass: Vec<MainStep>,
     pub(super) segments: Vec<Segment>,
     /// The code of each algebraic block (`None` for explicit steps).
     pub(super) block_code: Vec<Option<Segment>>,
@@ -79,7 +80,7 @@ pub struct Engine {
     pub(super) rhs_buf: Vec<f64>,
     pub(super) tmp: Vec<f64>,
     /// LU of the regularized normal equations (singular nonlinear blocks).
-    pub(super) reg_lu: super::newton::Lu,
+    pub(super) reg_lu: Lu,
     pub(super) z0: Vec<f64>,
     /// Right-hand sides of the state Jacobian's multi-column block solve.
     pub(super) many: Vec<f64>,
@@ -132,18 +133,18 @@ impl Engine {
             .map(|(s, b)| split_block(&mut sched, &prog, s, b))
             .unzip();
         let lane_buf = vec![Vec::new(); split.len()];
-        let mut plan: Vec<Plan> = Vec::new();
+        let mut main_pass: Vec<MainStep> = Vec::new();
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for (si, s) in prog.steps.iter().enumerate() {
             match s {
-                Step::Explicit { code, .. } => match (plan.last(), ranges.last_mut()) {
-                    (Some(Plan::Code(_)), Some(r)) if r.end == code.start => r.end = code.end,
+                Step::Explicit { code, .. } => match (main_pass.last(), ranges.last_mut()) {
+                    (Some(MainStep::Code(_)), Some(r)) if r.end == code.start => r.end = code.end,
                     _ => {
-                        plan.push(Plan::Code(ranges.len()));
+                        main_pass.push(MainStep::Code(ranges.len()));
                         ranges.push(code.clone());
                     }
                 },
-                Step::Implicit { .. } => plan.push(Plan::Block(si)),
+                Step::Implicit { .. } => main_pass.push(MainStep::Block(si)),
             }
         }
         // A derivative that is a plain copy (`der(x) = v`) which nothing in the main pass reads:
@@ -192,7 +193,7 @@ impl Engine {
         ];
         Engine {
             prog,
-            plan,
+            main_pass,
             segments,
             block_code,
             split,
@@ -267,10 +268,10 @@ impl Engine {
     pub fn run_main(&mut self) -> Result<(), BlockError> {
         self.cached = None;
         self.stats.rhs += 1;
-        for i in 0..self.plan.len() {
-            match self.plan[i] {
-                Plan::Code(k) => self.segments[k].run(&mut self.regs),
-                Plan::Block(si) => self.solve_block(si)?,
+        for i in 0..self.main_pass.len() {
+            match self.main_pass[i] {
+                MainStep::Code(k) => self.segments[k].run(&mut self.regs),
+                MainStep::Block(si) => self.solve_block(si)?,
             }
         }
         Ok(())
@@ -363,7 +364,7 @@ impl Engine {
         for (i, &(s, _)) in self.prog.states.iter().enumerate() {
             self.tan[s] = v[i];
         }
-        self.tangent_steps(usize::MAX, BigSeed::Zero);
+        self.tangent_steps(usize::MAX, LargestBlockSeed::Zero);
         for (o, &d) in out.iter_mut().zip(&self.der_regs) {
             *o = self.tan[d as usize];
         }
@@ -375,8 +376,8 @@ impl Engine {
     /// (rotation matrices of rollers spinning at hundreds of rad/s change by percents per
     /// step), which costs Newton failures.
     pub(super) fn refresh_factorizations(&mut self) {
-        for i in 0..self.plan.len() {
-            if let Plan::Block(si) = self.plan[i]
+        for i in 0..self.main_pass.len() {
+            if let MainStep::Block(si) = self.main_pass[i]
                 && !self.blocks[si].current
             {
                 // A singular matrix leaves the block without a factorization: the derivatives
@@ -389,15 +390,15 @@ impl Engine {
     /// One forward tangent pass of the main pass from the state tangents already in `tan`.
     /// Every block is differentiated by the implicit function theorem except block `big`, whose
     /// unknowns get the tangents `seed` says (its residuals' tangents are left in `res_tan`).
-    pub(super) fn tangent_steps(&mut self, big: usize, seed: BigSeed) {
+    pub(super) fn tangent_steps(&mut self, big: usize, seed: LargestBlockSeed) {
         let prog = &self.prog;
-        for &p in &self.plan {
+        for &p in &self.main_pass {
             let si = match p {
-                Plan::Code(k) => {
+                MainStep::Code(k) => {
                     self.segments[k].run_tangent(&self.regs, &mut self.tan);
                     continue;
                 }
-                Plan::Block(si) => si,
+                MainStep::Block(si) => si,
             };
             match &prog.steps[si] {
                 Step::Explicit { .. } => {}
@@ -412,7 +413,9 @@ impl Engine {
                         self.tan[z] = 0.0;
                     }
                     if si == big {
-                        if let (BigSeed::Unknowns(color), Some(plan)) = (seed, &self.state_jac) {
+                        if let (LargestBlockSeed::Unknowns(color), Some(plan)) =
+                            (seed, &self.state_jac)
+                        {
                             for &m in &plan.z_colors[color] {
                                 self.tan[vars[m]] = 1.0;
                             }

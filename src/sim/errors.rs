@@ -1,8 +1,8 @@
 //! Simulation errors in the modeler's words: a failed block solve, a variable that became NaN
 //! or infinite (with the equation that computes it), an integrator failure.
 
+use super::block_solve::NewtonFailure;
 use super::engine::{BlockError, Engine};
-use super::newton::NewtonFailure;
 use super::program::{Program, Step};
 use super::results::Recorder;
 use crate::diag::{Diagnostic, Span};

@@ -16,9 +16,9 @@
 //! system is solved by damped Newton with finite-difference Jacobian columns, from the start
 //! values.
 
+use super::dense_lu::Lu;
 use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
-use super::newton::Lu;
 use super::params::is_initial_unknown;
 use super::tape::run;
 use crate::dae::{VarId, Variability};

@@ -7,7 +7,9 @@ use super::diffsol_adapter::SimEqn;
 use super::engine::Engine;
 use super::errors::{block_error, solver_error};
 use super::params::{ParamValues, eval_param_expr};
-use super::stepping::{PhaseEnd, Run, SegmentEnd, check_chattering, handle_event, terminal_event};
+use super::stepping::{
+    PhaseEnd, SegmentEnd, Stepper, check_chattering, handle_event, terminal_event,
+};
 use crate::dae::VarId;
 use crate::diag::Diagnostic;
 use crate::structure::SortedSystem;
@@ -53,7 +55,7 @@ pub(super) fn error_controlled(sys: &SortedSystem, engine: &Engine) -> Vec<(VarI
 macro_rules! integrate_with {
     ($fname:ident, $m:ty, $ls:ty) => {
         pub(super) fn $fname(
-            run: &mut Run,
+            run: &mut Stepper,
             engine: Engine,
             tol: f64,
             method: Method,

@@ -10,7 +10,7 @@
 //! - [`block_jac`], [`block_solve`]: a block's Jacobian and factorization; its solve (LU
 //!   refinement, damped Newton);
 //! - [`state_jacobian`]: the dense state Jacobian through the largest sparse block;
-//! - [`newton`]: dense LU for algebraic blocks;
+//! - [`dense_lu`]: dense LU for algebraic blocks;
 //! - [`scalar_root`], [`torn_root`]: a bracketed root of a small loop torn to one unknown, where
 //!   Newton fails on a piecewise-linear residual;
 //! - [`jacobian`]: the sparsity pattern of the state Jacobian from the program structure;
@@ -33,6 +33,7 @@ pub mod bounds;
 pub mod compile;
 pub mod compiler;
 pub mod dead_code;
+pub mod dense_lu;
 pub mod diffsol_adapter;
 pub mod driver;
 pub mod engine;
@@ -42,7 +43,6 @@ pub mod funcall;
 pub mod init;
 pub mod integrate;
 pub mod jacobian;
-pub mod newton;
 pub mod options;
 pub mod params;
 pub mod program;

@@ -79,7 +79,7 @@ impl Engine {
             for &j in cols {
                 self.tan[self.prog.states[j].0] = 1.0;
             }
-            self.tangent_steps(big, BigSeed::Zero);
+            self.tangent_steps(big, LargestBlockSeed::Zero);
             for &(i, j) in &plan.res_x_by_color[c] {
                 dr[j].push((i, self.res_tan[i]));
             }
@@ -98,7 +98,7 @@ impl Engine {
             for &(s, _) in &self.prog.states {
                 self.tan[s] = 0.0;
             }
-            self.tangent_steps(big, BigSeed::Unknowns(c));
+            self.tangent_steps(big, LargestBlockSeed::Unknowns(c));
             let Some(plan) = &self.state_jac else {
                 return false;
             };
@@ -180,9 +180,10 @@ impl Engine {
     }
 }
 
-/// How a block's unknowns are seeded in [`Engine::tangent_steps`].
+/// How the unknowns of the largest block (the one the state Jacobian goes through) are seeded in
+/// [`Engine::tangent_steps`].
 #[derive(Clone, Copy, Debug)]
-pub(super) enum BigSeed {
+pub(super) enum LargestBlockSeed {
     /// Held fixed (tangent zero).
     Zero,
     /// The unknowns of this colour of [`StateJacPlan::z_colors`] get tangent one.

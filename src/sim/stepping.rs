@@ -13,7 +13,9 @@ use crate::structure::SortedSystem;
 use diffsol::error::{DiffsolError, OdeSolverError};
 use diffsol::{Matrix, OdeEquations, OdeSolverMethod, OdeSolverStopReason, Vector};
 
-pub(super) struct Run<'s> {
+/// A run in progress as the integration phases step it: the system (after re-selections), the
+/// output points still due, the recorded rows, the event state and the step statistics.
+pub(super) struct Stepper<'s> {
     pub(super) base: &'s SortedSystem,
     /// The system after a re-selection of states, if any.
     pub(super) alt: Option<std::rc::Rc<SortedSystem>>,
@@ -51,7 +53,7 @@ pub(super) enum SegmentEnd {
     },
 }
 
-impl Run<'_> {
+impl Stepper<'_> {
     pub(super) fn sys(&self) -> &SortedSystem {
         self.alt.as_deref().unwrap_or(self.base)
     }
@@ -253,7 +255,7 @@ impl Run<'_> {
 }
 
 pub(super) fn algebraic_only(
-    run: &mut Run,
+    run: &mut Stepper,
     engine: &mut Engine,
 ) -> Result<PhaseEnd, Vec<Diagnostic>> {
     let mut crossings = 0usize;
@@ -340,7 +342,7 @@ pub(super) fn algebraic_only(
 /// The earliest time in `(t0, t1]` where a relation changes its value, with that relation,
 /// for a model without states (bisection to rounding).
 pub(super) fn locate_state_event(
-    run: &Run,
+    run: &Stepper,
     engine: &mut Engine,
     t0: f64,
     t1: f64,
@@ -382,7 +384,7 @@ pub(super) const BURST_MAX: usize = 50;
 /// after its event (a thermostat `heat = T < Tbar` without hysteresis: heating off makes
 /// `T < Tbar` true again at once). Time would advance by rounding only, event after event.
 pub(super) fn check_chattering(
-    run: &mut Run,
+    run: &mut Stepper,
     engine: &Engine,
     t: f64,
     idx: usize,
@@ -417,7 +419,10 @@ pub(super) fn check_chattering(
 
 /// `terminal()` becomes true after the last output point (MLS 3.7.5): `when terminal()`
 /// clauses act, and their values are recorded as one more row at the end time.
-pub(super) fn terminal_event(run: &mut Run, engine: &mut Engine) -> Result<(), Vec<Diagnostic>> {
+pub(super) fn terminal_event(
+    run: &mut Stepper,
+    engine: &mut Engine,
+) -> Result<(), Vec<Diagnostic>> {
     let term = engine.prog.terminal;
     let p = &engine.prog;
     let used = p.code.iter().any(|i| i.reads().any(|r| r == term))
@@ -440,7 +445,7 @@ pub(super) fn terminal_event(run: &mut Run, engine: &mut Engine) -> Result<(), V
 
 /// Records the values before and after an event and runs the event iteration.
 pub(super) fn handle_event(
-    run: &mut Run,
+    run: &mut Stepper,
     engine: &mut Engine,
     t: f64,
     triggered: Option<usize>,
