@@ -190,56 +190,7 @@ pub fn compile(
                 computed_by[var] = Some(steps.len() - 1);
             }
             BlockKind::Linear | BlockKind::Nonlinear => {
-                let torn = tear_block(&sys.equations, block);
-                // Torn: the assignments first, then the residuals of the equations left over.
-                let (unknowns, residual_eqs) = match &torn {
-                    Some(t) => {
-                        torn_sizes.push((block.vars.len(), t.tears.len()));
-                        for (ei, v, expr) in &t.inner {
-                            c.span = sys.equations[*ei].span;
-                            c.expr_into(expr, *v as Reg, start_pc);
-                        }
-                        (t.tears.clone(), t.residuals.clone())
-                    }
-                    None => (block.vars.clone(), block.equations.clone()),
-                };
-                let mut residuals = Vec::new();
-                for &ei in &residual_eqs {
-                    let Some(eq) = sys.equations.get(ei) else {
-                        c.errors.push(Diagnostic::error(
-                            Span::DUMMY,
-                            format!("block {bi} refers to a missing equation {ei}"),
-                        ));
-                        continue;
-                    };
-                    c.span = eq.span;
-                    let r = c.residual(&eq.residual);
-                    residuals.push(r);
-                }
-                let code = start_pc..c.code.len();
-                // Registers read but not written by the block code, other than its unknowns.
-                // A set local to the block: the register file can be large, blocks are small.
-                let mut written: std::collections::HashSet<Reg> =
-                    c.code[code.clone()].iter().map(|i| i.dst).collect();
-                written.extend(unknowns.iter().map(|&v| v as Reg));
-                let mut inputs = Vec::new();
-                for i in &c.code[code.clone()] {
-                    for o in i.reads() {
-                        if c.konst[o as usize].is_none() && written.insert(o) {
-                            inputs.push(o);
-                        }
-                    }
-                }
-                let linear = block.kind == BlockKind::Linear;
-                steps.push(Step::Implicit {
-                    code,
-                    vars: unknowns,
-                    residuals,
-                    inputs,
-                    linear,
-                    torn: torn.is_some(),
-                    block: bi,
-                });
+                steps.push(implicit_step(&mut c, sys, bi, start_pc, &mut torn_sizes));
                 for &v in &block.vars {
                     computed_by[v] = Some(steps.len() - 1);
                 }
@@ -259,185 +210,27 @@ pub fn compile(
     // Event code: when clauses, discrete equations and asserts.
     let ev_start = c.code.len();
     c.section_start = ev_start;
-    let mut whens = Vec::new();
-    let mut always = Vec::new();
-    for eq in &sys.discrete_equations {
-        c.span = eq.span;
-        match &eq.kind {
-            EquationKind::When { branches } => {
-                let mut out = Vec::new();
-                let mut initial = Vec::new();
-                let mut elements = Vec::new();
-                for (cond, body) in branches {
-                    let mut has_initial = false;
-                    cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
-                    let regs: Vec<Reg> = match cond {
-                        Expr::Array { elements, .. } => {
-                            elements.iter().map(|e| c.expr(e)).collect()
-                        }
-                        _ => vec![c.expr(cond)],
-                    };
-                    let r = regs[1..]
-                        .iter()
-                        .fold(regs[0], |acc, &x| c.emit(Op::Or, acc, x, 0));
-                    let actions = body.iter().filter_map(|b| action(&mut c, b)).collect();
-                    out.push((r, actions));
-                    initial.push(has_initial);
-                    elements.push(regs);
-                }
-                whens.push(WhenClause {
-                    branches: out,
-                    elements,
-                    initial,
-                    span: eq.span,
-                });
-            }
-            _ => {
-                if let Some(a) = action(&mut c, eq) {
-                    always.push(a);
-                }
-            }
-        }
-    }
+    let (whens, always) = event_clauses(&mut c, sys);
     let event_code = ev_start..c.code.len();
 
     // Initial equations: assignments of discrete unknowns, the others as residuals `lhs - rhs`.
     let init_start = c.code.len();
     c.section_start = init_start;
-    let mut initial_residuals = Vec::new();
-    let mut initial_explicit = Vec::new();
-    let mut initial_assigns = Vec::new();
     let discrete: HashSet<VarId> = sys.discrete_vars.iter().copied().collect();
-    // Variables that a `when initial()` branch assigns: determined by that branch at
-    // initialization.
-    let mut at_initial: HashMap<VarId, Span> = HashMap::new();
-    for w in &whens {
-        for (b, (_, actions)) in w.branches.iter().enumerate() {
-            for a in actions {
-                if let (true, Action::Assign { var, .. }) = (w.initial[b], a) {
-                    at_initial.insert(*var, w.span);
-                }
-            }
-        }
-    }
-    // Which initial equation determines each discrete unknown (`(var, pre only)`).
-    let mut determined: HashMap<(VarId, bool), usize> = HashMap::new();
-    for (i, eq) in model.initial_equations.iter().enumerate() {
-        c.span = eq.span;
-        match &eq.kind {
-            EquationKind::Simple { lhs, rhs } => {
-                let target = init_target(lhs, rhs, &discrete)
-                    .or_else(|| init_target(rhs, lhs, &discrete).map(|(v, p, _)| (v, p, lhs)));
-                let Some((var, pre_only, value)) = target else {
-                    let (l, r) = (c.expr(lhs), c.expr(rhs));
-                    let res = c.emit(Op::Sub, l, r, 0);
-                    initial_residuals.push((res, i));
-                    let reads = |e: &Expr, v: VarId| {
-                        let mut found = false;
-                        e.visit(&mut |x| found |= matches!(x, Expr::Var(u) if *u == v));
-                        found
-                    };
-                    initial_explicit.push(match (lhs, rhs) {
-                        (Expr::Var(v), e) if !reads(e, *v) => Some((*v, r)),
-                        (e, Expr::Var(v)) if !reads(e, *v) => Some((*v, l)),
-                        _ => None,
-                    });
-                    continue;
-                };
-                let set_var = discrete.contains(&var) && !at_initial.contains_key(&var);
-                let name = &model.variables[var].name;
-                if !pre_only && let Some(&span) = at_initial.get(&var) {
-                    c.errors.push(
-                        Diagnostic::error(
-                            eq.span,
-                            format!("the initial system is over-specified: `{name}` is given by this initial equation and by a `when initial()` branch"),
-                        )
-                        .with_secondary(span, "this `when` also assigns it at initialization")
-                        .with_help("remove one of the two"),
-                    );
-                    continue;
-                }
-                // `v = e` and `pre(v) = e` determine the same unknown when `v = pre(v)`.
-                let key = (var, pre_only && !set_var);
-                if let Some(&first) = determined.get(&key) {
-                    c.errors.push(
-                        Diagnostic::error(
-                            eq.span,
-                            format!("the initial system is over-specified: `{name}` is determined by two initial equations"),
-                        )
-                        .with_secondary(model.initial_equations[first].span, "first determined here")
-                        .with_help("remove one of the two initial equations"),
-                    );
-                    continue;
-                }
-                determined.insert(key, i);
-                let value = c.expr(value);
-                initial_assigns.push(InitAssign {
-                    var,
-                    set_var: set_var || !pre_only,
-                    pre: None,
-                    value,
-                    eq: i,
-                });
-            }
-            _ => c.errors.push(
-                Diagnostic::error(
-                    eq.span,
-                    "only equations `a = b` are supported in `initial equation` sections",
-                )
-                .with_help("write the initial condition as a plain equation"),
-            ),
-        }
-    }
-    for a in &mut initial_assigns {
-        a.pre = c.pre.get(&a.var).copied();
-    }
+    let (initial_residuals, initial_explicit, initial_assigns) =
+        initial_equations(&mut c, sys, &whens, &discrete);
     let initial_code = init_start..c.code.len();
 
     // Dynamic state sets: their constraint Jacobians.
     let ss_start = c.code.len();
     c.section_start = ss_start;
-    let mut state_sets = Vec::new();
-    for set in &sys.state_sets {
-        let entries = set
-            .jacobian
-            .iter()
-            .map(|(r, col, e)| (*r, *col, c.expr(e)))
-            .collect();
-        let dummy_cols = set
-            .dummies
-            .iter()
-            .filter_map(|d| set.candidates.iter().position(|x| x == d))
-            .collect();
-        state_sets.push(SetMonitor {
-            rows: set.equations.len(),
-            cols: set.candidates.len(),
-            entries,
-            dummy_cols,
-            candidate_states: set.candidate_states.clone(),
-        });
-    }
+    let state_sets = state_set_monitors(&mut c, sys);
     let state_set_code = ss_start..c.code.len();
 
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
-    // Sort pre registers for deterministic order.
-    let mut pre = c.pre_list.clone();
-    pre.sort();
-    let pre_fixed = pre
-        .iter()
-        .filter(|&&(v, _)| {
-            let var = &model.variables[v as usize];
-            var.fixed == Some(true)
-                && (matches!(
-                    var.ty,
-                    ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
-                ) || var.variability == Variability::Discrete
-                    || discrete.contains(&(v as usize)))
-        })
-        .map(|&(_, p)| p)
-        .collect();
+    let (pre, pre_fixed) = pre_registers(&c, model, &discrete);
     let mut prog = Program {
         code: c.code,
         init_regs: c.regs,
@@ -604,4 +397,271 @@ pub(super) fn init_target<'e>(
     let mut reads_itself = false;
     value.visit(&mut |x| reads_itself |= matches!(x, Expr::Var(v) if *v == var));
     (!reads_itself).then_some((var, pre_only, value))
+}
+
+/// The step of an algebraic block `bi` whose code starts at `start_pc`: torn when tearing
+/// applies (the assignments first, then the residuals of the equations left over), with the
+/// registers its code reads from outside.
+fn implicit_step(
+    c: &mut Compiler,
+    sys: &SortedSystem,
+    bi: usize,
+    start_pc: usize,
+    torn_sizes: &mut Vec<(usize, usize)>,
+) -> Step {
+    let block = &sys.blocks[bi];
+    let torn = tear_block(&sys.equations, block);
+    // Torn: the assignments first, then the residuals of the equations left over.
+    let (unknowns, residual_eqs) = match &torn {
+        Some(t) => {
+            torn_sizes.push((block.vars.len(), t.tears.len()));
+            for (ei, v, expr) in &t.inner {
+                c.span = sys.equations[*ei].span;
+                c.expr_into(expr, *v as Reg, start_pc);
+            }
+            (t.tears.clone(), t.residuals.clone())
+        }
+        None => (block.vars.clone(), block.equations.clone()),
+    };
+    let mut residuals = Vec::new();
+    for &ei in &residual_eqs {
+        let Some(eq) = sys.equations.get(ei) else {
+            c.errors.push(Diagnostic::error(
+                Span::DUMMY,
+                format!("block {bi} refers to a missing equation {ei}"),
+            ));
+            continue;
+        };
+        c.span = eq.span;
+        let r = c.residual(&eq.residual);
+        residuals.push(r);
+    }
+    let code = start_pc..c.code.len();
+    // Registers read but not written by the block code, other than its unknowns.
+    // A set local to the block: the register file can be large, blocks are small.
+    let mut written: std::collections::HashSet<Reg> =
+        c.code[code.clone()].iter().map(|i| i.dst).collect();
+    written.extend(unknowns.iter().map(|&v| v as Reg));
+    let mut inputs = Vec::new();
+    for i in &c.code[code.clone()] {
+        for o in i.reads() {
+            if c.konst[o as usize].is_none() && written.insert(o) {
+                inputs.push(o);
+            }
+        }
+    }
+    let linear = block.kind == BlockKind::Linear;
+    Step::Implicit {
+        code,
+        vars: unknowns,
+        residuals,
+        inputs,
+        linear,
+        torn: torn.is_some(),
+        block: bi,
+    }
+}
+
+/// [`Program::initial_residuals`], [`Program::initial_explicit`], [`Program::initial_assigns`].
+type InitialEquations = (
+    Vec<(Reg, usize)>,
+    Vec<Option<(VarId, Reg)>>,
+    Vec<InitAssign>,
+);
+
+/// The initial equations: assignments of discrete unknowns (each determined once, and not also
+/// by a `when initial()` branch), the others as residuals `lhs - rhs` with the variable each
+/// gives explicitly, if any.
+fn initial_equations(
+    c: &mut Compiler,
+    sys: &SortedSystem,
+    whens: &[WhenClause],
+    discrete: &HashSet<VarId>,
+) -> InitialEquations {
+    let model = &sys.model;
+    let mut initial_residuals = Vec::new();
+    let mut initial_explicit = Vec::new();
+    let mut initial_assigns = Vec::new();
+    // Variables that a `when initial()` branch assigns: determined by that branch at
+    // initialization.
+    let mut at_initial: HashMap<VarId, Span> = HashMap::new();
+    for w in whens {
+        for (b, (_, actions)) in w.branches.iter().enumerate() {
+            for a in actions {
+                if let (true, Action::Assign { var, .. }) = (w.initial[b], a) {
+                    at_initial.insert(*var, w.span);
+                }
+            }
+        }
+    }
+    // Which initial equation determines each discrete unknown (`(var, pre only)`).
+    let mut determined: HashMap<(VarId, bool), usize> = HashMap::new();
+    for (i, eq) in model.initial_equations.iter().enumerate() {
+        c.span = eq.span;
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                let target = init_target(lhs, rhs, discrete)
+                    .or_else(|| init_target(rhs, lhs, discrete).map(|(v, p, _)| (v, p, lhs)));
+                let Some((var, pre_only, value)) = target else {
+                    let (l, r) = (c.expr(lhs), c.expr(rhs));
+                    let res = c.emit(Op::Sub, l, r, 0);
+                    initial_residuals.push((res, i));
+                    let reads = |e: &Expr, v: VarId| {
+                        let mut found = false;
+                        e.visit(&mut |x| found |= matches!(x, Expr::Var(u) if *u == v));
+                        found
+                    };
+                    initial_explicit.push(match (lhs, rhs) {
+                        (Expr::Var(v), e) if !reads(e, *v) => Some((*v, r)),
+                        (e, Expr::Var(v)) if !reads(e, *v) => Some((*v, l)),
+                        _ => None,
+                    });
+                    continue;
+                };
+                let set_var = discrete.contains(&var) && !at_initial.contains_key(&var);
+                let name = &model.variables[var].name;
+                if !pre_only && let Some(&span) = at_initial.get(&var) {
+                    c.errors.push(
+                        Diagnostic::error(
+                            eq.span,
+                            format!("the initial system is over-specified: `{name}` is given by this initial equation and by a `when initial()` branch"),
+                        )
+                        .with_secondary(span, "this `when` also assigns it at initialization")
+                        .with_help("remove one of the two"),
+                    );
+                    continue;
+                }
+                // `v = e` and `pre(v) = e` determine the same unknown when `v = pre(v)`.
+                let key = (var, pre_only && !set_var);
+                if let Some(&first) = determined.get(&key) {
+                    c.errors.push(
+                        Diagnostic::error(
+                            eq.span,
+                            format!("the initial system is over-specified: `{name}` is determined by two initial equations"),
+                        )
+                        .with_secondary(model.initial_equations[first].span, "first determined here")
+                        .with_help("remove one of the two initial equations"),
+                    );
+                    continue;
+                }
+                determined.insert(key, i);
+                let value = c.expr(value);
+                initial_assigns.push(InitAssign {
+                    var,
+                    set_var: set_var || !pre_only,
+                    pre: None,
+                    value,
+                    eq: i,
+                });
+            }
+            _ => c.errors.push(
+                Diagnostic::error(
+                    eq.span,
+                    "only equations `a = b` are supported in `initial equation` sections",
+                )
+                .with_help("write the initial condition as a plain equation"),
+            ),
+        }
+    }
+    for a in &mut initial_assigns {
+        a.pre = c.pre.get(&a.var).copied();
+    }
+    (initial_residuals, initial_explicit, initial_assigns)
+}
+
+/// The `when` clauses (a register per branch condition, the elements of vector conditions, the
+/// actions of each branch) and the actions of the other discrete equations, run at every event.
+fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<Action>) {
+    let mut whens = Vec::new();
+    let mut always = Vec::new();
+    for eq in &sys.discrete_equations {
+        c.span = eq.span;
+        match &eq.kind {
+            EquationKind::When { branches } => {
+                let mut out = Vec::new();
+                let mut initial = Vec::new();
+                let mut elements = Vec::new();
+                for (cond, body) in branches {
+                    let mut has_initial = false;
+                    cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
+                    let regs: Vec<Reg> = match cond {
+                        Expr::Array { elements, .. } => {
+                            elements.iter().map(|e| c.expr(e)).collect()
+                        }
+                        _ => vec![c.expr(cond)],
+                    };
+                    let r = regs[1..]
+                        .iter()
+                        .fold(regs[0], |acc, &x| c.emit(Op::Or, acc, x, 0));
+                    let actions = body.iter().filter_map(|b| action(c, b)).collect();
+                    out.push((r, actions));
+                    initial.push(has_initial);
+                    elements.push(regs);
+                }
+                whens.push(WhenClause {
+                    branches: out,
+                    elements,
+                    initial,
+                    span: eq.span,
+                });
+            }
+            _ => {
+                if let Some(a) = action(c, eq) {
+                    always.push(a);
+                }
+            }
+        }
+    }
+    (whens, always)
+}
+
+/// The constraint Jacobians of the dynamic state sets, compiled so that a run can watch them.
+fn state_set_monitors(c: &mut Compiler, sys: &SortedSystem) -> Vec<SetMonitor> {
+    let mut state_sets = Vec::new();
+    for set in &sys.state_sets {
+        let entries = set
+            .jacobian
+            .iter()
+            .map(|(r, col, e)| (*r, *col, c.expr(e)))
+            .collect();
+        let dummy_cols = set
+            .dummies
+            .iter()
+            .filter_map(|d| set.candidates.iter().position(|x| x == d))
+            .collect();
+        state_sets.push(SetMonitor {
+            rows: set.equations.len(),
+            cols: set.candidates.len(),
+            entries,
+            dummy_cols,
+            candidate_states: set.candidate_states.clone(),
+        });
+    }
+    state_sets
+}
+
+/// The `(variable, pre register)` pairs in a deterministic order, and the pre registers of
+/// fixed discrete variables (their start values are `pre` at initialization).
+fn pre_registers(
+    c: &Compiler,
+    model: &FlatModel,
+    discrete: &HashSet<VarId>,
+) -> (Vec<(Reg, Reg)>, Vec<Reg>) {
+    // Sort pre registers for deterministic order.
+    let mut pre = c.pre_list.clone();
+    pre.sort();
+    let pre_fixed = pre
+        .iter()
+        .filter(|&&(v, _)| {
+            let var = &model.variables[v as usize];
+            var.fixed == Some(true)
+                && (matches!(
+                    var.ty,
+                    ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
+                ) || var.variability == Variability::Discrete
+                    || discrete.contains(&(v as usize)))
+        })
+        .map(|&(_, p)| p)
+        .collect();
+    (pre, pre_fixed)
 }

@@ -91,41 +91,7 @@ pub fn simulate_with(
 ) -> crate::diag::Result<SimResult> {
     let model = &sys.model;
     let t_compile = Instant::now();
-    let exp = &model.experiment;
-    let t0 = opts.start_time.or(exp.start_time).unwrap_or(0.0);
-    let t_end = opts.stop_time.or(exp.stop_time).unwrap_or(t0 + 1.0);
-    let tol = opts.tolerance.or(exp.tolerance).unwrap_or(1e-6);
-    let interval = opts
-        .interval
-        .or(exp.interval)
-        .unwrap_or((t_end - t0) / 500.0);
-    if t_end.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
-        return Err(vec![Diagnostic::error(
-            Span::DUMMY,
-            format!("the stop time {t_end} must be after the start time {t0}"),
-        )]);
-    }
-    if interval.is_nan() || tol.is_nan() || interval <= 0.0 || tol <= 0.0 {
-        return Err(vec![Diagnostic::error(
-            Span::DUMMY,
-            "the output interval and the tolerance must be positive",
-        )]);
-    }
-    // Each output point is a row of every variable: a tiny interval would exhaust memory long
-    // before the run ends.
-    let points = (t_end - t0) / interval;
-    if points.is_nan() || points > MAX_OUTPUT_POINTS {
-        return Err(vec![
-            Diagnostic::error(
-                Span::DUMMY,
-                format!(
-                    "the output interval {interval:e} gives {points:.3e} output points from {t0} \
-                     to {t_end}; at most {MAX_OUTPUT_POINTS:.0} are allowed"
-                ),
-            )
-            .with_help("choose a larger `Interval` (or --interval)"),
-        ]);
-    }
+    let (t0, t_end, tol, interval) = run_times(opts, &model.experiment)?;
     let overrides = parse_overrides(model, &opts.set)?;
     let params = evaluate(model, &overrides)?;
     let start = start_values(sys, &params)?;
@@ -134,104 +100,11 @@ pub fn simulate_with(
     engine.newton_tol = super::block_solve::newton_tol_for(tol);
     let compile_time = t_compile.elapsed();
 
-    // Result columns.
-    let mut variables = Vec::new();
-    let mut parameters = Vec::new();
-    let state_set: std::collections::BTreeSet<usize> = sys.states.iter().map(|s| s.var).collect();
-    let discrete: std::collections::BTreeSet<usize> = sys.discrete_vars.iter().copied().collect();
-    for (i, v) in model.variables.iter().enumerate() {
-        if v.ty == ScalarType::String {
-            continue;
-        }
-        if opts.vars.as_ref().is_some_and(|re| !re.is_match(&v.name)) {
-            continue;
-        }
-        let kind = match v.variability {
-            Variability::Parameter | Variability::Constant => VarKind::Parameter,
-            _ if state_set.contains(&i) => VarKind::State,
-            _ if v.derivative_of.is_some() => VarKind::Derivative,
-            Variability::Discrete => VarKind::Discrete,
-            _ if discrete.contains(&i) => VarKind::Discrete,
-            _ => VarKind::Algebraic,
-        };
-        let rv = ResultVar {
-            name: v.name.clone(),
-            kind,
-            unit: v.unit.clone(),
-            description: v.description.clone(),
-            id: i,
-        };
-        if kind == VarKind::Parameter {
-            parameters.push((rv, params.values[i]));
-        } else {
-            variables.push(rv);
-        }
-    }
+    let (variables, mut parameters) = result_columns(sys, opts, &params);
 
     // Initialization.
     let t_init = Instant::now();
-    let mut messages = Vec::new();
-    let fail_block = |engine: &Engine, e: BlockError| vec![block_error(sys, &engine.prog, &e)];
-    engine.regs[engine.prog.time as usize] = t0;
-    engine.regs[engine.prog.initial as usize] = 1.0;
-    for &(v, p) in &engine.prog.pre.clone() {
-        engine.regs[p as usize] = engine.regs[v as usize];
-    }
-    if let Err(e) = init_relations(&mut engine) {
-        return Err(fail_block(&engine, e));
-    }
-    match solve_initial_equations(&mut engine, sys, t0) {
-        Ok(notes) => messages.extend(notes),
-        Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
-        Err(InitError::Diagnostics(d)) => return Err(d),
-    }
-    // Parameters with fixed = false got their values from the initial system.
-    for (rv, x) in &mut parameters {
-        *x = engine.regs[rv.id];
-    }
-    if let Ok(re) = std::env::var("MINIMO_DEBUG_VARS")
-        && let Ok(re) = regex::Regex::new(&re)
-    {
-        super::events::DEBUG_VARS.with(|d| {
-            *d.borrow_mut() = model
-                .variables
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| re.is_match(&v.name))
-                .map(|(i, v)| (v.name.clone(), i))
-                .collect()
-        });
-    }
-    if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
-        for &si in &engine.prog.iteration_steps {
-            if let Step::Explicit { var, .. } = &engine.prog.steps[si] {
-                eprintln!("iteration variable: {}", model.variables[*var].name);
-            }
-        }
-    }
-    let mut es = EventState::new(&engine, t0);
-    // The initial system (`initial()` true, `pre` of fixed discrete variables at their start
-    // values), then the event at the start time: `pre(v) := v`, samples due at `t0` fire, and
-    // the discrete variables settle before the integration starts (a friction element's mode
-    // goes from `Unknown` to what its state gives).
-    // The solution of the initial system is the first row; when the event at the start time
-    // changes a value (`y = pre(u)` with `pre(u)` given by an initial equation), its result is
-    // a second row at the same time, as at every event.
-    let mut initial_row: Vec<f64> = Vec::new();
-    for initial in [true, false] {
-        if let Err(e) = event_iteration(&mut engine, &mut es, t0, None, initial) {
-            return Err(match e {
-                EventError::Block(b) => fail_block(&engine, b),
-                EventError::Diagnostic(d) => vec![*d],
-            });
-        }
-        if initial {
-            initial_row = engine.regs[..model.variables.len()].to_vec();
-        }
-    }
-    if let Some(d) = non_finite_at(sys, &mut engine, t0) {
-        return Err(vec![d]);
-    }
+    let (mut messages, es, initial_row) = initialize(&mut engine, sys, t0, &mut parameters)?;
     let init_time = t_init.elapsed();
 
     let n = engine.nstates();
@@ -318,44 +191,22 @@ pub fn simulate_with(
                 format!("the choice of states keeps changing at time {t}"),
             )]);
         };
-        let new_sys = crate::structure::reselect(analysis, &prefer)?;
-        if new_sys.model.variables.len() != values.len() {
-            return Err(vec![Diagnostic::error(
-                Span::DUMMY,
-                "state re-selection changed the variables of the model",
-            )]);
-        }
-        let prog = compile(&new_sys, &params, &values)?;
-        engine = Engine::new(prog);
-        engine.newton_tol = super::block_solve::newton_tol_for(tol);
-        engine.regs[engine.prog.time as usize] = t;
-        for &(v, p) in &engine.prog.pre.clone() {
-            engine.regs[p as usize] = engine.regs[v as usize];
-        }
-        if let Err(e) = init_relations(&mut engine) {
-            return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
-        }
-        note_consistency(&engine, &mut run.es);
-        messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
-        run.alt = Some(std::rc::Rc::new(new_sys));
-        run.t_restart = t;
+        engine = restart_with_states(
+            &mut run,
+            analysis,
+            &prefer,
+            (t, &values),
+            &params,
+            tol,
+            &mut messages,
+        )?;
     }
     let eval_stats = (total, jacobians);
     if let Some(pb) = &run.progress {
         pb.finish_and_clear();
     }
     stats.integrate_time = t_int.elapsed();
-    stats.steps = run.stats.steps;
-    stats.rejected_steps = run.stats.rejected_steps;
-    stats.error_test_failures = run.stats.error_test_failures;
-    stats.newton_failures = run.stats.newton_failures;
-    stats.newton_iterations = run.stats.newton_iterations;
-    stats.block_iterations = eval_stats.0.newton_iterations;
-    stats.block_factorizations = eval_stats.0.block_factorizations;
-    stats.rhs_evaluations = eval_stats.0.rhs;
-    stats.jacobian_vector_products = eval_stats.0.jvp;
-    stats.jacobian_evaluations = eval_stats.1;
-    stats.events = run.es.count.saturating_sub(2);
+    add_phase_stats(&mut stats, &run, eval_stats);
     messages.extend(run.es.warnings.iter().cloned());
     if let Some(m) = &run.es.terminated {
         messages.push(format!(
@@ -395,4 +246,226 @@ pub(super) fn state_names(sys: &SortedSystem) -> String {
         .map(|s| sys.model.variables[s.var].name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Start and stop time, tolerance and output interval from the options, else the model's
+/// `experiment`, else the defaults; checked, and the number of output points bounded.
+fn run_times(
+    opts: &SimOptions,
+    exp: &crate::dae::Experiment,
+) -> crate::diag::Result<(f64, f64, f64, f64)> {
+    let t0 = opts.start_time.or(exp.start_time).unwrap_or(0.0);
+    let t_end = opts.stop_time.or(exp.stop_time).unwrap_or(t0 + 1.0);
+    let tol = opts.tolerance.or(exp.tolerance).unwrap_or(1e-6);
+    let interval = opts
+        .interval
+        .or(exp.interval)
+        .unwrap_or((t_end - t0) / 500.0);
+    if t_end.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
+        return Err(vec![Diagnostic::error(
+            Span::DUMMY,
+            format!("the stop time {t_end} must be after the start time {t0}"),
+        )]);
+    }
+    if interval.is_nan() || tol.is_nan() || interval <= 0.0 || tol <= 0.0 {
+        return Err(vec![Diagnostic::error(
+            Span::DUMMY,
+            "the output interval and the tolerance must be positive",
+        )]);
+    }
+    // Each output point is a row of every variable: a tiny interval would exhaust memory long
+    // before the run ends.
+    let points = (t_end - t0) / interval;
+    if points.is_nan() || points > MAX_OUTPUT_POINTS {
+        return Err(vec![
+            Diagnostic::error(
+                Span::DUMMY,
+                format!(
+                    "the output interval {interval:e} gives {points:.3e} output points from {t0} \
+                     to {t_end}; at most {MAX_OUTPUT_POINTS:.0} are allowed"
+                ),
+            )
+            .with_help("choose a larger `Interval` (or --interval)"),
+        ]);
+    }
+    Ok((t0, t_end, tol, interval))
+}
+
+/// The recorded variables (all but strings, filtered by `--vars`) with their kinds, and the
+/// parameters with their values.
+fn result_columns(
+    sys: &SortedSystem,
+    opts: &SimOptions,
+    params: &ParamValues,
+) -> (Vec<ResultVar>, Vec<(ResultVar, f64)>) {
+    let model = &sys.model;
+    let mut variables = Vec::new();
+    let mut parameters = Vec::new();
+    let state_set: std::collections::BTreeSet<usize> = sys.states.iter().map(|s| s.var).collect();
+    let discrete: std::collections::BTreeSet<usize> = sys.discrete_vars.iter().copied().collect();
+    for (i, v) in model.variables.iter().enumerate() {
+        if v.ty == ScalarType::String {
+            continue;
+        }
+        if opts.vars.as_ref().is_some_and(|re| !re.is_match(&v.name)) {
+            continue;
+        }
+        let kind = match v.variability {
+            Variability::Parameter | Variability::Constant => VarKind::Parameter,
+            _ if state_set.contains(&i) => VarKind::State,
+            _ if v.derivative_of.is_some() => VarKind::Derivative,
+            Variability::Discrete => VarKind::Discrete,
+            _ if discrete.contains(&i) => VarKind::Discrete,
+            _ => VarKind::Algebraic,
+        };
+        let rv = ResultVar {
+            name: v.name.clone(),
+            kind,
+            unit: v.unit.clone(),
+            description: v.description.clone(),
+            id: i,
+        };
+        if kind == VarKind::Parameter {
+            parameters.push((rv, params.values[i]));
+        } else {
+            variables.push(rv);
+        }
+    }
+    (variables, parameters)
+}
+
+/// `MINIMO_DEBUG_VARS` (a regular expression: the variables whose values the event iteration
+/// prints) and `MINIMO_DEBUG_EVENTS` (the iteration variables of mixed loops printed).
+fn debug_hooks(model: &crate::dae::FlatModel, engine: &Engine) {
+    if let Ok(re) = std::env::var("MINIMO_DEBUG_VARS")
+        && let Ok(re) = regex::Regex::new(&re)
+    {
+        super::events::DEBUG_VARS.with(|d| {
+            *d.borrow_mut() = model
+                .variables
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| re.is_match(&v.name))
+                .map(|(i, v)| (v.name.clone(), i))
+                .collect()
+        });
+    }
+    if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
+        for &si in &engine.prog.iteration_steps {
+            if let Step::Explicit { var, .. } = &engine.prog.steps[si] {
+                eprintln!("iteration variable: {}", model.variables[*var].name);
+            }
+        }
+    }
+}
+
+/// The step statistics of the phases and the engine's counters, into the result's statistics.
+fn add_phase_stats(
+    stats: &mut SimStats,
+    run: &Stepper,
+    eval_stats: (super::engine::EvalStats, usize),
+) {
+    stats.steps = run.stats.steps;
+    stats.rejected_steps = run.stats.rejected_steps;
+    stats.error_test_failures = run.stats.error_test_failures;
+    stats.newton_failures = run.stats.newton_failures;
+    stats.newton_iterations = run.stats.newton_iterations;
+    stats.block_iterations = eval_stats.0.newton_iterations;
+    stats.block_factorizations = eval_stats.0.block_factorizations;
+    stats.rhs_evaluations = eval_stats.0.rhs;
+    stats.jacobian_vector_products = eval_stats.0.jvp;
+    stats.jacobian_evaluations = eval_stats.1;
+    stats.events = run.es.count.saturating_sub(2);
+}
+
+/// Consistent initialization at `t0`: the initial equations, then the initial system's event
+/// iteration and the event at the start time. Returns the notes for the user, the event state
+/// and the values of the initial system's solution (the first row when the event changes them).
+fn initialize(
+    engine: &mut Engine,
+    sys: &SortedSystem,
+    t0: f64,
+    parameters: &mut [(ResultVar, f64)],
+) -> crate::diag::Result<(Vec<String>, EventState, Vec<f64>)> {
+    let model = &sys.model;
+    let mut messages = Vec::new();
+    let fail_block = |engine: &Engine, e: BlockError| vec![block_error(sys, &engine.prog, &e)];
+    engine.regs[engine.prog.time as usize] = t0;
+    engine.regs[engine.prog.initial as usize] = 1.0;
+    for &(v, p) in &engine.prog.pre.clone() {
+        engine.regs[p as usize] = engine.regs[v as usize];
+    }
+    if let Err(e) = init_relations(engine) {
+        return Err(fail_block(engine, e));
+    }
+    match solve_initial_equations(engine, sys, t0) {
+        Ok(notes) => messages.extend(notes),
+        Err(InitError::Block(e)) => return Err(fail_block(engine, e)),
+        Err(InitError::Diagnostics(d)) => return Err(d),
+    }
+    // Parameters with fixed = false got their values from the initial system.
+    for (rv, x) in parameters.iter_mut() {
+        *x = engine.regs[rv.id];
+    }
+    debug_hooks(model, engine);
+    let mut es = EventState::new(engine, t0);
+    // The initial system (`initial()` true, `pre` of fixed discrete variables at their start
+    // values), then the event at the start time: `pre(v) := v`, samples due at `t0` fire, and
+    // the discrete variables settle before the integration starts (a friction element's mode
+    // goes from `Unknown` to what its state gives).
+    // The solution of the initial system is the first row; when the event at the start time
+    // changes a value (`y = pre(u)` with `pre(u)` given by an initial equation), its result is
+    // a second row at the same time, as at every event.
+    let mut initial_row: Vec<f64> = Vec::new();
+    for initial in [true, false] {
+        if let Err(e) = event_iteration(engine, &mut es, t0, None, initial) {
+            return Err(match e {
+                EventError::Block(b) => fail_block(engine, b),
+                EventError::Diagnostic(d) => vec![*d],
+            });
+        }
+        if initial {
+            initial_row = engine.regs[..model.variables.len()].to_vec();
+        }
+    }
+    if let Some(d) = non_finite_at(sys, engine, t0) {
+        return Err(vec![d]);
+    }
+    Ok((messages, es, initial_row))
+}
+
+/// After the phase that asked for a new choice of states (at time `t`, with `values` of every
+/// model variable): the system analysed again preferring `prefer`, compiled into a new engine
+/// at those values, and the stepper switched to it.
+fn restart_with_states(
+    run: &mut Stepper,
+    analysis: &crate::structure::Analysis,
+    prefer: &[crate::dae::VarId],
+    (t, values): (f64, &[f64]),
+    params: &ParamValues,
+    tol: f64,
+    messages: &mut Vec<String>,
+) -> crate::diag::Result<Engine> {
+    let new_sys = crate::structure::reselect(analysis, prefer)?;
+    if new_sys.model.variables.len() != values.len() {
+        return Err(vec![Diagnostic::error(
+            Span::DUMMY,
+            "state re-selection changed the variables of the model",
+        )]);
+    }
+    let prog = compile(&new_sys, params, values)?;
+    let mut engine = Engine::new(prog);
+    engine.newton_tol = super::block_solve::newton_tol_for(tol);
+    engine.regs[engine.prog.time as usize] = t;
+    for &(v, p) in &engine.prog.pre.clone() {
+        engine.regs[p as usize] = engine.regs[v as usize];
+    }
+    if let Err(e) = init_relations(&mut engine) {
+        return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
+    }
+    note_consistency(&engine, &mut run.es);
+    messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
+    run.alt = Some(std::rc::Rc::new(new_sys));
+    run.t_restart = t;
+    Ok(engine)
 }
