@@ -220,6 +220,7 @@ pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<Reactio
 }
 
 impl Mechanism {
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn find(work: &WorkingSystem) -> diag::Result<Mechanism> {
         let n_vars = work.model.variables.len();
         let unknown = |v: VarId| work.is_unknown(v);

@@ -92,6 +92,7 @@ fn time_eps(t: f64) -> f64 {
 /// applied; this repeats until nothing changes (the friction elements' `sa > f0_max` decides
 /// `startForward`, which decides the loop that gives `sa`). Then, when some discrete variable
 /// differs from its `pre`, `pre := v` and another round starts.
+#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 pub fn event_iteration(
     engine: &mut Engine,
     es: &mut EventState,
