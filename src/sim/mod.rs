@@ -2,7 +2,8 @@
 //!
 //! - [`program`]: the compiled program the engine runs; [`compile`]: the sorted system ->
 //!   program; [`compiler`]: expressions -> register tape (constant folding, CSE, fused
-//!   multiply-add); [`dead_code`]: unread instructions removed;
+//!   multiply-add); [`initial_code`]: the initial equations; [`dead_code`]: unread instructions
+//!   removed;
 //! - [`tape`]: the instruction set, value and tangent evaluation;
 //! - [`batched`]: the tape regrouped into batches of one operation for fast evaluation;
 //! - [`engine`]: the main pass (BLT blocks in order), Jacobian-vector products by forward
@@ -41,6 +42,7 @@ pub mod errors;
 pub mod events;
 pub mod funcall;
 pub mod init;
+pub mod initial_code;
 pub mod integrate;
 pub mod jacobian;
 pub mod options;
