@@ -53,7 +53,7 @@ fn pendulum_rhs(y: &[f64], out: &mut [f64]) {
 fn rhs_benches(c: &mut Criterion) {
     // Chain: 100 masses = 200 states.
     let sys = system(&chain_text(100));
-    let mut engine = minimo::sim::integrate::prepare_engine(&sys, &[]).unwrap();
+    let mut engine = minimo::sim::driver::prepare_engine(&sys, &[]).unwrap();
     let n = engine.nstates();
     let x0: Vec<f64> = (0..n).map(|i| 1e-3 * i as f64).collect();
     let mut out = vec![0.0; n];
@@ -79,7 +79,7 @@ fn rhs_benches(c: &mut Criterion) {
     g.finish();
 
     let sys = system(&example("pendulum.mo"));
-    let mut engine = minimo::sim::integrate::prepare_engine(&sys, &[]).unwrap();
+    let mut engine = minimo::sim::driver::prepare_engine(&sys, &[]).unwrap();
     let names: Vec<&str> = sys
         .states
         .iter()

@@ -1,8 +1,8 @@
 //! The fast main pass (batched instructions, derivative copies moved out of it) against the plain
 //! instruction-by-instruction tape, and the outputs it leaves for the results.
 
-use minimo::sim::compile::Step;
-use minimo::sim::integrate::prepare_engine;
+use minimo::sim::driver::prepare_engine;
+use minimo::sim::program::Step;
 use minimo::sim::tape::run;
 use minimo::sim::{SimOptions, simulate_analysis};
 use minimo::structure::{AnalyzeOptions, SortedSystem, analyze};

@@ -6,7 +6,7 @@
 
 use minimo::diag::SourceMap;
 use minimo::flatten::{LoadOptions, load_and_flatten};
-use minimo::sim::integrate::prepare_engine;
+use minimo::sim::driver::prepare_engine;
 use minimo::structure::{AnalyzeOptions, analyze};
 use std::path::PathBuf;
 

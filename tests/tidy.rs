@@ -80,3 +80,50 @@ fn every_unsafe_has_a_safety_comment() {
         bare.join("\n  ")
     );
 }
+
+/// `mod.rs` files that still define items of their own (types, functions) instead of only
+/// declaring and re-exporting; new ones must not join this list (issue 16).
+const MOD_FILES_WITH_ITEMS: &[&str] = &[
+    "src/cli/mod.rs",
+    "src/dae/mod.rs",
+    "src/diag/mod.rs",
+    "src/flatten/legality/mod.rs",
+    "src/flatten/mod.rs",
+    "src/plot/mod.rs",
+    "src/structure/mod.rs",
+    "src/syntax/mod.rs",
+];
+
+#[test]
+fn mod_files_only_declare_and_reexport() {
+    let item = |l: &str| {
+        let l = l
+            .trim_start_matches("pub(crate) ")
+            .trim_start_matches("pub ");
+        [
+            "fn ", "struct ", "enum ", "impl ", "impl<", "trait ", "const ", "static ", "type ",
+        ]
+        .iter()
+        .any(|k| l.starts_with(k))
+    };
+    let mut offending = Vec::new();
+    for (path, text) in sources() {
+        let name = path.display().to_string().replace('\\', "/");
+        if !name.ends_with("/mod.rs") {
+            continue;
+        }
+        // Items at the top level only (a line that starts in column 0).
+        let first = text.lines().find(|l| item(l));
+        match (first, MOD_FILES_WITH_ITEMS.contains(&name.as_str())) {
+            (Some(l), false) => offending.push(format!("{name}: `{l}`")),
+            (None, true) => offending.push(format!("{name}: clean now, remove it from the list")),
+            _ => {}
+        }
+    }
+    assert!(
+        offending.is_empty(),
+        "these mod.rs files define items; move them to a module named after what they are and \
+         re-export them:\n  {}",
+        offending.join("\n  ")
+    );
+}

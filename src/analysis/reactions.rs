@@ -34,7 +34,7 @@ use crate::diag::{self, Diagnostic, Span};
 use crate::structure::derivative::{Partial, diff};
 use crate::structure::print::residual_text;
 use crate::structure::redundancy::Point;
-use crate::structure::work::Work;
+use crate::structure::work::WorkingSystem;
 use crate::structure::{Lin, incidence_of};
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -220,7 +220,8 @@ pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<Reactio
 }
 
 impl Mechanism {
-    fn find(work: &Work) -> diag::Result<Mechanism> {
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
+    fn find(work: &WorkingSystem) -> diag::Result<Mechanism> {
         let n_vars = work.model.variables.len();
         let unknown = |v: VarId| work.is_unknown(v);
         let inc: Vec<BTreeMap<VarId, Lin>> = work
@@ -450,7 +451,7 @@ impl Mechanism {
 
     /// The evaluation point: the given values, parameters, unknowns fixed by parameters, and
     /// the velocity of each coordinate copied to its `der()` variable.
-    fn point(&self, work: &Work, values: Vec<Option<f64>>, t: f64) -> diag::Result<Point> {
+    fn point(&self, work: &WorkingSystem, values: Vec<Option<f64>>, t: f64) -> diag::Result<Point> {
         let mut p = Point::with_values(work, values, t);
         for (i, &x) in self.coords.iter().enumerate() {
             let v = self.velocity[i];
@@ -494,7 +495,7 @@ impl Mechanism {
         Ok(p)
     }
 
-    fn analyse(&self, work: &Work, p: &Point, t: f64, source: &str) -> PointReport {
+    fn analyse(&self, work: &WorkingSystem, p: &Point, t: f64, source: &str) -> PointReport {
         let n = self.coords.len();
         let nr = self.rows.len();
         let mut c = DMatrix::<f64>::zeros(nr, n);

@@ -222,6 +222,7 @@ impl Flattener<'_> {
     }
 
     /// Generates the connection equations and the zero equations of unconnected flows.
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     pub(super) fn connection_equations(
         &mut self,
         connects: &[Connect],

@@ -672,6 +672,7 @@ pub fn call<C: Ctx>(
     }
 }
 
+#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 fn call_builtin<C: Ctx>(
     ctx: &mut C,
     name: &str,

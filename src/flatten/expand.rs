@@ -280,6 +280,7 @@ impl Flattener<'_> {
         Ok(e)
     }
 
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
         let node = self.tree.get(id);
         let body = node.long().expect("long body");

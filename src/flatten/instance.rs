@@ -612,6 +612,7 @@ impl Flattener<'_> {
         r
     }
 
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn ready_inner(&mut self, i: InstId) -> Result<(), Diagnostic> {
         let elem = self.insts[i].elem.clone().expect("declared instance");
         let p = self.insts[i]

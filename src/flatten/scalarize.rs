@@ -448,6 +448,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         Ok(Some((class, w)))
     }
 
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn user_call(
         &mut self,
         func: &ast::ComponentRef,
@@ -1034,6 +1035,7 @@ impl Ctx for FCtx<'_, '_> {
         self.lookup_forced(cref, Vec::new())
     }
 
+    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn call(
         &mut self,
         func: &ast::ComponentRef,

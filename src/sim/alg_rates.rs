@@ -9,7 +9,7 @@
 //! The components are functions of time and the states computed by the main pass, so their
 //! rate follows from one more pass a fraction of the first step ahead along the states' rates.
 
-use super::eval::Engine;
+use super::engine::Engine;
 
 /// `d regs[alg[i]] / dt` at `(t, x)` where the states move at `dx`, by a forward difference
 /// over a fraction of the first step `h`; zero where the difference cannot be evaluated (the

@@ -15,7 +15,7 @@
 //! Register indices are checked once when the batches are built; evaluation then indexes the
 //! register file without bounds checks (see the SAFETY comments).
 
-use super::tape::{Instr, Op, apply, tangent};
+use super::tape::{Instr, Op, apply, run, run_tangent, tangent};
 
 /// One operation applied to the instructions `start..end` of the operand arrays.
 #[derive(Clone, Copy, Debug)]
@@ -261,6 +261,36 @@ impl Batched {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Straight-line code in batches, or as a plain tape if batching refused it.
+#[derive(Clone, Debug)]
+pub(super) enum Segment {
+    Batched(Batched),
+    Plain(Vec<Instr>),
+}
+
+impl Segment {
+    pub(super) fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
+        match s.batch(&code) {
+            Some(b) => Segment::Batched(b),
+            None => Segment::Plain(code),
+        }
+    }
+
+    pub(super) fn run(&self, r: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run(r),
+            Segment::Plain(code) => run(code, r),
+        }
+    }
+
+    pub(super) fn run_tangent(&self, r: &[f64], t: &mut [f64]) {
+        match self {
+            Segment::Batched(b) => b.run_tangent(r, t),
+            Segment::Plain(code) => run_tangent(code, r, t),
         }
     }
 }

@@ -24,8 +24,8 @@ const CHUNK: usize = 8;
 /// Fixed and active code of a block, and the all-colours tangent of its active part.
 #[derive(Clone, Debug)]
 pub struct SplitBlock {
-    pub(super) fixed: super::eval::Segment,
-    pub(super) active: super::eval::Segment,
+    pub(super) fixed: super::batched::Segment,
+    pub(super) active: super::batched::Segment,
     pub lanes: Option<LaneTangent>,
 }
 
@@ -93,8 +93,8 @@ impl SplitBlock {
         }
         let lanes = LaneTangent::new(&active_code, vars, color_of, ncolors, &active);
         Some(SplitBlock {
-            fixed: super::eval::Segment::new(sched, fixed_code),
-            active: super::eval::Segment::new(sched, active_code),
+            fixed: super::batched::Segment::new(sched, fixed_code),
+            active: super::batched::Segment::new(sched, active_code),
             lanes,
         })
     }

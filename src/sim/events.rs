@@ -7,8 +7,8 @@
 //! became true fire (assignments, `reinit`, `terminate`), and the whole system is re-evaluated
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
-use super::compile::{Action, WhenClause, message_text};
-use super::eval::{BlockError, Engine};
+use super::engine::{BlockError, Engine};
+use super::program::{Action, WhenClause, message_text};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 
@@ -92,6 +92,7 @@ fn time_eps(t: f64) -> f64 {
 /// applied; this repeats until nothing changes (the friction elements' `sa > f0_max` decides
 /// `startForward`, which decides the loop that gives `sa`). Then, when some discrete variable
 /// differs from its `pre`, `pre := v` and another round starts.
+#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 pub fn event_iteration(
     engine: &mut Engine,
     es: &mut EventState,

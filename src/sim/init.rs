@@ -16,9 +16,9 @@
 //! system is solved by damped Newton with finite-difference Jacobian columns, from the start
 //! values.
 
-use super::eval::{BlockError, Engine};
+use super::dense_lu::Lu;
+use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
-use super::newton::Lu;
 use super::params::is_initial_unknown;
 use super::tape::run;
 use crate::dae::{VarId, Variability};
@@ -45,6 +45,7 @@ struct FixedStart {
 }
 
 /// Solves the initial system; returns notes for the user.
+#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 pub fn solve_initial_equations(
     engine: &mut Engine,
     sys: &SortedSystem,

@@ -5,8 +5,8 @@
 //! later, e.g. a parameter with `fixed = false` next to a state). Its condition and message
 //! are compiled with the initial code, so they are current after that code has run.
 
-use super::compile::{Action, message_text};
-use super::eval::Engine;
+use super::engine::Engine;
+use super::program::{Action, message_text};
 use super::tape::run;
 use crate::diag::Diagnostic;
 

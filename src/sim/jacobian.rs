@@ -6,7 +6,7 @@
 //! whichever branch is active (guessing it by pushing NaNs through the right-hand side would miss
 //! the inactive branch).
 
-use super::compile::{Program, Step};
+use super::program::{Program, Step};
 use super::tape::{run_deps, union};
 
 /// Non-zero `(row, column)` entries of `d der(x_row) / d x_col`, sorted.

@@ -4,7 +4,8 @@
 //! before compilation, by a small recursive evaluator with cycle detection; the compiled tape then
 //! sees parameters as constants (so they fold away).
 
-use crate::dae::{BinOp, Builtin, Expr, FlatModel, UnOp, VarId, Variability};
+use super::tape::{apply, bin_op, builtin_op};
+use crate::dae::{Builtin, Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span, closest_name};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -254,7 +255,7 @@ impl Evaluator<'_> {
             Expr::Unary(UnOp::Not, a) => f64::from(u8::from(self.eval(a)? == 0.0)),
             Expr::Binary(op, a, b) => {
                 let (a, b) = (self.eval(a)?, self.eval(b)?);
-                binop(*op, a, b)
+                apply(bin_op(*op), a, b, 0.0)
             }
             Expr::Call(f, args) => {
                 let mut v = Vec::with_capacity(args.len());
@@ -320,29 +321,8 @@ fn kind(e: &Expr) -> &'static str {
     }
 }
 
-pub fn binop(op: BinOp, a: f64, b: f64) -> f64 {
-    use crate::sim::tape::{Op, apply};
-    let o = match op {
-        BinOp::Add => Op::Add,
-        BinOp::Sub => Op::Sub,
-        BinOp::Mul => Op::Mul,
-        BinOp::Div => Op::Div,
-        BinOp::Pow => Op::Pow,
-        BinOp::And => Op::And,
-        BinOp::Or => Op::Or,
-        BinOp::Lt => Op::Lt,
-        BinOp::Le => Op::Le,
-        BinOp::Gt => Op::Gt,
-        BinOp::Ge => Op::Ge,
-        BinOp::Eq => Op::Eq,
-        BinOp::Ne => Op::Ne,
-    };
-    apply(o, a, b, 0.0)
-}
-
 fn builtin(f: Builtin, v: &[f64]) -> Result<f64, String> {
-    use crate::sim::tape::apply;
-    let op = crate::sim::compile::builtin_op(f, v.len()).map_err(|e| e.to_string())?;
+    let op = builtin_op(f, v.len()).map_err(|e| e.to_string())?;
     let get = |i: usize| v.get(i).copied().unwrap_or(0.0);
     Ok(apply(op, get(0), get(1), get(2)))
 }

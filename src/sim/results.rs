@@ -1,7 +1,122 @@
-//! Result writers: CSV, JSON and MAT v4 in OpenModelica's layout.
+//! The result of a run (the recorded rows, `SimResult` with its statistics) and its writers and
+//! readers: CSV, JSON and MAT v4 in OpenModelica's layout.
 
-use super::{SimResult, VarKind};
+use super::engine::Engine;
+use crate::dae::VarId;
+use serde::Serialize;
 use std::io::{self, Write};
+use std::time::Duration;
+
+/// Kind of a result column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VarKind {
+    State,
+    Derivative,
+    Algebraic,
+    Discrete,
+    Parameter,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ResultVar {
+    pub name: String,
+    pub kind: VarKind,
+    pub unit: Option<String>,
+    pub description: Option<String>,
+    #[serde(skip)]
+    pub id: VarId,
+}
+
+/// Counters and timings.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SimStats {
+    pub steps: usize,
+    pub rejected_steps: usize,
+    pub rhs_evaluations: usize,
+    pub jacobian_evaluations: usize,
+    pub jacobian_vector_products: usize,
+    /// The integrator's Newton iterations.
+    pub newton_iterations: usize,
+    /// Steps rejected by the error test, and by a failed Newton iteration.
+    pub error_test_failures: usize,
+    pub newton_failures: usize,
+    /// Iterations inside algebraic blocks of the right-hand side, and block factorizations.
+    pub block_iterations: usize,
+    pub block_factorizations: usize,
+    /// Linear blocks solved torn: (unknowns of the block, unknowns of the torn system).
+    pub torn_blocks: Vec<(usize, usize)>,
+    pub events: usize,
+    pub states: usize,
+    pub sparse_jacobian: bool,
+    pub method: String,
+    #[serde(serialize_with = "ser_secs")]
+    pub compile_time: Duration,
+    #[serde(serialize_with = "ser_secs")]
+    pub init_time: Duration,
+    #[serde(serialize_with = "ser_secs")]
+    pub integrate_time: Duration,
+}
+
+fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// Trajectories of the recorded variables.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimResult {
+    pub model: String,
+    pub variables: Vec<ResultVar>,
+    pub parameters: Vec<(ResultVar, f64)>,
+    pub time: Vec<f64>,
+    /// One row per output time, one value per entry of `variables`.
+    pub rows: Vec<Vec<f64>>,
+    pub stats: SimStats,
+    /// Notes for the user (state selection, fixed start values...).
+    pub messages: Vec<String>,
+    pub start_time: f64,
+    pub stop_time: f64,
+}
+
+impl SimResult {
+    /// The trajectory of one variable by flat name.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let i = self.variables.iter().position(|v| v.name == name)?;
+        Some(self.rows.iter().map(|r| r[i]).collect())
+    }
+    /// Linear interpolation of a variable at time `t` (for tests and comparisons).
+    pub fn value_at(&self, name: &str, t: f64) -> Option<f64> {
+        let i = self.variables.iter().position(|v| v.name == name)?;
+        let k = self.time.partition_point(|&x| x < t);
+        if k == 0 {
+            return self.rows.first().map(|r| r[i]);
+        }
+        if k >= self.time.len() {
+            return self.rows.last().map(|r| r[i]);
+        }
+        let (t0, t1) = (self.time[k - 1], self.time[k]);
+        let (a, b) = (self.rows[k - 1][i], self.rows[k][i]);
+        if t1 == t0 {
+            return Some(b);
+        }
+        Some(a + (b - a) * (t - t0) / (t1 - t0))
+    }
+}
+
+/// The output rows recorded so far: one per output point, two at each event (before, after).
+pub(super) struct Recorder {
+    pub(super) cols: Vec<usize>,
+    pub(super) time: Vec<f64>,
+    pub(super) rows: Vec<Vec<f64>>,
+}
+
+impl Recorder {
+    pub(super) fn record(&mut self, t: f64, engine: &Engine) {
+        self.time.push(t);
+        self.rows
+            .push(self.cols.iter().map(|&v| engine.regs[v]).collect());
+    }
+}
 
 /// Shortest text that reads back to the same `f64` (exponent form for very small or large).
 pub fn fmt_num(x: f64) -> String {

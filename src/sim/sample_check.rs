@@ -8,7 +8,7 @@
 //! exhaust memory and time, as too fine an output interval would. Both stop the run before it
 //! starts, naming the equation with the call.
 
-use super::compile::Sample;
+use super::program::Sample;
 use crate::diag::Diagnostic;
 
 /// The smallest interval, as a fraction of the time scale `1 + |t|`: a hundred times the

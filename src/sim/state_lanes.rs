@@ -11,7 +11,7 @@
 //! derivatives are computed once and applied to all lanes.
 
 use super::block_code::LaneTangent;
-use super::compile::{Program, Step};
+use super::program::{Program, Step};
 use std::collections::HashSet;
 
 /// Lane passes over the whole main pass: seeded on the states (`x`) and on the big block's

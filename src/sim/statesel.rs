@@ -9,7 +9,7 @@
 //! selection and restarts the integrator from the current point. The factor ten is a hysteresis
 //! that keeps the choice from chattering near the crossover (at 45° for the pendulum).
 
-use super::eval::Engine;
+use super::engine::Engine;
 use super::tape::run;
 use crate::dae::VarId;
 

@@ -6,7 +6,11 @@
 //! Booleans are 0.0 / 1.0. Evaluation is a single `match` per instruction: no names, no trees.
 //!
 //! The same tape runs in two modes: values ([`run`]) and forward-mode tangents ([`run_tangent`],
-//! which assumes the values of the same pass are already in the register file).
+//! which assumes the values of the same pass are already in the register file). The one table
+//! from Modelica operators and built-in functions to instructions is here too ([`bin_op`],
+//! [`builtin_op`]): the compiler and the parameter evaluator both use it.
+
+use crate::dae::{BinOp, Builtin};
 
 /// Register index.
 pub type Reg = u32;
@@ -381,6 +385,63 @@ pub fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
     out
+}
+
+/// Maps a built-in function to a tape operation (checking the argument count).
+pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
+    let (op, n) = match f {
+        Builtin::Sin => (Op::Sin, 1),
+        Builtin::Cos => (Op::Cos, 1),
+        Builtin::Tan => (Op::Tan, 1),
+        Builtin::Asin => (Op::Asin, 1),
+        Builtin::Acos => (Op::Acos, 1),
+        Builtin::Atan => (Op::Atan, 1),
+        Builtin::Atan2 => (Op::Atan2, 2),
+        Builtin::Sinh => (Op::Sinh, 1),
+        Builtin::Cosh => (Op::Cosh, 1),
+        Builtin::Tanh => (Op::Tanh, 1),
+        Builtin::Exp => (Op::Exp, 1),
+        Builtin::Log => (Op::Log, 1),
+        Builtin::Log10 => (Op::Log10, 1),
+        Builtin::Sqrt => (Op::Sqrt, 1),
+        Builtin::Abs => (Op::Abs, 1),
+        Builtin::Sign => (Op::Sign, 1),
+        Builtin::Min => (Op::Min, 2),
+        Builtin::Max => (Op::Max, 2),
+        Builtin::Floor => (Op::Floor, 1),
+        Builtin::Ceil => (Op::Ceil, 1),
+        Builtin::Integer => (Op::Floor, 1),
+        Builtin::Div => (Op::DivInt, 2),
+        Builtin::Mod => (Op::Mod, 2),
+        Builtin::Rem => (Op::Rem, 2),
+        Builtin::SemiLinear => (Op::SemiLinear, 3),
+    };
+    if n != nargs {
+        return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());
+    }
+    Ok(op)
+}
+
+pub fn bin_op(op: BinOp) -> Op {
+    match op {
+        BinOp::Add => Op::Add,
+        BinOp::Sub => Op::Sub,
+        BinOp::Mul => Op::Mul,
+        BinOp::Div => Op::Div,
+        BinOp::Pow => Op::Pow,
+        BinOp::And => Op::And,
+        BinOp::Or => Op::Or,
+        BinOp::Lt => Op::Lt,
+        BinOp::Le => Op::Le,
+        BinOp::Gt => Op::Gt,
+        BinOp::Ge => Op::Ge,
+        BinOp::Eq => Op::Eq,
+        BinOp::Ne => Op::Ne,
+    }
+}
+
+pub fn is_relation(op: Op) -> bool {
+    matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne)
 }
 
 #[cfg(test)]

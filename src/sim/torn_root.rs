@@ -10,8 +10,8 @@
 //! is found by growing steps from the start, whatever the pieces in between. The point found
 //! is then confirmed by the ordinary Newton iteration of the whole loop.
 
-use super::eval::Engine;
-use super::newton::Lu;
+use super::dense_lu::Lu;
+use super::engine::Engine;
 
 /// Largest loop torn this way (each pairing of unknown and equation is tried in turn).
 pub const MAX_TORN: usize = 6;

@@ -11,7 +11,7 @@
 //! pass is linear in the model size.
 
 use super::expr::{add, any_var, lit, mul, simplify, size, subst};
-use super::work::{Role, Work};
+use super::work::{Role, WorkingSystem};
 use crate::dae::{BinOp, Expr, ScalarType, StateSelect, UnOp, VarId, Variability};
 use std::collections::BTreeMap;
 
@@ -73,7 +73,7 @@ fn integer(e: &Expr) -> Option<i64> {
 }
 
 /// The linear integer form of `e`, if it has one.
-fn lin_form(e: &Expr, work: &Work) -> Option<LinForm> {
+fn lin_form(e: &Expr, work: &WorkingSystem) -> Option<LinForm> {
     match e {
         Expr::Var(v) => match work.role[*v] {
             Role::Unknown if work.is_continuous(*v) => Some(LinForm {
@@ -116,7 +116,7 @@ fn lin_form(e: &Expr, work: &Work) -> Option<LinForm> {
 
 /// How much we want to keep a variable (higher = keep).
 fn keep_priority(
-    work: &Work,
+    work: &WorkingSystem,
     v: VarId,
 ) -> (
     StateSelect,
@@ -138,7 +138,11 @@ fn keep_priority(
 }
 
 /// Runs the elimination; the used equations are removed from `work.eqs`.
-pub fn eliminate(work: &mut Work, protected: &[VarId], discrete: &mut [crate::dae::Equation]) {
+pub fn eliminate(
+    work: &mut WorkingSystem,
+    protected: &[VarId],
+    discrete: &mut [crate::dae::Equation],
+) {
     let n = work.model.variables.len();
     let mut is_protected = vec![false; n];
     for &p in protected {
@@ -311,7 +315,7 @@ pub fn subst_equation(kind: &mut crate::dae::EquationKind, f: &impl Fn(VarId) ->
 }
 
 /// For `v = s*k + c` (one kept variable, integer `s`), moves `v`'s attributes onto `k`.
-fn merge_attributes(work: &mut Work, v: VarId, lf: Option<&LinForm>) {
+fn merge_attributes(work: &mut WorkingSystem, v: VarId, lf: Option<&LinForm>) {
     let Some(lf) = lf else { return };
     if lf.terms.len() != 1 {
         return;

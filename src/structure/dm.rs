@@ -8,7 +8,7 @@
 
 use super::matching::Matching;
 use super::print::expr_text;
-use super::work::Work;
+use super::work::WorkingSystem;
 use crate::dae::{EquationKind, FlatModel, VarId};
 use crate::diag::Diagnostic;
 use std::collections::{BTreeSet, VecDeque};
@@ -103,7 +103,7 @@ fn list(items: &[String]) -> String {
 }
 
 /// Whether a flat name is a potential of a connector that also carries a flow variable.
-fn potentials(work: &Work, vars: &[VarId]) -> Vec<VarId> {
+fn potentials(work: &WorkingSystem, vars: &[VarId]) -> Vec<VarId> {
     let prefix = |n: &str| {
         n.rsplit_once('.')
             .map(|(p, _)| p.to_string())
@@ -127,7 +127,7 @@ fn potentials(work: &Work, vars: &[VarId]) -> Vec<VarId> {
 }
 
 /// Whether the equation as written only balances flow variables (a `connect` flow sum).
-fn is_flow_balance(work: &Work, origin: usize) -> bool {
+fn is_flow_balance(work: &WorkingSystem, origin: usize) -> bool {
     let Some(eq) = work.model.equations.get(origin) else {
         return false;
     };
@@ -142,7 +142,7 @@ fn is_flow_balance(work: &Work, origin: usize) -> bool {
 
 /// Builds the diagnostics for a structurally singular system.
 pub fn report(
-    work: &Work,
+    work: &WorkingSystem,
     adj: &[Vec<VarId>],
     unknowns: &[VarId],
     m: &Matching,

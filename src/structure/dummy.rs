@@ -19,7 +19,7 @@ use super::derivative::{Partial, diff};
 use super::expr::{is_zero, num, simplify};
 use super::incidence::incidence;
 use super::matching::{Augmenter, Matching};
-use super::work::Work;
+use super::work::WorkingSystem;
 use crate::dae::{Expr, StateSelect, VarId};
 use crate::diag::Diagnostic;
 use crate::structure::StateSet;
@@ -34,7 +34,7 @@ pub struct Selection {
 
 /// State preference of a base variable (higher = rather a state).
 fn state_rank(
-    work: &Work,
+    work: &WorkingSystem,
     prefer: &BTreeSet<VarId>,
     v: VarId,
 ) -> (
@@ -70,7 +70,7 @@ fn state_rank(
     )
 }
 
-pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
+pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
     let prefer: BTreeSet<VarId> = prefer.iter().copied().collect();
     let n_eqs = work.eqs.len();
     let mut rows: Vec<usize> = (0..n_eqs)
@@ -226,7 +226,7 @@ pub fn select(work: &Work, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic
 }
 
 /// `d residual(e) / d v`, through the partials of user functions that index reduction generated.
-fn partial(work: &Work, e: usize, v: VarId) -> Option<Expr> {
+fn partial(work: &WorkingSystem, e: usize, v: VarId) -> Option<Expr> {
     let mut existing =
         |f: &str, args: &[Expr], output: usize, _: usize, k: usize| -> Result<Expr, String> {
             let name = super::userfn::partial_name(f, output, k);
@@ -253,7 +253,7 @@ fn partial(work: &Work, e: usize, v: VarId) -> Option<Expr> {
 }
 
 /// Where coefficients made of parameters are evaluated.
-type At<'a> = Option<(&'a Work, &'a super::redundancy::Point)>;
+type At<'a> = Option<(&'a WorkingSystem, &'a super::redundancy::Point)>;
 
 /// The value of a coefficient that is constant during simulation (numbers and parameters, such
 /// as a gear ratio), when it is nonzero.
@@ -282,7 +282,7 @@ fn constant(at: At, d: &Expr) -> Option<f64> {
 /// same order as for the structural choice, so intermediate variables (not written under
 /// `der()`) become dummy derivatives before the body states.
 fn constant_choice(
-    work: &Work,
+    work: &WorkingSystem,
     at: At,
     prefer: &BTreeSet<VarId>,
     cols: &[VarId],
@@ -402,7 +402,7 @@ fn regular(a: &mut [f64], n: usize) -> bool {
 /// choice by a factor that no other choice could improve, so the remaining block decides alone.
 /// `None` when nothing state-dependent is left to choose.
 fn reduced_set(
-    work: &Work,
+    work: &WorkingSystem,
     at: At,
     rows: &[usize],
     cols: &[VarId],
@@ -483,7 +483,7 @@ fn reduced_set(
     })
 }
 
-fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
+fn lacking_state(work: &WorkingSystem, unmatched: &[usize]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for &e in unmatched {
         let eq = &work.eqs[e];
@@ -501,7 +501,7 @@ fn lacking_state(work: &Work, unmatched: &[usize]) -> Vec<Diagnostic> {
     out
 }
 
-fn redundant(work: &Work, rows: &[usize], dep: &[usize]) -> Vec<Diagnostic> {
+fn redundant(work: &WorkingSystem, rows: &[usize], dep: &[usize]) -> Vec<Diagnostic> {
     let text = |e: usize| super::dm::equation_text(&work.model, work.eqs[e].origin);
     let first = rows[dep[0]];
     let others: Vec<String> = rows
@@ -542,7 +542,7 @@ impl PipeVec for Diagnostic {
     }
 }
 
-fn eq_origin_root(work: &Work, mut e: usize) -> usize {
+fn eq_origin_root(work: &WorkingSystem, mut e: usize) -> usize {
     while let Some(p) = work.eq_parent[e] {
         e = p;
     }

@@ -35,7 +35,7 @@ use crate::dae::{EquationKind, Expr, FlatModel, VarId};
 use crate::diag::{self, Diagnostic};
 // `std::time::Instant` natively; the browser's clock in WebAssembly (the playground).
 use web_time::Instant;
-use work::{Role, Work};
+use work::{Role, WorkingSystem};
 
 /// Options of [`analyze`].
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ pub struct Analysis {
 
 #[derive(Clone)]
 struct Reduced {
-    work: Work,
+    work: WorkingSystem,
     discrete_equations: Vec<crate::dae::Equation>,
     discrete_vars: Vec<VarId>,
 }
@@ -78,7 +78,7 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
         phases: Vec::new(),
         last: Some(Instant::now()),
     };
-    let mut work = Work::new(model);
+    let mut work = WorkingSystem::new(model);
     let mut discrete = prepare::prepare(&mut work)?;
     let n_vars_model = work.model.variables.len();
     let n_eqs_model = work.eqs.len();
@@ -127,8 +127,8 @@ pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis
 /// elimination and matching (what [`crate::analysis::reactions`] reads: it needs every equation
 /// where the modeler wrote it, and no regular structure, since redundant constraints make a
 /// model structurally singular).
-pub(crate) fn preprocess(model: FlatModel) -> diag::Result<Work> {
-    let mut work = Work::new(model);
+pub(crate) fn preprocess(model: FlatModel) -> diag::Result<WorkingSystem> {
+    let mut work = WorkingSystem::new(model);
     prepare::prepare(&mut work)?;
     replace_ders(&mut work)?;
     Ok(work)
@@ -250,7 +250,7 @@ fn collect_reinit(kind: &EquationKind, out: &mut Vec<VarId>) {
 }
 
 /// `der(e)` becomes the derivative variable of `e` (or the derivative expression of `e`).
-fn replace_ders(work: &mut Work) -> diag::Result<()> {
+fn replace_ders(work: &mut WorkingSystem) -> diag::Result<()> {
     let mut errors = Vec::new();
     for e in 0..work.eqs.len() {
         let r = work.eqs[e].residual.clone();
@@ -289,7 +289,7 @@ fn replace_ders(work: &mut Work) -> diag::Result<()> {
 }
 
 /// In initial equations, `der(x)` becomes the derivative variable where one exists.
-fn replace_ders_initial(work: &mut Work) {
+fn replace_ders_initial(work: &mut WorkingSystem) {
     let mut eqs = std::mem::take(&mut work.model.initial_equations);
     for eq in eqs.iter_mut() {
         if let EquationKind::Simple { lhs, rhs } = &mut eq.kind {
@@ -309,7 +309,7 @@ fn replace_ders_initial(work: &mut Work) {
 
 /// Structural regularity: a perfect matching with each variable merged with its derivatives.
 /// This is exactly the condition under which Pantelides terminates.
-fn check_regular(work: &Work, rows: &[Vec<VarId>]) -> diag::Result<()> {
+fn check_regular(work: &WorkingSystem, rows: &[Vec<VarId>]) -> diag::Result<()> {
     let n_vars = work.model.variables.len();
     let unknowns: Vec<VarId> = (0..n_vars)
         .filter(|&v| work.is_unknown(v) && work.model.variables[v].derivative_of.is_none())

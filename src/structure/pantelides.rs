@@ -10,18 +10,21 @@
 
 use super::incidence::incidence;
 use super::matching::{Augmenter, Matching};
-use super::work::Work;
+use super::work::WorkingSystem;
 use crate::dae::VarId;
 use crate::diag::Diagnostic;
 use crate::structure::SortedEquation;
 
 /// The unknowns (in order of first appearance) of equation `e`.
-pub fn row(work: &Work, e: usize) -> Vec<VarId> {
+pub fn row(work: &WorkingSystem, e: usize) -> Vec<VarId> {
     let u = |v: VarId| work.is_unknown(v);
     incidence(&work.eqs[e].residual, &u).into_keys().collect()
 }
 
-pub fn pantelides(work: &mut Work, adj: &mut Vec<Vec<VarId>>) -> Result<Matching, Vec<Diagnostic>> {
+pub fn pantelides(
+    work: &mut WorkingSystem,
+    adj: &mut Vec<Vec<VarId>>,
+) -> Result<Matching, Vec<Diagnostic>> {
     let n_orig = work.eqs.len();
     let mut m = Matching::new(n_orig, work.model.variables.len());
     let mut aug = Augmenter::default();

@@ -6,7 +6,7 @@
 //! equations go to the discrete part; the variables they assign are known to the continuous
 //! system. Asserts are kept for the simulator but play no structural role.
 
-use super::work::{Role, Work};
+use super::work::{Role, WorkingSystem};
 use crate::dae::{Equation, EquationKind, Expr, UnOp};
 use crate::diag::Diagnostic;
 use crate::structure::SortedEquation;
@@ -17,7 +17,7 @@ pub struct Discrete {
 }
 
 /// Fills `work.eqs` with the residuals of the continuous equations.
-pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
+pub fn prepare(work: &mut WorkingSystem) -> Result<Discrete, Vec<Diagnostic>> {
     let equations = std::mem::take(&mut work.model.equations);
     let mut discrete = Discrete {
         equations: Vec::new(),
@@ -75,7 +75,7 @@ pub fn prepare(work: &mut Work) -> Result<Discrete, Vec<Diagnostic>> {
     }
 }
 
-fn mark_assigned(body: &[Equation], work: &mut Work, out: &mut Vec<usize>) {
+fn mark_assigned(body: &[Equation], work: &mut WorkingSystem, out: &mut Vec<usize>) {
     for eq in body {
         match &eq.kind {
             EquationKind::Simple {

@@ -12,7 +12,7 @@
 //! skipped to keep the check linear in practice.
 
 use super::derivative::{Partial, diff};
-use super::work::Work;
+use super::work::WorkingSystem;
 use crate::dae::{BinOp, Builtin, Expr, UnOp, VarId};
 
 pub const MAX_ROWS: usize = 200;
@@ -24,7 +24,7 @@ pub struct Point {
 }
 
 impl Point {
-    pub fn generic(work: &Work) -> Point {
+    pub fn generic(work: &WorkingSystem) -> Point {
         let n = work.model.variables.len();
         let mut p = Point {
             values: vec![None; n],
@@ -44,7 +44,7 @@ impl Point {
     }
 
     /// The given values (indexed by variable) at time `time`, parameters from their bindings.
-    pub fn with_values(work: &Work, values: Vec<Option<f64>>, time: f64) -> Point {
+    pub fn with_values(work: &WorkingSystem, values: Vec<Option<f64>>, time: f64) -> Point {
         let mut p = Point { values, time };
         p.values.resize(work.model.variables.len(), None);
         p.bind_parameters(work, 64);
@@ -59,7 +59,7 @@ impl Point {
     }
 
     /// Parameters from their bindings (in declaration order, a few passes for dependencies).
-    fn bind_parameters(&mut self, work: &Work, passes: usize) {
+    fn bind_parameters(&mut self, work: &WorkingSystem, passes: usize) {
         let n = work.model.variables.len();
         let p = self;
         // Until nothing changes, at most `passes` times.
@@ -163,7 +163,7 @@ impl Point {
 /// Rows (indices into `rows`) that depend on earlier rows, given the Jacobian at a generic point.
 /// `None` when the Jacobian cannot be evaluated (user functions, ...).
 pub fn dependent_rows(
-    work: &Work,
+    work: &WorkingSystem,
     point: &Point,
     rows: &[usize],
     cols: &[VarId],

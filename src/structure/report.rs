@@ -4,7 +4,7 @@
 use super::matching::Matching;
 use super::print::{expr_text, residual_text};
 use super::tearing::tear_block;
-use super::work::Work;
+use super::work::WorkingSystem;
 use crate::diag::{Diagnostic, Span};
 use crate::structure::{BlockKind, SortedSystem};
 use serde::Serialize;
@@ -144,7 +144,7 @@ pub struct Timing {
 }
 
 pub(super) fn build(
-    work: &Work,
+    work: &WorkingSystem,
     sys: &SortedSystem,
     m: &Matching,
     adj: &[Vec<usize>],

@@ -20,8 +20,10 @@ pub enum Role {
     Eliminated,
 }
 
+/// The system the phases transform: the model, its residual equations, each variable's role and
+/// the derivative links between variables and between equations.
 #[derive(Clone)]
-pub struct Work {
+pub struct WorkingSystem {
     pub model: FlatModel,
     pub eqs: Vec<SortedEquation>,
     pub role: Vec<Role>,
@@ -52,8 +54,8 @@ pub struct PantelidesStep {
     pub differentiated: Vec<(usize, usize)>,
 }
 
-impl Work {
-    pub fn new(model: FlatModel) -> Work {
+impl WorkingSystem {
+    pub fn new(model: FlatModel) -> WorkingSystem {
         let n = model.variables.len();
         let role = model
             .variables
@@ -63,7 +65,7 @@ impl Work {
                 _ => Role::Unknown,
             })
             .collect();
-        Work {
+        WorkingSystem {
             model,
             eqs: Vec::new(),
             role,
@@ -127,7 +129,7 @@ impl Work {
         diff(e, &mut t)
     }
 
-    /// Like [`Work::time_derivative`] but never creates a derivative variable (`None` when one
+    /// Like [`WorkingSystem::time_derivative`] but never creates a derivative variable (`None` when one
     /// would be needed).
     pub fn time_derivative_existing(&mut self, e: &Expr) -> Option<Expr> {
         let mut t = TimeTangent {
@@ -149,7 +151,7 @@ impl Work {
 }
 
 struct TimeTangent<'a> {
-    work: &'a mut Work,
+    work: &'a mut WorkingSystem,
     create: bool,
     missing: bool,
 }

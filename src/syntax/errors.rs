@@ -79,6 +79,7 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
     d
 }
 
+#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 fn explain(
     text: &str,
     file: FileId,

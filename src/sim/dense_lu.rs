@@ -1,4 +1,5 @@
-//! Dense LU with partial pivoting, and the damped Newton iteration for algebraic blocks.
+//! Dense LU with partial pivoting for algebraic blocks, and the regularized (least-squares)
+//! step that block solves take at a singular Jacobian.
 //!
 //! Blocks are usually small (a few to a few dozen unknowns), so a plain dense LU without
 //! allocation in the hot path beats a general-purpose library call here.
@@ -122,17 +123,6 @@ pub fn regularized_step(
     r[..n].copy_from_slice(&rhs);
     lu.solve(r, tmp);
     r[..n].iter().all(|x| x.is_finite())
-}
-
-/// Why a block solve failed.
-#[derive(Clone, Debug)]
-pub enum NewtonFailure {
-    /// The Jacobian is singular; the column (unknown) with no pivot.
-    Singular { column: usize },
-    /// No convergence; the final residual max-norm.
-    NoConvergence { residual: f64, iterations: usize },
-    /// A residual became NaN or infinite.
-    NotFinite { equation: usize },
 }
 
 #[cfg(test)]
