@@ -25,6 +25,7 @@ mod classtree;
 mod connect;
 mod connect_scan;
 mod dyn_index;
+mod dyn_target;
 mod equations;
 mod eval;
 mod expand;

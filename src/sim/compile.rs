@@ -201,6 +201,9 @@ pub struct Program {
     pub time: Reg,
     pub initial: Reg,
     pub terminal: Reg,
+    /// The continuation parameter λ of `homotopy(actual, simplified)` (1 outside the
+    /// homotopy phase of initialization), when the model calls it.
+    pub homotopy: Option<Reg>,
     /// Which step computes each variable (for error messages).
     pub computed_by: Vec<Option<usize>>,
     /// Explicit steps of discrete variables that read a relation whose operands later steps
@@ -248,6 +251,8 @@ struct Compiler<'a> {
     time: Reg,
     initial: Reg,
     terminal: Reg,
+    /// The continuation parameter of `homotopy` and whether any call uses it.
+    homotopy: (Reg, bool),
     errors: Vec<Diagnostic>,
     /// Parameters the initial system determines, directly or through their bindings: not
     /// compile-time constants.
@@ -285,6 +290,8 @@ pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
         Builtin::Mod => (Op::Mod, 2),
         Builtin::Rem => (Op::Rem, 2),
         Builtin::SemiLinear => (Op::SemiLinear, 3),
+        // Compiled with its continuation parameter (`Compiler::expr`); as a value, `actual`.
+        Builtin::Homotopy => (Op::Copy, 2),
     };
     if n != nargs {
         return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());
@@ -587,6 +594,20 @@ impl Compiler<'_> {
                 }
                 self.emit(op, a, b, 0)
             }
+            Expr::Call(Builtin::Homotopy, args) if args.len() == 2 => {
+                // `actual` itself at λ = 1 (a blend would round it), else
+                // `simplified + λ (actual - simplified)`.
+                let a = self.expr(&args[0]);
+                let s = self.expr(&args[1]);
+                self.homotopy.1 = true;
+                let lambda = self.homotopy.0;
+                let one = self.constant(1.0);
+                let full = self.emit(Op::Eq, lambda, one, 0);
+                let d = self.emit(Op::Sub, a, s, 0);
+                let m = self.emit(Op::Mul, lambda, d, 0);
+                let blend = self.emit(Op::Add, s, m, 0);
+                self.emit(Op::Select, full, a, blend)
+            }
             Expr::Call(f, args) => {
                 let op = match builtin_op(*f, args.len()) {
                     Ok(op) => op,
@@ -850,6 +871,7 @@ pub fn compile(
         time: 0,
         initial: 0,
         terminal: 0,
+        homotopy: (0, false),
         errors: Vec::new(),
         initial_dependent: {
             let mut d = vec![false; nvars];
@@ -878,6 +900,7 @@ pub fn compile(
     c.time = c.new_reg(0.0);
     c.initial = c.new_reg(0.0);
     c.terminal = c.new_reg(0.0);
+    c.homotopy.0 = c.new_reg(1.0);
 
     // Main pass: blocks in BLT order, after the parameters whose bindings depend on
     // parameters the initial equations determine (`parameter Integer seed(fixed = false)`,
@@ -1192,6 +1215,7 @@ pub fn compile(
         time: c.time,
         initial: c.initial,
         terminal: c.terminal,
+        homotopy: c.homotopy.1.then_some(c.homotopy.0),
         computed_by,
         iteration_steps: Vec::new(),
         torn: torn_sizes,

@@ -15,7 +15,7 @@ use super::events::{
     EventError, EventState, changed_relation, check_asserts, event_iteration, init_relations,
     note_consistency,
 };
-use super::init::{InitError, solve_initial_equations};
+use super::init::InitError;
 use super::jacobian::{register_pattern, state_jacobian_pattern};
 use super::newton::NewtonFailure;
 use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
@@ -855,10 +855,7 @@ pub fn simulate_with(
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
     }
-    if let Err(e) = init_relations(&mut engine) {
-        return Err(fail_block(&engine, e));
-    }
-    match solve_initial_equations(&mut engine, sys, t0) {
+    match super::homotopy::solve_initial(&mut engine, sys, t0) {
         Ok(notes) => messages.extend(notes),
         Err(InitError::Block(e)) => return Err(fail_block(&engine, e)),
         Err(InitError::Diagnostics(d)) => return Err(d),

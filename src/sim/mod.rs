@@ -23,6 +23,7 @@ pub mod compile;
 pub mod eval;
 pub mod events;
 pub mod funcall;
+pub mod homotopy;
 pub mod init;
 pub mod integrate;
 pub mod jacobian;
