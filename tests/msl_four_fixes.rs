@@ -183,3 +183,19 @@ end Str;",
     );
     close(last(&r, "y"), 10.0, 1e-12, "y");
 }
+
+#[test]
+fn homotopy_with_a_singular_simplified_problem_solves_the_actual_one() {
+    // At λ = 0 the equation is `0 = 0` (no information on x): the path cannot start, so the
+    // actual problem is solved from the start value, x^3 + x = 2 -> x = 1.
+    let r = ok(
+        "model Hom3
+  Real x(start = 0.5);
+equation
+  homotopy(actual = x^3 + x - 2, simplified = 0) = 0;
+end Hom3;",
+        1.0,
+        0.5,
+    );
+    close(at(&r, "x", 0.0), 1.0, 1e-8, "x(0)");
+}

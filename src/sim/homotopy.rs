@@ -8,7 +8,9 @@
 //! where the actual problem has several solutions: an op-amp with positive feedback
 //! (`simplified` at a supply limit) must start saturated, not at the unstable balance its
 //! start values are closest to. A step that fails is retried shorter; λ = 1 is the actual
-//! problem, whose solution is the one kept.
+//! problem, whose solution is the one kept. When the path cannot be followed (a simplified
+//! problem that is itself singular), the actual problem is solved from the start values, as
+//! without `homotopy`: the operator is a hint, not a condition of the model.
 
 use super::eval::Engine;
 use super::events::init_relations;
@@ -37,6 +39,24 @@ pub fn solve_initial(
         init_relations(engine)?;
         solve_initial_equations(engine, sys, t0)
     };
+    let start = engine.regs.clone();
+    match follow(engine, lambda, &solve_at) {
+        Ok(notes) => Ok(notes),
+        Err(_) => {
+            engine.regs = start;
+            // A call that failed on the path is not a failure of the actual problem.
+            let _ = super::funcall::take_failure();
+            solve_at(engine, 1.0)
+        }
+    }
+}
+
+/// λ from 0 to 1 by steps that shrink on failure.
+fn follow(
+    engine: &mut Engine,
+    lambda: usize,
+    solve_at: &dyn Fn(&mut Engine, f64) -> Result<Vec<String>, InitError>,
+) -> Result<Vec<String>, InitError> {
     let mut notes = solve_at(engine, 0.0)?;
     let (mut at, mut step) = (0.0f64, FIRST_STEP);
     while at < 1.0 {
