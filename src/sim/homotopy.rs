@@ -51,11 +51,14 @@ pub fn solve_initial(
     }
 }
 
+/// Solves the initial system at one value of λ.
+type SolveAt<'a> = dyn Fn(&mut Engine, f64) -> Result<Vec<String>, InitError> + 'a;
+
 /// λ from 0 to 1 by steps that shrink on failure.
 fn follow(
     engine: &mut Engine,
     lambda: usize,
-    solve_at: &dyn Fn(&mut Engine, f64) -> Result<Vec<String>, InitError>,
+    solve_at: &SolveAt,
 ) -> Result<Vec<String>, InitError> {
     let mut notes = solve_at(engine, 0.0)?;
     let (mut at, mut step) = (0.0f64, FIRST_STEP);
