@@ -199,7 +199,9 @@ fn an_outer_field_modifier_overrides_an_inner_record_binding() {
     // binding's value.
     let row = final_row(
         "rec_outer.mo",
-        &format!("model RecOuter\n{POINT}  model Holder\n    Point p = Point(2, 3);\n  end Holder;\n  Holder h(p(y = 7));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuter;\n"),
+        &format!(
+            "model RecOuter\n{POINT}  model Holder\n    Point p = Point(2, 3);\n  end Holder;\n  Holder h(p(y = 7));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuter;\n"
+        ),
         "^s$",
     );
     assert!(row.ends_with(",27"), "{row}");
@@ -211,7 +213,9 @@ fn an_outer_record_binding_overrides_an_inner_field_modifier() {
     // `frictionParameters = data.frictionParameters` where the machine is used.
     let row = final_row(
         "rec_outer_binding.mo",
-        &format!("model RecOuterBinding\n{POINT}  model Holder\n    Point p(y = 7);\n  end Holder;\n  Holder h(p = Point(2, 3));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuterBinding;\n"),
+        &format!(
+            "model RecOuterBinding\n{POINT}  model Holder\n    Point p(y = 7);\n  end Holder;\n  Holder h(p = Point(2, 3));\n  Real s = 10*h.p.x + h.p.y;\nend RecOuterBinding;\n"
+        ),
         "^s$",
     );
     assert!(row.ends_with(",23"), "{row}");

@@ -270,6 +270,9 @@ pub enum Builtin {
     Rem,
     /// `semiLinear(x, k1, k2)`.
     SemiLinear,
+    /// `homotopy(actual, simplified)` (MLS 3.7.4.1): `actual`, except while initialization
+    /// follows the solution from `simplified` to `actual` (`sim/homotopy.rs`).
+    Homotopy,
 }
 
 /// A scalar expression of the flat system.

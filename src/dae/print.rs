@@ -230,6 +230,7 @@ pub fn builtin_name(b: Builtin) -> &'static str {
         Builtin::Mod => "mod",
         Builtin::Rem => "rem",
         Builtin::SemiLinear => "semiLinear",
+        Builtin::Homotopy => "homotopy",
     }
 }
 

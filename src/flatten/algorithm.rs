@@ -37,6 +37,13 @@ use std::collections::{HashMap, HashSet};
 /// Unrolling bound for `while` loops with known conditions.
 const MAX_WHILE: usize = 100_000;
 
+/// One element of an assignment's target.
+enum Target {
+    Var(VarId),
+    /// Chosen by a subscript known only at run time.
+    Chosen(super::dyn_target::DynTarget),
+}
+
 /// The symbolic state of one execution.
 #[derive(Clone, Default)]
 struct Env {
@@ -212,9 +219,12 @@ impl Flattener<'_> {
                         ),
                     ));
                 }
-                for (k, v) in targets.into_iter().enumerate() {
+                for (k, t) in targets.into_iter().enumerate() {
                     let x = vals.data[if vals.len() == 1 { 0 } else { k }].clone();
-                    self.assign(ex, v, x, s.span, env);
+                    match t {
+                        Target::Var(v) => self.assign(ex, v, x, s.span, env),
+                        Target::Chosen(d) => self.assign_chosen(ex, d, x, s.span, env)?,
+                    }
                 }
             }
             StatementKind::MultiAssign { targets, value } => {
@@ -247,6 +257,16 @@ impl Flattener<'_> {
                 for (t, o) in targets.iter().zip(outs) {
                     let Some(t) = t else { continue };
                     let vs = self.targets(ex, t, env)?;
+                    let vs: Vec<VarId> = vs
+                        .into_iter()
+                        .map(|x| match x {
+                            Target::Var(v) => Ok(v),
+                            Target::Chosen(_) => Err(Diagnostic::error(
+                                t.span,
+                                "an output of a function call cannot go to an element chosen at run time; assign it to a variable first",
+                            )),
+                        })
+                        .collect::<EResult<_>>()?;
                     if vs.len() != o.len() {
                         return Err(Diagnostic::error(
                             t.span,
@@ -345,29 +365,64 @@ impl Flattener<'_> {
         env.set(v, x, span);
     }
 
-    /// The variables a target names (one per element).
+    /// The variables a target names (one per element); an element chosen by a subscript
+    /// known only at run time is a choice among variables, its conditions read with the
+    /// values the statements before gave.
     fn targets(
         &mut self,
         ex: &mut Exec,
         target: &ast::ComponentRef,
         env: &Env,
-    ) -> EResult<Vec<VarId>> {
+    ) -> EResult<Vec<Target>> {
         let e = ast::Expr {
             kind: ast::ExprKind::Ref(target.clone()),
             span: target.span,
         };
         let t = self.eval_symbolic(&e, ex.scope, &ex.locals)?;
-        let _ = env;
-        t.data
-            .into_iter()
-            .map(|x| match x {
-                Expr::Var(v) => Ok(v),
-                _ => Err(Diagnostic::error(
+        let mut out = Vec::with_capacity(t.data.len());
+        for x in t.data {
+            if let Expr::Var(v) = x {
+                out.push(Target::Var(v));
+                continue;
+            }
+            let Some(mut d) = super::dyn_target::split(&x) else {
+                return Err(Diagnostic::error(
                     target.span,
-                    "the target of an assignment must be a variable (subscripts known before simulation)",
-                )),
-            })
-            .collect()
+                    "the target of an assignment must be a variable",
+                ));
+            };
+            for (c, _) in &mut d.options {
+                *c = self.substitute(ex, c, env, target.span)?;
+            }
+            for c in &mut d.checks {
+                *c = self.substitute(ex, c, env, target.span)?;
+            }
+            out.push(Target::Chosen(d));
+        }
+        Ok(out)
+    }
+
+    /// `v[k] := x` with `k` known only at run time: each element `v[k]` can select keeps its
+    /// value unless selected; an index out of range stops the run (an assert).
+    fn assign_chosen(
+        &mut self,
+        ex: &mut Exec,
+        d: super::dyn_target::DynTarget,
+        x: Expr,
+        span: Span,
+        env: &mut Env,
+    ) -> EResult<()> {
+        if !ex.collecting
+            && let Some(a) = super::dyn_target::bounds_assert(&d, &ex.component, span)
+        {
+            ex.out.push(a);
+        }
+        for (cond, v) in d.options {
+            let before = self.substitute(ex, &Expr::Var(v), env, span)?;
+            let value = super::dyn_target::element_value(&cond, x.clone(), before);
+            self.assign(ex, v, value, span, env);
+        }
+        Ok(())
     }
 
     fn eval_substituted(

@@ -955,8 +955,26 @@ fn call_builtin<C: Ctx>(
             Ok(Tensor::new(vec![rows, cols], v.data))
         }
         "homotopy" => {
-            need(1)?;
-            Ok(vals.swap_remove(0))
+            // Both kept: initialization starts from `simplified` (MLS 3.7.4.1).
+            need(2)?;
+            let s = vals.swap_remove(1);
+            let a = vals.swap_remove(0);
+            if a.dims != s.dims {
+                return Err(err(
+                    span,
+                    "the arguments of `homotopy` must have the same size",
+                ));
+            }
+            let data = a
+                .data
+                .into_iter()
+                .zip(s.data)
+                .map(|(x, y)| C::E::builtin(Builtin::Homotopy, vec![x, y]))
+                .collect::<Result<_, _>>();
+            lift(data.map(|d| Tensor {
+                dims: a.dims,
+                data: d,
+            }))
         }
         "Real" => {
             need(1)?;

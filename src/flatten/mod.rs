@@ -26,6 +26,7 @@ mod connect;
 mod connect_scan;
 mod constructor_defaults;
 mod dyn_index;
+mod dyn_target;
 mod equations;
 mod eval;
 mod expand;

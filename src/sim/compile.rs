@@ -119,6 +119,7 @@ pub fn compile(
         time: 0,
         initial: 0,
         terminal: 0,
+        homotopy: (0, false),
         errors: Vec::new(),
         initial_dependent: {
             let mut d = vec![false; nvars];
@@ -147,6 +148,7 @@ pub fn compile(
     c.time = c.new_reg(0.0);
     c.initial = c.new_reg(0.0);
     c.terminal = c.new_reg(0.0);
+    c.homotopy.0 = c.new_reg(1.0);
 
     // Main pass: blocks in BLT order, after the parameters whose bindings depend on
     // parameters the initial equations determine (`parameter Integer seed(fixed = false)`,
@@ -255,6 +257,7 @@ pub fn compile(
         time: c.time,
         initial: c.initial,
         terminal: c.terminal,
+        homotopy: c.homotopy.1.then_some(c.homotopy.0),
         computed_by,
         iteration_steps: Vec::new(),
         torn: torn_sizes,

@@ -40,6 +40,8 @@ pub(super) struct Compiler<'a> {
     pub(super) time: Reg,
     pub(super) initial: Reg,
     pub(super) terminal: Reg,
+    /// The continuation parameter of `homotopy` and whether any call uses it.
+    pub(super) homotopy: (Reg, bool),
     pub(super) errors: Vec<Diagnostic>,
     /// Parameters the initial system determines, directly or through their bindings: not
     /// compile-time constants.
@@ -321,6 +323,20 @@ impl Compiler<'_> {
                     return self.relation(op, a, b, e);
                 }
                 self.emit(op, a, b, 0)
+            }
+            Expr::Call(Builtin::Homotopy, args) if args.len() == 2 => {
+                // `actual` itself at λ = 1 (a blend would round it), else
+                // `simplified + λ (actual - simplified)`.
+                let a = self.expr(&args[0]);
+                let s = self.expr(&args[1]);
+                self.homotopy.1 = true;
+                let lambda = self.homotopy.0;
+                let one = self.constant(1.0);
+                let full = self.emit(Op::Eq, lambda, one, 0);
+                let d = self.emit(Op::Sub, a, s, 0);
+                let m = self.emit(Op::Mul, lambda, d, 0);
+                let blend = self.emit(Op::Add, s, m, 0);
+                self.emit(Op::Select, full, a, blend)
             }
             Expr::Call(f, args) => {
                 let op = match builtin_op(*f, args.len()) {

@@ -9,7 +9,7 @@ use super::compile::compile;
 use super::engine::{BlockError, Engine};
 use super::errors::{block_error, non_finite_at, non_finite_output};
 use super::events::{EventError, EventState, event_iteration, init_relations, note_consistency};
-use super::init::{InitError, solve_initial_equations};
+use super::init::InitError;
 use super::integrate::{integrate_dense, integrate_sparse};
 use super::params::{ParamValues, eval_param_expr, evaluate, parse_overrides};
 use super::program::Step;
@@ -405,10 +405,7 @@ fn initialize(
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
     }
-    if let Err(e) = init_relations(engine) {
-        return Err(fail_block(engine, e));
-    }
-    match solve_initial_equations(engine, sys, t0) {
+    match super::homotopy::solve_initial(engine, sys, t0) {
         Ok(notes) => messages.extend(notes),
         Err(InitError::Block(e)) => return Err(fail_block(engine, e)),
         Err(InitError::Diagnostics(d)) => return Err(d),

@@ -223,6 +223,12 @@ pub fn event_iteration(
                         // once per round.
                         let first = fired_before[k] != Some(b);
                         for a in &w.branches[b].1 {
+                            // Asserts are checked once the passes settle (below): here the
+                            // relations may still hold their values from before the event
+                            // (at initialization, from the start values).
+                            if matches!(a, Action::Assert { .. }) {
+                                continue;
+                            }
                             if first || matches!(a, Action::Assign { .. }) {
                                 changed |= apply_action(engine, es, a, t)?;
                             }
@@ -272,7 +278,23 @@ pub fn event_iteration(
                     })
                 );
             }
-            if switched.is_none() && !changed {
+            // A first pass held the iteration variables of mixed loops: they are settled
+            // only once a pass has computed them from the discrete values of this round.
+            let held = passes == 1 && !engine.prog.iteration_steps.is_empty();
+            if switched.is_none() && !changed && !held {
+                // The settled values: the asserts (outside `when` and in the branches that
+                // fired) hold on them.
+                for a in always.iter().filter(|a| matches!(a, Action::Assert { .. })) {
+                    apply_action(engine, es, a, t)?;
+                }
+                for (k, w) in whens.iter().enumerate() {
+                    let Some(b) = fired_before[k] else { continue };
+                    for a in w.branches[b].1.iter() {
+                        if matches!(a, Action::Assert { .. }) {
+                            apply_action(engine, es, a, t)?;
+                        }
+                    }
+                }
                 break;
             }
             if passes > 50 {
@@ -294,9 +316,6 @@ pub fn event_iteration(
         // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
         // with their operands after a settled round.
         update_relations(engine, triggered);
-    }
-    for a in always.iter().filter(|a| matches!(a, Action::Assert { .. })) {
-        apply_action(engine, es, a, t)?;
     }
     if initial {
         // The event at the start time follows (`event_iteration` with `initial = false`): it

@@ -41,6 +41,7 @@ pub mod engine;
 pub mod errors;
 pub mod events;
 pub mod funcall;
+pub mod homotopy;
 pub mod init;
 pub mod initial_asserts;
 pub mod initial_code;

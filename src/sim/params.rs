@@ -10,6 +10,8 @@ use crate::diag::{Diagnostic, Span, closest_name};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+mod strings;
+
 /// Parses `NAME=VALUE` overrides and checks every name is a parameter of the model.
 pub fn parse_overrides(
     model: &FlatModel,
@@ -253,6 +255,9 @@ impl Evaluator<'_> {
             }
             Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
             Expr::Unary(UnOp::Not, a) => f64::from(u8::from(self.eval(a)? == 0.0)),
+            Expr::Binary(op, a, b) if self.is_string(a) || self.is_string(b) => {
+                self.compare_strings(*op, a, b)?
+            }
             Expr::Binary(op, a, b) => {
                 let (a, b) = (self.eval(a)?, self.eval(b)?);
                 apply(bin_op(*op), a, b, 0.0)

@@ -188,6 +188,9 @@ pub struct Program {
     pub time: Reg,
     pub initial: Reg,
     pub terminal: Reg,
+    /// The continuation parameter λ of `homotopy(actual, simplified)` (1 outside the
+    /// homotopy phase of initialization), when the model calls it.
+    pub homotopy: Option<Reg>,
     /// Which step computes each variable (for error messages).
     pub computed_by: Vec<Option<usize>>,
     /// Explicit steps of discrete variables that read a relation whose operands later steps

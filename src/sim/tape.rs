@@ -415,6 +415,8 @@ pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
         Builtin::Mod => (Op::Mod, 2),
         Builtin::Rem => (Op::Rem, 2),
         Builtin::SemiLinear => (Op::SemiLinear, 3),
+        // Compiled with its continuation parameter (`Compiler::expr`); as a value, `actual`.
+        Builtin::Homotopy => (Op::Copy, 2),
     };
     if n != nargs {
         return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());

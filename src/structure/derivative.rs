@@ -351,6 +351,11 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
                 }
             }
         }
+        // Linear in both arguments (for every value of the continuation parameter).
+        Builtin::Homotopy => {
+            let ds = diff(arg(1)?, t)?;
+            call(Builtin::Homotopy, vec![da, ds])
+        }
     })
 }
 

@@ -144,6 +144,7 @@ impl Point {
                             a.get(2)? * x
                         }
                     }
+                    Builtin::Homotopy => x,
                 }
             }
             Expr::If { branches, else_ } => {
