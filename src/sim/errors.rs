@@ -157,6 +157,18 @@ pub(super) fn solver_error(e: DiffsolError, t: f64) -> Vec<Diagnostic> {
 /// The first recorded value that is NaN or infinite, as an error naming the variable, the time
 /// and the equation that computes it. Variables that feed no state (`y = 1/x` watched only)
 /// are never seen by the integrator, so the check is made on what would be written.
+/// The first equation of the block that computes `var`, to point at in messages about its values.
+pub(super) fn computing_equation(
+    sys: &SortedSystem,
+    var: crate::dae::VarId,
+) -> Option<&crate::structure::SortedEquation> {
+    sys.blocks
+        .iter()
+        .find(|b| b.vars.contains(&var))
+        .and_then(|b| b.equations.first())
+        .and_then(|&i| sys.equations.get(i))
+}
+
 pub(super) fn non_finite_output(sys: &SortedSystem, rec: &Recorder) -> Option<Diagnostic> {
     let (row, col) = rec
         .rows
@@ -167,12 +179,7 @@ pub(super) fn non_finite_output(sys: &SortedSystem, rec: &Recorder) -> Option<Di
     let value = rec.rows[row][col];
     let t = rec.time[row];
     let v = sys.model.variables.get(var)?;
-    let eq = sys
-        .blocks
-        .iter()
-        .find(|b| b.vars.contains(&var))
-        .and_then(|b| b.equations.first())
-        .and_then(|&i| sys.equations.get(i));
+    let eq = computing_equation(sys, var);
     let what = if value.is_nan() { "NaN" } else { "infinite" };
     let mut d = match eq {
         Some(e) => Diagnostic::error(e.span, format!("`{}` became {what} at time {t}", v.name))

@@ -71,12 +71,7 @@ pub fn first_overflow(
                 continue;
             }
             let v = &model.variables[var];
-            let eq = sys
-                .blocks
-                .iter()
-                .find(|b| b.vars.contains(&var))
-                .and_then(|b| b.equations.first())
-                .and_then(|&i| sys.equations.get(i));
+            let eq = super::errors::computing_equation(sys, var);
             let msg = format!(
                 "Integer overflow: `{}` = {x} at time {} is outside the 32-bit Integer range \
                  [{INT_MIN}, {INT_MAX}]",
