@@ -91,12 +91,9 @@ pub fn initial_dependent_parameters(model: &FlatModel) -> Vec<VarId> {
     order
 }
 
-/// Compiles a sorted system, with parameter values already fixed.
-pub fn compile(
-    sys: &SortedSystem,
-    params: &ParamValues,
-    start: &[f64],
-) -> crate::diag::Result<Program> {
+/// A compiler for `sys` with its registers: variables at their start values, parameters at
+/// their values, then `time`, `initial()`, `terminal()` and the `homotopy` parameter λ.
+fn compiler_for<'a>(sys: &'a SortedSystem, params: &'a ParamValues, start: &[f64]) -> Compiler<'a> {
     let model = &sys.model;
     let nvars = model.variables.len();
     let mut c = Compiler {
@@ -149,6 +146,18 @@ pub fn compile(
     c.initial = c.new_reg(0.0);
     c.terminal = c.new_reg(0.0);
     c.homotopy.0 = c.new_reg(1.0);
+    c
+}
+
+/// Compiles a sorted system, with parameter values already fixed.
+pub fn compile(
+    sys: &SortedSystem,
+    params: &ParamValues,
+    start: &[f64],
+) -> crate::diag::Result<Program> {
+    let model = &sys.model;
+    let nvars = model.variables.len();
+    let mut c = compiler_for(sys, params, start);
 
     // Main pass: blocks in BLT order, after the parameters whose bindings depend on
     // parameters the initial equations determine (`parameter Integer seed(fixed = false)`,

@@ -215,25 +215,7 @@ pub fn simulate_with(
             run.rec.time.last().copied().unwrap_or(t0)
         ));
     }
-    if let Some(d) = non_finite_output(run.sys(), &run.rec) {
-        return Err(vec![d]);
-    }
-    if let Some(d) = super::int_range::first_overflow(
-        run.sys(),
-        &params,
-        &run.rec.cols,
-        &run.rec.time,
-        &run.rec.rows,
-    ) {
-        return Err(vec![d]);
-    }
-    if let Some(d) = super::bounds::first_violation(
-        &run.sys().model,
-        &params,
-        &run.rec.cols,
-        &run.rec.time,
-        &run.rec.rows,
-    ) {
+    if let Some(d) = check_recorded(run.sys(), &params, &run.rec) {
         return Err(vec![d]);
     }
     let stop_time = run.rec.time.last().copied().unwrap_or(t_end);
@@ -386,6 +368,16 @@ fn add_phase_stats(
     stats.jacobian_vector_products = eval_stats.0.jvp;
     stats.jacobian_evaluations = eval_stats.1;
     stats.events = run.es.count.saturating_sub(2);
+}
+
+/// The checks on the recorded values, first failure first: NaN or infinite values, the 32-bit
+/// `Integer` range, `min`/`max` attributes.
+fn check_recorded(sys: &SortedSystem, params: &ParamValues, rec: &Recorder) -> Option<Diagnostic> {
+    non_finite_output(sys, rec)
+        .or_else(|| super::int_range::first_overflow(sys, params, &rec.cols, &rec.time, &rec.rows))
+        .or_else(|| {
+            super::bounds::first_violation(&sys.model, params, &rec.cols, &rec.time, &rec.rows)
+        })
 }
 
 /// Consistent initialization at `t0`: the initial equations, then the initial system's event
