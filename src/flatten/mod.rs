@@ -37,6 +37,7 @@ mod functions;
 mod identical;
 mod implicit;
 mod initial_algorithm;
+mod inline;
 mod instance;
 mod legality;
 mod library;
