@@ -504,6 +504,29 @@ impl Ctx for FuncCtx<'_> {
                 None => None,
             });
         }
+        if let Some(vd) = vectorized_dims(f, &vals).map_err(|m| Diagnostic::error(span, m))? {
+            let n: usize = vd.iter().product();
+            let mut data = Vec::new();
+            let mut inner = Vec::new();
+            for i in 0..n {
+                let vi = vectorized_slice(f, &vals, &vd, i);
+                let mut outs = call_inner(self.functions, &name, vi, self.steps, self.depth + 1)?;
+                if outs.len() != 1 {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!(
+                            "`{name}` is applied element by element to an array argument, so it must have exactly one output"
+                        ),
+                    ));
+                }
+                let o = outs.swap_remove(0);
+                inner = o.dims;
+                data.extend(o.data);
+            }
+            let mut dims = vd;
+            dims.extend(inner);
+            return Ok(Some(vec![Tensor { dims, data }]));
+        }
         let outs = call_inner(self.functions, &name, vals, self.steps, self.depth + 1)?;
         Ok(Some(outs))
     }
@@ -613,4 +636,63 @@ pub fn output_dims(
         out.push(init.dims);
     }
     Ok(out)
+}
+
+/// The dimensions a call is vectorized over (MLS 12.4.6): the leading dimensions of the
+/// arguments that have more dimensions than their inputs declare, which must agree. `None`
+/// when no argument does (and for functions with record inputs, passed field by field).
+pub fn vectorized_dims<E>(
+    f: &Function,
+    vals: &[Option<Tensor<E>>],
+) -> Result<Option<Vec<usize>>, String> {
+    if !f.input_groups.is_empty() {
+        return Ok(None);
+    }
+    let mut found: Option<Vec<usize>> = None;
+    for (v, a) in f.inputs.iter().zip(vals) {
+        let Some(a) = a else { continue };
+        if a.dims.len() <= v.dims.len() || v.ty == ScalarType::String {
+            continue;
+        }
+        let lead = a.dims[..a.dims.len() - v.dims.len()].to_vec();
+        match &found {
+            Some(d) if *d != lead => {
+                return Err(format!(
+                    "`{}` is applied element by element to arguments of different sizes ({} and {})",
+                    f.name,
+                    super::tensor::fmt_dims(d),
+                    super::tensor::fmt_dims(&lead)
+                ));
+            }
+            _ => found = Some(lead),
+        }
+    }
+    Ok(found)
+}
+
+/// The arguments of element `i` (row-major) of a vectorized call: the vectorized arguments
+/// sliced, the others as given.
+pub fn vectorized_slice<E: Clone>(
+    f: &Function,
+    vals: &[Option<Tensor<E>>],
+    lead: &[usize],
+    i: usize,
+) -> Vec<Option<Tensor<E>>> {
+    f.inputs
+        .iter()
+        .zip(vals)
+        .map(|(v, a)| {
+            a.as_ref().map(|a| {
+                if a.dims.len() == lead.len() + v.dims.len() && a.dims.len() > v.dims.len() {
+                    let inner: usize = a.dims[lead.len()..].iter().product();
+                    Tensor {
+                        dims: a.dims[lead.len()..].to_vec(),
+                        data: a.data[i * inner..(i + 1) * inner].to_vec(),
+                    }
+                } else {
+                    a.clone()
+                }
+            })
+        })
+        .collect()
 }

@@ -25,9 +25,17 @@ impl Flattener<'_> {
         let r = self.build_function(class, &name);
         self.fn_records = outer_records;
         self.fn_building.remove(&name);
-        let f = r?;
-        self.functions.insert(name.clone(), f);
-        Ok(name)
+        match r {
+            Ok(f) => {
+                self.functions.insert(name.clone(), f);
+                Ok(name)
+            }
+            Err(d) => {
+                // The signature registered while the body was rewritten goes with it.
+                self.functions.remove(&name);
+                Err(d)
+            }
+        }
     }
 
     #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
@@ -219,6 +227,10 @@ impl Flattener<'_> {
             f.input_groups.clear();
             f.output_groups.clear();
         }
+        // The signature is known before the body is rewritten: a function called from its own
+        // body or from its derivative function (`resolve2` and `resolve2_der`) passes its
+        // record arguments field by field too.
+        self.functions.insert(name.to_string(), f.clone());
         let has_body = !exp.algorithms.is_empty() || !record_bindings.is_empty();
         f.body = self.rewrite_block(&record_bindings, class, &mut bound)?;
         for (_, alg) in &exp.algorithms {

@@ -39,6 +39,7 @@ mod functions;
 mod identical;
 mod implicit;
 mod initial_algorithm;
+mod inline;
 mod inner_outer_split;
 mod instance;
 mod legality;

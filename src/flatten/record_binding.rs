@@ -8,8 +8,8 @@
 //! - an if-expression: distributed branch by branch;
 //! - an array constructor, for an element of an array of records: the element's expression.
 //!
-//! A function call returning a record (`R = Frames.nullRotation()`) cannot be split in the
-//! syntax tree: it stays the record's binding, and each field variable takes its element of
+//! A function call returning a record (`R = Frames.nullRotation()`), or an if-expression
+//! choosing between such calls, cannot be split in the syntax tree: it stays the record's binding, and each field variable takes its element of
 //! the call's value (the record's scalars in declaration order) when its own binding is asked
 //! for ([`Flattener::whole_record_binding`]). Anything else is refused with a located error:
 //! dropping the binding would silently leave the fields at their defaults.
@@ -59,9 +59,7 @@ impl Flattener<'_> {
         }
         // An element of an array of records bound to an array constructor takes its element.
         let (expr, index) = select_element((*b.expr).clone(), &b.index);
-        if let ExprKind::Call { func, .. } = &expr.kind
-            && !self.is_record_constructor(func, &b)?
-        {
+        if self.bound_by_function(&expr, &b)? {
             // A function returning a record: bound as a whole (see the module comment).
             self.insts[i].mods.binding = Some(b);
             return Ok(());
@@ -82,6 +80,24 @@ impl Flattener<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `e` is a call of a function returning a record, or an if-expression whose
+    /// branches all are (`if c then Frames.planarRotation(..) else Frames.from_nxy(..)`): such
+    /// a record is bound as a whole.
+    fn bound_by_function(&mut self, e: &Expr, b: &ModExpr) -> Result<bool, Diagnostic> {
+        match &e.kind {
+            ExprKind::Call { func, .. } => Ok(!self.is_record_constructor(func, b)?),
+            ExprKind::If { branches, else_ } => {
+                for (_, v) in branches {
+                    if !self.bound_by_function(v, b)? {
+                        return Ok(false);
+                    }
+                }
+                self.bound_by_function(else_, b)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Whether `func` names a record class (a constructor call) rather than a function.

@@ -598,14 +598,65 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 ));
             }
             if vals.get(k).is_some_and(|v| v.is_none()) {
+                // A modifier of a class redeclaration (`redeclare function g = f(phi =
+                // latitude)` in the model holding `world`) names elements of the instance of
+                // the class it was written in: the nearest enclosing one.
+                let mut written_in = mod_inst;
+                while let Some(i) = written_in {
+                    if self.f.insts[i].class == b.scope.lex {
+                        break;
+                    }
+                    written_in = self.f.insts[i].parent;
+                }
                 let scope = Scope {
-                    inst: b.scope.inst.or(mod_inst),
+                    inst: b.scope.inst.or(written_in).or(mod_inst),
                     lex: b.scope.lex,
                 };
                 let mut fc = FCtx::new(self.f, scope, self.mode);
                 vals[k] = Some(eval::eval(&mut fc, &b.expr)?);
             }
         }
+        // A scalar input given an array (MLS 12.4.6): the call applied to each element.
+        if let Some(vd) =
+            func_eval::vectorized_dims(&f, &vals).map_err(|m| Diagnostic::error(span, m))?
+        {
+            let n: usize = vd.iter().product();
+            let mut data = Vec::new();
+            let mut inner = Vec::new();
+            for i in 0..n {
+                let vi = func_eval::vectorized_slice(&f, &vals, &vd, i);
+                let mut outs = self.call_values(&fname, &f, class, vi, &[], span)?;
+                if outs.len() != 1 {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!(
+                            "`{fname}` is applied element by element to an array argument, so it must have exactly one output"
+                        ),
+                    ));
+                }
+                let o = outs.swap_remove(0);
+                inner = o.dims;
+                data.extend(o.data);
+            }
+            let mut dims = vd;
+            dims.extend(inner);
+            return Ok(Some(vec![Tensor { dims, data }]));
+        }
+        self.call_values(&fname, &f, class, vals, &bound_exprs, span)
+            .map(Some)
+    }
+
+    /// A call of `fname` with the values of its inputs (`None`: the default): evaluated when
+    /// constant, inlined when the function asks to be, else one `UserCall` per output scalar.
+    fn call_values(
+        &mut self,
+        fname: &str,
+        f: &crate::dae::Function,
+        class: ClassId,
+        mut vals: Vec<Option<Tensor<Expr>>>,
+        bound_exprs: &[Option<&ast::Expr>],
+        span: Span,
+    ) -> EResult<Vec<Tensor<Expr>>> {
         // Constant arguments: evaluate now.
         let consts: Option<Vec<Option<func_eval::Value>>> = vals
             .iter()
@@ -624,11 +675,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 None => Some(None),
             })
             .collect();
-        if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(&f)) {
-            match func_eval::call_with_defaults(&self.f.functions, &fname, c) {
+        if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(f)) {
+            match func_eval::call_with_defaults(&self.f.functions, fname, c) {
                 Ok(outs) => {
                     let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
-                    return Ok(Some(group_outputs(&f, outs)));
+                    return Ok(group_outputs(f, outs));
                 }
                 // A value needed now (a size, a parameter's value): the failure is the error.
                 Err(m) if self.mode == Mode::Structural => {
@@ -672,9 +723,16 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
             vals[k] = Some(eval::eval(&mut fc, &d)?);
         }
+        // A function that asks to be inlined becomes the expressions its algorithm computes.
+        if self.mode == Mode::Symbolic
+            && self.f.wants_inline(class)
+            && let Some(outs) = super::inline::inline_call(self, fname, vals.clone())
+        {
+            return Ok(group_outputs(f, outs));
+        }
         // Inputs whose values give the outputs' sizes (`output Real y[n]`) must be known now
         // (MLS 12.4.1): a parameter argument is evaluated (and becomes structural).
-        for k in size_inputs(&f) {
+        for k in size_inputs(f) {
             let symbolic = vals
                 .get(k)
                 .and_then(|v| v.as_ref())
@@ -719,7 +777,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 })
             })
             .collect();
-        let out_dims = func_eval::output_dims(&self.f.functions, &fname, dims_args)
+        let out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
             .map_err(|m| Diagnostic::error(span, m))?;
         let args: Vec<Expr> = vals[..last_given]
             .iter()
@@ -740,7 +798,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             let n: usize = dims.iter().product();
             let data = (0..n)
                 .map(|k| Expr::UserCall {
-                    function: fname.clone(),
+                    function: fname.to_string(),
                     args: args.clone(),
                     output: o,
                     element: k,
@@ -748,7 +806,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 .collect();
             outs.push(Tensor { dims, data });
         }
-        Ok(Some(group_outputs(&f, outs)))
+        Ok(group_outputs(f, outs))
     }
 }
 

@@ -99,6 +99,8 @@ pub struct Engine {
     pub newton_tol: f64,
     /// The last point where a derivative was NaN or infinite.
     pub nan_at: Option<(f64, Vec<f64>)>,
+    /// Per large state set, the last complete check (`sim/statesel.rs`).
+    pub set_checks: Vec<Option<super::statesel::LastCheck>>,
 }
 
 impl Engine {
@@ -220,6 +222,7 @@ impl Engine {
             last_error: None,
             newton_tol: DEFAULT_NEWTON_TOL,
             nan_at: None,
+            set_checks: Vec::new(),
         }
     }
 

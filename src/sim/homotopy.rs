@@ -3,7 +3,7 @@
 //! The specification asks that the initial system be solved by following its solution from
 //! the simplified problem to the actual one. Each call compiles to
 //! `simplified + λ (actual - simplified)` (exactly `actual` at λ = 1, see
-//! [`super::compile::Program::homotopy`]); here λ goes from 0 to 1, each step solving the
+//! [`super::program::Program::homotopy`]); here λ goes from 0 to 1, each step solving the
 //! initial system (relations included) from the solution of the step before. The path matters
 //! where the actual problem has several solutions: an op-amp with positive feedback
 //! (`simplified` at a supply limit) must start saturated, not at the unstable balance its

@@ -90,9 +90,15 @@ pub fn solve_initial_equations(
         notes.extend(start_value_note(model, &all));
         return Ok(notes);
     }
-    let deps = initial_deps(&engine.prog);
-    let candidate = |i: usize| model.variables[states[i].0].fixed != Some(true);
-    let mut touched = vec![false; states.len()];
+    // Dependencies on the free parameters count too (index `states.len() + k`): a `fixed`
+    // acceleration determines a spring constant (MultiBody's InitSpringConstant).
+    let deps = initial_deps(&engine.prog, &params);
+    let candidate = |i: usize| {
+        states
+            .get(i)
+            .is_none_or(|s| model.variables[s.0].fixed != Some(true))
+    };
+    let mut touched = vec![false; states.len() + params.len()];
     for (r, _) in &engine.prog.initial_residuals {
         for &s in &deps[*r as usize] {
             touched[s as usize] = true;

@@ -30,8 +30,10 @@ pub fn register_pattern(p: &Program, rows: &[usize]) -> Vec<(usize, usize)> {
 /// The states every register depends on after the whole program (main pass, eliminated
 /// variables, event code, initial residuals): what initialization needs to know which states
 /// an initial equation or a `fixed` variable constrains.
-pub fn initial_deps(p: &Program) -> Vec<Vec<u32>> {
-    let mut deps = propagate(p);
+/// The registers `extra` (parameters with `fixed = false`, unknowns of the initial system too)
+/// count as the states `p.states.len() + k`.
+pub fn initial_deps(p: &Program, extra: &[usize]) -> Vec<Vec<u32>> {
+    let mut deps = propagate_from(p, extra);
     run_deps(&p.code[p.eliminated.clone()], &mut deps);
     run_deps(&p.code[p.event_code.clone()], &mut deps);
     run_deps(&p.code[p.initial_code.clone()], &mut deps);
@@ -40,9 +42,18 @@ pub fn initial_deps(p: &Program) -> Vec<Vec<u32>> {
 
 /// State dependencies of every register after the main pass.
 fn propagate(p: &Program) -> Vec<Vec<u32>> {
+    propagate_from(p, &[])
+}
+
+fn propagate_from(p: &Program, extra: &[usize]) -> Vec<Vec<u32>> {
     let mut deps: Vec<Vec<u32>> = vec![Vec::new(); p.nregs()];
     for (i, &(x, _)) in p.states.iter().enumerate() {
         deps[x] = vec![i as u32];
+    }
+    for (k, &x) in extra.iter().enumerate() {
+        if let Some(d) = deps.get_mut(x) {
+            *d = vec![(p.states.len() + k) as u32];
+        }
     }
     for step in &p.steps {
         match step {

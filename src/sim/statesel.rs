@@ -26,18 +26,66 @@ pub fn check(engine: &mut Engine) -> Option<Vec<VarId>> {
     run(&engine.prog.code[code], &mut engine.regs);
     let mut switch = false;
     let mut prefer = Vec::new();
-    for set in &engine.prog.state_sets {
-        let mut a = vec![0.0; set.rows * set.cols];
-        for &(r, c, reg) in &set.entries {
-            if r < set.rows && c < set.cols {
-                a[r * set.cols + c] = engine.regs[reg as usize];
+    let n_sets = engine.prog.state_sets.len();
+    engine.set_checks.resize(n_sets, None);
+    for (si, set) in engine.prog.state_sets.iter().enumerate() {
+        let (current, best) = if set.rows * set.cols <= DENSE_LIMIT {
+            let mut a = vec![0.0; set.rows * set.cols];
+            for &(r, c, reg) in &set.entries {
+                if r < set.rows && c < set.cols {
+                    a[r * set.cols + c] = engine.regs[reg as usize];
+                }
             }
-        }
-        let current = det_of(&a, set.rows, set.cols, &set.dummy_cols).abs();
-        // The best choice by complete pivoting: O(rows² · cols), where enumerating the
-        // combinations would be exponential (a contact of a rigid body gives dozens of
-        // candidates).
-        let best = pivot_columns(&a, set.rows, set.cols);
+            // The best choice by complete pivoting: O(rows² · cols), where enumerating the
+            // combinations would be exponential (a contact of a rigid body gives dozens of
+            // candidates).
+            (
+                det_of(&a, set.rows, set.cols, &set.dummy_cols).abs(),
+                pivot_columns(&a, set.rows, set.cols),
+            )
+        } else {
+            // Large sets (the 426 constraints of an engine's six crank loops) are sparse:
+            // the same elimination on the nonzero entries only.
+            let rows = sparse_rows(set, &engine.regs);
+            let mut in_current = vec![false; set.cols];
+            for &c in &set.dummy_cols {
+                if let Some(x) = in_current.get_mut(c) {
+                    *x = true;
+                }
+            }
+            let current = if set.dummy_cols.len() == set.rows {
+                sparse_pivot(rows.clone(), set.rows, set.cols, &in_current).map_or(0.0, |(d, _)| d)
+            } else {
+                0.0
+            };
+            // The search for the best choice is the expensive part: it is repeated when the
+            // current choice has lost half its determinant since the last search, and every
+            // REFRESH checks; in between the last best stands (the current choice is regular
+            // against it).
+            let last = &mut engine.set_checks[si];
+            if let Some(l) = last
+                && l.age < REFRESH
+                && current.is_finite()
+                && current >= 0.5 * l.current
+                && current >= HYSTERESIS * l.best
+            {
+                l.age += 1;
+                for c in 0..set.cols {
+                    if !set.dummy_cols.contains(&c) {
+                        prefer.push(set.candidate_states[c]);
+                    }
+                }
+                continue;
+            }
+            let all = vec![true; set.cols];
+            let best = sparse_pivot(rows, set.rows, set.cols, &all);
+            *last = best.as_ref().map(|(b, _)| LastCheck {
+                current,
+                best: *b,
+                age: 0,
+            });
+            (current, best)
+        };
         let Some((best_det, best_cols)) = best else {
             continue;
         };
@@ -56,6 +104,116 @@ pub fn check(engine: &mut Engine) -> Option<Vec<VarId>> {
     prefer.sort_unstable();
     prefer.dedup();
     switch.then_some(prefer)
+}
+
+/// Sets with more entries than this (rows x cols) are eliminated sparsely.
+const DENSE_LIMIT: usize = 40 * 40;
+
+/// Checks of a large set between two searches for the best choice.
+const REFRESH: usize = 16;
+
+/// The last complete check of a large set: the current choice's determinant then, the best
+/// one, and the checks made since.
+#[derive(Clone, Copy, Debug)]
+pub struct LastCheck {
+    current: f64,
+    best: f64,
+    age: usize,
+}
+
+/// The set's Jacobian as sparse rows of `(column, value)`, zeros left out.
+fn sparse_rows(set: &super::program::SetMonitor, regs: &[f64]) -> Vec<Vec<(usize, f64)>> {
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); set.rows];
+    for &(r, c, reg) in &set.entries {
+        let v = regs.get(reg as usize).copied().unwrap_or(f64::NAN);
+        if r < set.rows && c < set.cols && v != 0.0 {
+            rows[r].push((c, v));
+        }
+    }
+    rows
+}
+
+/// [`pivot_columns`] on sparse rows, pivots taken only in the `allowed` columns: the absolute
+/// determinant (product of the pivots) and the chosen columns, or `None` when the rows are
+/// dependent on those columns. Each step scans the remaining nonzeros for the largest and
+/// updates only the rows holding an entry in the pivot column.
+fn sparse_pivot(
+    mut rows: Vec<Vec<(usize, f64)>>,
+    n_rows: usize,
+    n_cols: usize,
+    allowed: &[bool],
+) -> Option<(f64, Vec<usize>)> {
+    if n_rows > n_cols {
+        return None;
+    }
+    // Rows holding (or having held) an entry in each column.
+    let mut col_rows: Vec<Vec<usize>> = vec![Vec::new(); n_cols];
+    for (i, r) in rows.iter().enumerate() {
+        for &(c, _) in r {
+            col_rows[c].push(i);
+        }
+    }
+    let mut row_done = vec![false; n_rows];
+    let mut col_done = vec![false; n_cols];
+    let mut chosen = Vec::with_capacity(n_rows);
+    let mut det = 1.0f64;
+    for _ in 0..n_rows {
+        let mut best: Option<(usize, usize, f64)> = None;
+        for (i, r) in rows.iter().enumerate() {
+            if row_done[i] {
+                continue;
+            }
+            for &(j, v) in r {
+                let a = v.abs();
+                // Ties go to the first row, then the first column (as the dense scan).
+                let better =
+                    |(bi, bj, b): (usize, usize, f64)| a > b || (a == b && (i, j) < (bi, bj));
+                if allowed[j] && !col_done[j] && a.is_finite() && best.is_none_or(better) {
+                    best = Some((i, j, a));
+                }
+            }
+        }
+        let (p, q, v) = best?;
+        if v == 0.0 {
+            return None;
+        }
+        row_done[p] = true;
+        col_done[q] = true;
+        chosen.push(q);
+        det *= v;
+        let prow = std::mem::take(&mut rows[p]);
+        let piv = prow.iter().find(|(j, _)| *j == q).map_or(1.0, |(_, x)| *x);
+        let mut targets = std::mem::take(&mut col_rows[q]);
+        targets.sort_unstable();
+        targets.dedup();
+        for &i in &targets {
+            if row_done[i] {
+                continue;
+            }
+            let Some(k) = rows[i].iter().position(|(j, _)| *j == q) else {
+                continue;
+            };
+            let f = rows[i][k].1 / piv;
+            rows[i].swap_remove(k);
+            for &(j, x) in &prow {
+                if j == q {
+                    continue;
+                }
+                match rows[i].iter_mut().find(|(c, _)| *c == j) {
+                    Some(e) => e.1 -= f * x,
+                    None => {
+                        rows[i].push((j, -f * x));
+                        col_rows[j].push(i);
+                    }
+                }
+            }
+            rows[i].retain(|(_, x)| *x != 0.0);
+        }
+        col_rows[q] = targets;
+        rows[p] = prow;
+    }
+    chosen.sort_unstable();
+    Some((det, chosen))
 }
 
 /// Columns chosen by Gaussian elimination with complete pivoting (largest remaining entry
@@ -171,5 +329,24 @@ mod tests {
         let (det, cols) = pivot_columns(&big, r, c).expect("regular");
         assert_eq!(cols.len(), r);
         assert!(det > 0.0);
+        // The sparse elimination makes the same choice with the same determinant.
+        let rows: Vec<Vec<(usize, f64)>> = (0..r)
+            .map(|i| {
+                (0..c)
+                    .filter(|&j| big[i * c + j] != 0.0)
+                    .map(|j| (j, big[i * c + j]))
+                    .collect()
+            })
+            .collect();
+        let (sdet, scols) = sparse_pivot(rows.clone(), r, c, &vec![true; c]).expect("regular");
+        assert_eq!(scols, cols);
+        assert!((sdet - det).abs() <= 1e-9 * det);
+        // Restricted to given columns: the determinant of that square submatrix.
+        let mut allowed = vec![false; c];
+        for &j in &cols {
+            allowed[j] = true;
+        }
+        let (d2, _) = sparse_pivot(rows, r, c, &allowed).expect("regular");
+        assert!((d2 - det_of(&big, r, c, &cols).abs()).abs() <= 1e-9 * d2);
     }
 }

@@ -153,8 +153,8 @@ pub fn eliminate(
     let mut form: Vec<Option<LinForm>> = vec![None; n];
     let mut order: Vec<VarId> = Vec::new();
     let mut used = vec![false; work.eqs.len()];
-    for (ei, eq) in work.eqs.iter().enumerate() {
-        let Some(mut lf) = lin_form(&eq.residual, work) else {
+    for ei in 0..work.eqs.len() {
+        let Some(mut lf) = lin_form(&work.eqs[ei].residual, work) else {
             continue;
         };
         if lf.terms.len() > MAX_TERMS || any_var(&lf.constant, &|v| work.role[v] != Role::Known) {
@@ -215,6 +215,13 @@ pub fn eliminate(
         let c = lf.terms[&victim];
         lf.terms.remove(&victim);
         let solved = lf.scale(-c);
+        // An alias hands its start, `fixed` and stateSelect on at once, so that later
+        // equations see them on the variable kept (a chain `r_0 = frame.r_0 = f.r_0` ending in
+        // `f.r_0 = a.r_0 + r_rel` must not eliminate the end of the chain that now carries
+        // the fixed start).
+        if solved.terms.len() == 1 {
+            merge_attributes(work, victim, Some(&solved));
+        }
         form[victim] = Some(solved);
         order.push(victim);
         used[ei] = true;

@@ -9,11 +9,12 @@
 //!
 //! The choice among columns is a greedy basis of a transversal matroid: columns are tried from
 //! the most to the least dummy-worthy, and a column is kept when an augmenting path makes room
-//! for it. The order ranks the base variable of each derivative chain by `stateSelect`, then by
-//! the simulator's preference ([`super::reselect`]), a `fixed` start, being written under
-//! `der()`, and finally declaration order (earlier declared variables are preferred as states).
-//! Ranking by the base variable keeps the levels consistent: when `der(x)` is dummy at one level,
-//! `der(der(x))` is at the level above.
+//! for it. The order ranks each column by the `stateSelect` of the variable it is the
+//! derivative of (a derivative that index reduction introduced inherits its chain's hint, with
+//! `always` counting as `prefer`), then by the simulator's preference ([`super::reselect`]), a
+//! `fixed` start, being written under `der()`, and finally declaration order (earlier declared
+//! variables are preferred as states). Inheriting the hint keeps the levels consistent: when
+//! `der(x)` is dummy at one level, `der(der(x))` is at the level above.
 
 use super::derivative::{Partial, diff};
 use super::expr::{is_zero, num, simplify};
@@ -32,10 +33,15 @@ pub struct Selection {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// What ranks the columns besides `stateSelect`: the simulator's preference.
+struct Ranking {
+    prefer: BTreeSet<VarId>,
+}
+
 /// State preference of a base variable (higher = rather a state).
 fn state_rank(
     work: &WorkingSystem,
-    prefer: &BTreeSet<VarId>,
+    ranking: &Ranking,
     v: VarId,
 ) -> (
     u8,
@@ -46,15 +52,28 @@ fn state_rank(
 ) {
     let (root, order) = work.root(v);
     let var = &work.model.variables[root];
-    let select = match var.state_select {
+    let rank = |s: StateSelect| match s {
         StateSelect::Never => 0,
         StateSelect::Avoid => 1,
         StateSelect::Default => 2,
         StateSelect::Prefer => 3,
         StateSelect::Always => 5,
     };
+    // Column `v` is dummy when the variable it is the derivative of is not a state. That
+    // variable's own `stateSelect` counts; a derivative index reduction introduced (`der(x)`
+    // of `x(stateSelect = always)`) inherits the chain's hint, but `always` only as `prefer`:
+    // `always` on a position says nothing about its velocity, and MultiBody's RollingWheel
+    // has `x`, `y` and the angles' rates `der_angles` all `always`, where the rolling
+    // constraint leaves `der(x)` and `der(y)` to be the dummies.
+    let level = work.model.variables[v].derivative_of.unwrap_or(root);
+    let own = work.model.variables[level].state_select;
+    let select = if level == root || own != StateSelect::Default {
+        rank(own)
+    } else {
+        rank(var.state_select).min(3)
+    };
     // The simulator's preference overrides every hint except `always`.
-    let select = if prefer.contains(&root) && select < 5 {
+    let select = if ranking.prefer.contains(&root) && select < 5 {
         4
     } else {
         select
@@ -71,7 +90,9 @@ fn state_rank(
 }
 
 pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<Diagnostic>> {
-    let prefer: BTreeSet<VarId> = prefer.iter().copied().collect();
+    let prefer = Ranking {
+        prefer: prefer.iter().copied().collect(),
+    };
     let n_eqs = work.eqs.len();
     let mut rows: Vec<usize> = (0..n_eqs)
         .filter(|&e| work.eq_deriv[e].is_none() && work.eq_parent[e].is_some())
@@ -171,14 +192,17 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
             }
         }
         for &v in &selected {
-            let (root, _) = work.root(v);
-            if work.model.variables[root].state_select == StateSelect::Always {
+            // The variable that is not a state because its derivative `v` is dummy.
+            let level = work.model.variables[v]
+                .derivative_of
+                .unwrap_or_else(|| work.root(v).0);
+            if work.model.variables[level].state_select == StateSelect::Always {
                 warnings.push(
                     Diagnostic::warning(
-                        work.model.variables[root].span,
+                        work.model.variables[level].span,
                         format!(
                             "`{}` has stateSelect = StateSelect.always but cannot be a state: its derivative is fixed by constraints",
-                            work.model.variables[root].name
+                            work.model.variables[level].name
                         ),
                     )
                     .with_help("give stateSelect = always to fewer of the constrained variables"),
@@ -284,7 +308,7 @@ fn constant(at: At, d: &Expr) -> Option<f64> {
 fn constant_choice(
     work: &WorkingSystem,
     at: At,
-    prefer: &BTreeSet<VarId>,
+    prefer: &Ranking,
     cols: &[VarId],
     selected: &[VarId],
     jac: &[Vec<(usize, Expr)>],
