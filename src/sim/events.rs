@@ -29,8 +29,6 @@ pub struct EventState {
     pub count: usize,
     /// Per relation: whether it agreed with its operands when the integration (re)started.
     consistent: Vec<bool>,
-    /// Per relation: whether its operands were both zero within rounding there.
-    at_zero: Vec<bool>,
 }
 
 /// Why an event could not be handled.
@@ -67,7 +65,6 @@ impl EventState {
             warnings: Vec::new(),
             count: 0,
             consistent: Vec::new(),
-            at_zero: Vec::new(),
         }
     }
 
@@ -141,9 +138,7 @@ pub fn event_iteration(
     // crossing, so the comparison usually gives it; when rounding (a loop solved again from
     // another start) puts the operands back on the old side, it is toggled, but only if it
     // agreed with its operands when the integration started: a relation that did not (itself
-    // toggled at the previous event) crosses back to agreement, which is no change; nor is
-    // a "crossing" of operands that were both zero within rounding where the integration
-    // started ([`rounding_noise`]): the root finder saw the noise change sign.
+    // toggled at the previous event) crosses back to agreement, which is no change.
     // It keeps that value only while its operands stay where they crossed: when the event
     // changes them (`time >= pre(next)` after `next` moved on), it is evaluated again, or it
     // would stay true and never fire again.
@@ -154,9 +149,7 @@ pub fn event_iteration(
         let now = apply(r.op, a, b, 0.0);
         engine.regs[r.reg as usize] = if now != old {
             now
-        } else if es.consistent.get(i).copied().unwrap_or(true)
-            && !es.at_zero.get(i).copied().unwrap_or(false)
-        {
+        } else if es.consistent.get(i).copied().unwrap_or(true) {
             1.0 - old
         } else {
             old
@@ -382,12 +375,6 @@ pub fn note_consistency(engine: &Engine, es: &mut EventState) {
             ) == engine.regs[r.reg as usize]
         })
         .collect();
-    es.at_zero = engine
-        .prog
-        .relations
-        .iter()
-        .map(|r| rounding_noise(engine.regs[r.a as usize], engine.regs[r.b as usize]))
-        .collect();
 }
 
 /// The error for a relation that keeps switching within one event (chattering).
@@ -426,16 +413,6 @@ fn copy_pre(engine: &mut Engine, kept: &[u32]) {
     }
 }
 
-/// Whether the operands of a relation are both zero but for rounding (and not equal): their
-/// order is noise, so an event (and initialization) leaves the relation as it was. EngineV6 starts with pistons at
-/// their dead centres, `v_rel < 0` with `v_rel` = 1.6e-17 or -8.7e-18 depending on the loop
-/// solve: re-evaluating it at the event at the start put the gas force of a cylinder on the
-/// compression branch while its piston moved down (the engine then ran at half the speed).
-fn rounding_noise(a: f64, b: f64) -> bool {
-    const ZERO: f64 = 1e-12;
-    a != b && a.abs() <= ZERO && b.abs() <= ZERO
-}
-
 /// Sets relation registers from their operands; the triggered one keeps its value while its
 /// operands stay where they crossed. Returns the first relation that changed, if any.
 fn update_relations(engine: &mut Engine, triggered: Option<(usize, f64, f64)>) -> Option<usize> {
@@ -446,8 +423,6 @@ fn update_relations(engine: &mut Engine, triggered: Option<(usize, f64, f64)>) -
         let new = if let Some((_, a0, b0)) = triggered.filter(|t| t.0 == i)
             && ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs())
         {
-            old
-        } else if rounding_noise(a, b) {
             old
         } else {
             apply(r.op, a, b, 0.0)
