@@ -50,3 +50,26 @@ fn the_example_ends_before_the_wheel_tips() {
         "the wheel centre left height R"
     );
 }
+
+/// A friction law without a linear zone (`deltaFriction = 0`, found by the fuzzer) used to crawl
+/// for minutes through every sign change of the slip; it is refused at the start, naming the law.
+#[test]
+fn coulomb_friction_without_a_linear_zone_is_refused() {
+    let file = harness::temp_model(
+        "NoLinearZone.mo",
+        "model NoLinearZone
+           extends OmniWheelRolling(wheel(deltaFriction = 0));
+         end NoLinearZone;",
+    );
+    let Err(err) = Sim::new(example("OmniWheelRolling.mo"), "NoLinearZone", 0.1, 0.01)
+        .file(file)
+        .run()
+    else {
+        panic!("a friction law with delta = 0 ran");
+    };
+    assert!(err.contains("assertion failed at time 0"), "{err}");
+    assert!(
+        err.contains("NoLinearZone.wheel.rollers[1].contact.tangential: the linear zone delta"),
+        "{err}"
+    );
+}

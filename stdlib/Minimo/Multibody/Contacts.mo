@@ -210,8 +210,12 @@ package Contacts "Point contacts: the ContactConstraintTemplate, its four socket
     model RegularizedCoulomb "Coulomb friction with a linear zone |vt| < delta (Kosenko 2015, Gerasimov 2018 sec. 3.4)"
       extends Interfaces.PartialTangentialForce;
       parameter Real mu = 0.5 "friction coefficient";
-      parameter Units.Velocity delta = 1e-3 "width of the linear zone";
+      parameter Units.Velocity delta(min = 0) = 1e-3 "width of the linear zone";
     equation
+      // delta = 0 would be the discontinuous Coulomb law (and 0/0 at rest): under noEvent the
+      // integrator crawls through every sign change of the slip, so it is refused up front.
+      assert(delta > 0, getInstanceName() + ": the linear zone delta of the regularized Coulomb law must be positive (delta = "
+        + String(delta) + " m/s); a small value such as 1e-3 m/s keeps the law continuous");
       Ft = -mu*Fn*(if noEvent(vt*vt <= delta^2) then vt/delta else vt/sqrt(vt*vt));
     end RegularizedCoulomb;
 
