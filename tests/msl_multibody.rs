@@ -17,7 +17,7 @@
 //! the tests say so and pass (as the MSL is not part of the repository).
 
 use minimo::sim::{SimOptions, SimResult};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The MSL 4.1.0 folder, or `None` (with a message) when the test data is not there.
 fn msl() -> Option<PathBuf> {
@@ -38,10 +38,10 @@ fn msl() -> Option<PathBuf> {
 }
 
 /// Flattens, analyses and simulates `Modelica.Mechanics.MultiBody.Examples.<model>`.
-fn simulate(lib: &PathBuf, model: &str, opts: SimOptions) -> SimResult {
+fn simulate(lib: &Path, model: &str, opts: SimOptions) -> SimResult {
     let load = minimo::flatten::LoadOptions {
         files: Vec::new(),
-        libs: vec![lib.clone()],
+        libs: vec![lib.to_path_buf()],
         model: Some(format!("Modelica.Mechanics.MultiBody.Examples.{model}")),
     };
     let mut sources = minimo::diag::SourceMap::new();

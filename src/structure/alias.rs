@@ -153,6 +153,8 @@ pub fn eliminate(
     let mut form: Vec<Option<LinForm>> = vec![None; n];
     let mut order: Vec<VarId> = Vec::new();
     let mut used = vec![false; work.eqs.len()];
+    // `ei` indexes both `work.eqs` and `used`.
+    #[allow(clippy::needless_range_loop)]
     for ei in 0..work.eqs.len() {
         let Some(mut lf) = lin_form(&work.eqs[ei].residual, work) else {
             continue;
