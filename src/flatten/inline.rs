@@ -539,34 +539,11 @@ impl Sym<'_, '_, '_> {
         }
         let out_dims =
             func_eval::output_dims(&self.fc.f.functions, name, dims_args).map_err(|_| abort())?;
-        let cargs: Vec<Expr> = vals[..last_given]
-            .iter()
-            .flatten()
-            .map(|t| {
-                if t.is_scalar() {
-                    t.data[0].clone()
-                } else {
-                    Expr::Array {
-                        dims: t.dims.clone(),
-                        elements: t.data.clone(),
-                    }
-                }
-            })
-            .collect();
-        let mut outs = Vec::with_capacity(out_dims.len());
-        for (o, dims) in out_dims.into_iter().enumerate() {
-            let n: usize = dims.iter().product();
-            let data = (0..n)
-                .map(|k| Expr::UserCall {
-                    function: name.to_string(),
-                    args: cargs.clone(),
-                    output: o,
-                    element: k,
-                })
-                .collect();
-            outs.push(Tensor { dims, data });
-        }
-        Ok(outs)
+        Ok(super::scalarize::user_call_outputs(
+            name,
+            &vals[..last_given],
+            out_dims,
+        ))
     }
 }
 

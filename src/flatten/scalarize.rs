@@ -779,35 +779,48 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .collect();
         let out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
             .map_err(|m| Diagnostic::error(span, m))?;
-        let args: Vec<Expr> = vals[..last_given]
-            .iter()
-            .flatten()
-            .map(|t| {
-                if t.is_scalar() {
-                    t.data[0].clone()
-                } else {
-                    Expr::Array {
-                        dims: t.dims.clone(),
-                        elements: t.data.clone(),
-                    }
+        let outs = user_call_outputs(fname, &vals[..last_given], out_dims);
+        Ok(group_outputs(f, outs))
+    }
+}
+
+/// One `UserCall` element per element of each output of `function`, called with the given
+/// argument values (scalars as themselves, arrays as array literals).
+pub(super) fn user_call_outputs(
+    function: &str,
+    vals: &[Option<Tensor<Expr>>],
+    out_dims: Vec<Vec<usize>>,
+) -> Vec<Tensor<Expr>> {
+    let args: Vec<Expr> = vals
+        .iter()
+        .flatten()
+        .map(|t| {
+            if t.is_scalar() {
+                t.data[0].clone()
+            } else {
+                Expr::Array {
+                    dims: t.dims.clone(),
+                    elements: t.data.clone(),
                 }
-            })
-            .collect();
-        let mut outs = Vec::with_capacity(out_dims.len());
-        for (o, dims) in out_dims.into_iter().enumerate() {
+            }
+        })
+        .collect();
+    out_dims
+        .into_iter()
+        .enumerate()
+        .map(|(o, dims)| {
             let n: usize = dims.iter().product();
             let data = (0..n)
                 .map(|k| Expr::UserCall {
-                    function: fname.to_string(),
+                    function: function.to_string(),
                     args: args.clone(),
                     output: o,
                     element: k,
                 })
                 .collect();
-            outs.push(Tensor { dims, data });
-        }
-        Ok(group_outputs(f, outs))
-    }
+            Tensor { dims, data }
+        })
+        .collect()
 }
 
 /// The inputs whose values (not only sizes) the outputs' declared sizes need: names in the
