@@ -173,10 +173,18 @@ pub fn run_case(config: &Config, case: &Case) -> CaseResult {
     let t = Instant::now();
     let out = config.work_dir.join(format!("{}.csv", case.model));
     let _ = std::fs::remove_file(&out);
-    let sim = run_minimo(
-        config,
-        &["simulate", "-m", &case.model, "-o", &out.to_string_lossy()],
-    );
+    // The run covers the reference's span: the reference tools may have run past the
+    // annotation's StopTime (DifferenceAmplifier: annotation 1e-8 s, reference 1 s), and a
+    // comparison only means something where both curves exist. Interval and Tolerance stay
+    // those of the `experiment` annotation.
+    let stop = reference_end(&case.reference).map(|t| format!("{t:e}"));
+    let mut args = vec!["simulate", "-m", &case.model];
+    if let Some(stop) = &stop {
+        args.extend(["--stop-time", stop.as_str()]);
+    }
+    let out_path = out.to_string_lossy();
+    args.extend(["-o", &out_path]);
+    let sim = run_minimo(config, &args);
     let outcome = match sim {
         Child::Timeout => Outcome::Timeout,
         Child::Crashed(msg) => Outcome::SimFailed(format!("crash: {msg}")),
@@ -194,6 +202,11 @@ pub fn run_case(config: &Config, case: &Case) -> CaseResult {
         outcome,
         seconds: t.elapsed().as_secs_f64(),
     }
+}
+
+/// The last time of a reference file (`None` when it cannot be read: the comparison reports it).
+fn reference_end(reference: &Path) -> Option<f64> {
+    Table::read_csv(reference).ok()?.time.last().copied()
 }
 
 fn compare_files(reference: &Path, result: &Path, tol: Tolerance) -> Outcome {
