@@ -220,81 +220,11 @@ pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<Reactio
 }
 
 impl Mechanism {
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
+    /// Reads the mechanism from the model in named steps: alias classes, coordinates, unknowns
+    /// fixed by parameters, constraint rows, pairs and their multipliers.
     fn find(work: &WorkingSystem) -> diag::Result<Mechanism> {
-        let n_vars = work.model.variables.len();
-        let unknown = |v: VarId| work.is_unknown(v);
-        let inc: Vec<BTreeMap<VarId, Lin>> = work
-            .eqs
-            .iter()
-            .map(|e| incidence_of(&e.residual, &unknown))
-            .collect();
-        // Alias classes of `a = b` equations (connections, a body's frame = its coordinates).
-        let mut rep: Vec<VarId> = (0..n_vars).collect();
-        let mut skip = vec![false; work.eqs.len()];
-        for (e, eq) in work.eqs.iter().enumerate() {
-            if let Expr::Binary(crate::dae::BinOp::Sub, a, b) = &eq.residual
-                && let (Expr::Var(a), Expr::Var(b)) = (&**a, &**b)
-                && unknown(*a)
-                && unknown(*b)
-                && work.model.variables[*a].derivative_of.is_none()
-                && work.model.variables[*b].derivative_of.is_none()
-            {
-                let (ra, rb) = (find_rep(&mut rep, *a), find_rep(&mut rep, *b));
-                if ra != rb {
-                    rep[ra.max(rb)] = ra.min(rb);
-                }
-                skip[e] = true;
-            }
-        }
-        let rep: Vec<VarId> = (0..n_vars).map(|v| find_rep(&mut rep, v)).collect();
-        let mut members: BTreeMap<VarId, Vec<VarId>> = BTreeMap::new();
-        for (v, &r) in rep.iter().enumerate() {
-            members.entry(r).or_default().push(v);
-        }
-        // Coordinates: der(x) = v with v differentiated too.
-        let mut level: Vec<Option<(usize, Level)>> = vec![None; n_vars];
-        let mut coords = Vec::new();
-        let mut velocity = Vec::new();
-        for x in 0..n_vars {
-            let Some(dx) = work.deriv[x] else { continue };
-            if !unknown(x) || work.model.variables[x].derivative_of.is_some() || level[x].is_some()
-            {
-                continue;
-            }
-            let found = inc.iter().enumerate().find_map(|(e, row)| {
-                if skip[e]
-                    || row.len() != 2
-                    || row.get(&dx).and_then(|l| l.integer()).map(i64::abs) != Some(1)
-                {
-                    return None;
-                }
-                let (&v, l) = row.iter().find(|(v, _)| **v != dx)?;
-                (l.integer().map(i64::abs) == Some(1) && v != x && work.deriv[v].is_some())
-                    .then_some((e, v))
-            });
-            let Some((e, v)) = found else { continue };
-            let col = coords.len();
-            coords.push(x);
-            velocity.push(v);
-            skip[e] = true;
-            let mut mark = |u: VarId, l: Level| {
-                for &w in members.get(&rep[u]).into_iter().flatten() {
-                    level[w] = Some((col, l));
-                    if l == Level::Position
-                        && let Some(dw) = work.deriv[w]
-                    {
-                        level[dw] = Some((col, Level::Velocity));
-                    }
-                }
-            };
-            mark(x, Level::Position);
-            mark(dx, Level::Velocity);
-            mark(v, Level::Velocity);
-            if let Some(a) = work.deriv[v] {
-                mark(a, Level::Acceleration);
-            }
-        }
+        let mut r = Reading::new(work);
+        let (coords, velocity) = r.coordinates();
         if coords.is_empty() {
             return Err(vec![Diagnostic::error(
                 Span::DUMMY,
@@ -305,128 +235,8 @@ impl Mechanism {
             )
             .with_help("the reaction analysis reads mechanisms written with Minimo.Multibody.Planar (coordinates x, y, phi per body)")]);
         }
-        // Unknowns fixed by parameters (a ground frame), in dependency order.
-        let mut is_fixed = vec![false; n_vars];
-        let mut fixed = Vec::new();
-        for _ in 0..64 {
-            let mut changed = false;
-            for (e, row) in inc.iter().enumerate() {
-                if skip[e] {
-                    continue;
-                }
-                let free: Vec<VarId> = row
-                    .keys()
-                    .copied()
-                    .filter(|&v| !is_fixed[v] && level[v].is_none())
-                    .collect();
-                if let [v] = free[..]
-                    && row.len() == 1 + row.keys().filter(|&&u| is_fixed[u]).count()
-                    && matches!(row[&v], Lin::Linear(_))
-                {
-                    fixed.push((v, e));
-                    for &w in members.get(&rep[v]).into_iter().flatten() {
-                        is_fixed[w] = true;
-                    }
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        // Constraint rows.
-        let mut rows = Vec::new();
-        for (e, row) in inc.iter().enumerate() {
-            if skip[e] || row.is_empty() {
-                continue;
-            }
-            if !row.keys().all(|&v| level[v].is_some() || is_fixed[v]) {
-                continue;
-            }
-            let Some(top) = row.keys().filter_map(|&v| level[v].map(|l| l.1)).max() else {
-                continue;
-            };
-            let mut entries: Vec<(usize, Expr)> = Vec::new();
-            for &v in row.keys() {
-                let Some((col, l)) = level[v] else { continue };
-                if l != top {
-                    continue;
-                }
-                let d = diff(
-                    &work.eqs[e].residual,
-                    &mut Partial {
-                        var: v,
-                        user: &mut |_: &str, _: &[Expr], _: usize, _: usize, _: usize| {
-                            Err("a user function".to_string())
-                        },
-                    },
-                )
-                .map_err(|msg| {
-                    vec![Diagnostic::error(
-                        work.eqs[e].span,
-                        format!("cannot differentiate this constraint: {msg}"),
-                    )]
-                })?;
-                entries.push((col, crate::structure::expr::simplify(&d)));
-            }
-            rows.push(Row {
-                eq: e,
-                level: top,
-                entries,
-            });
-        }
-        // Pairs by component, in the order of their first row.
-        let mut pairs: Vec<Pair> = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            let comp = &work.eqs[r.eq].component;
-            match pairs.iter_mut().find(|p| &p.name == comp) {
-                Some(p) => p.rows.push(i),
-                None => pairs.push(Pair {
-                    name: comp.clone(),
-                    rows: vec![i],
-                    multipliers: None,
-                }),
-            }
-        }
-        // Multipliers: the pair's own unknowns that are not kinematic (not computable from
-        // the coordinates and velocities).
-        let mut kin = vec![false; n_vars];
-        for v in 0..n_vars {
-            kin[v] = is_fixed[v] || matches!(level[v], Some((_, l)) if l != Level::Acceleration);
-        }
-        for _ in 0..64 {
-            let mut changed = false;
-            for row in &inc {
-                let free: Vec<VarId> = row.keys().copied().filter(|&v| !kin[v]).collect();
-                if let [v] = free[..]
-                    && level[v].is_none()
-                {
-                    for &w in members.get(&rep[v]).into_iter().flatten() {
-                        kin[w] = true;
-                    }
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        for p in pairs.iter_mut() {
-            let own: Vec<VarId> = (0..n_vars)
-                .filter(|&v| {
-                    let var = &work.model.variables[v];
-                    unknown(v)
-                        && var.component == p.name
-                        && !var.flow
-                        && !kin[v]
-                        && level[v].is_none()
-                        && var.derivative_of.is_none()
-                })
-                .collect();
-            if own.len() == p.rows.len() {
-                p.multipliers = Some(own);
-            }
-        }
+        let fixed = r.fixed_unknowns();
+        let rows = r.constraint_rows()?;
         if rows.is_empty() {
             return Err(vec![Diagnostic::error(
                 Span::DUMMY,
@@ -438,14 +248,16 @@ impl Mechanism {
             )
             .with_help("a constraint must be an equation in the coordinates and their derivatives only (see Minimo.Multibody.Planar)")]);
         }
+        let mut pairs = group_pairs(work, &rows);
+        r.name_multipliers(&mut pairs);
         Ok(Mechanism {
             coords,
             velocity,
             rows,
             pairs,
             fixed,
-            rep,
-            members,
+            rep: r.rep,
+            members: r.members,
         })
     }
 
@@ -610,6 +422,278 @@ impl Mechanism {
             warnings,
         }
     }
+}
+
+/// What [`Mechanism::find`] has learnt about the model's unknowns so far.
+struct Reading<'a> {
+    work: &'a WorkingSystem,
+    /// Incidence of each equation in the unknowns.
+    inc: Vec<BTreeMap<VarId, Lin>>,
+    /// Equations already used (aliases, kinematic `der(x) = v`): not constraints.
+    skip: Vec<bool>,
+    /// Representative of each variable's alias class, and the members of each class.
+    rep: Vec<VarId>,
+    members: BTreeMap<VarId, Vec<VarId>>,
+    /// Column and level of every variable that is a coordinate or one of its derivatives.
+    level: Vec<Option<(usize, Level)>>,
+    /// Unknowns fixed by parameters.
+    is_fixed: Vec<bool>,
+}
+
+impl<'a> Reading<'a> {
+    /// The incidence and the alias classes of `a = b` equations (connections, a body's frame =
+    /// its coordinates).
+    fn new(work: &'a WorkingSystem) -> Reading<'a> {
+        let n_vars = work.model.variables.len();
+        let unknown = |v: VarId| work.is_unknown(v);
+        let inc: Vec<BTreeMap<VarId, Lin>> = work
+            .eqs
+            .iter()
+            .map(|e| incidence_of(&e.residual, &unknown))
+            .collect();
+        let mut rep: Vec<VarId> = (0..n_vars).collect();
+        let mut skip = vec![false; work.eqs.len()];
+        for (e, eq) in work.eqs.iter().enumerate() {
+            if let Expr::Binary(crate::dae::BinOp::Sub, a, b) = &eq.residual
+                && let (Expr::Var(a), Expr::Var(b)) = (&**a, &**b)
+                && unknown(*a)
+                && unknown(*b)
+                && work.model.variables[*a].derivative_of.is_none()
+                && work.model.variables[*b].derivative_of.is_none()
+            {
+                let (ra, rb) = (find_rep(&mut rep, *a), find_rep(&mut rep, *b));
+                if ra != rb {
+                    rep[ra.max(rb)] = ra.min(rb);
+                }
+                skip[e] = true;
+            }
+        }
+        let rep: Vec<VarId> = (0..n_vars).map(|v| find_rep(&mut rep, v)).collect();
+        let mut members: BTreeMap<VarId, Vec<VarId>> = BTreeMap::new();
+        for (v, &r) in rep.iter().enumerate() {
+            members.entry(r).or_default().push(v);
+        }
+        Reading {
+            work,
+            inc,
+            skip,
+            rep,
+            members,
+            level: vec![None; n_vars],
+            is_fixed: vec![false; n_vars],
+        }
+    }
+
+    /// Every member of `u`'s alias class.
+    fn class(&self, u: VarId) -> Vec<VarId> {
+        self.members.get(&self.rep[u]).cloned().unwrap_or_default()
+    }
+
+    /// Coordinates: `der(x) = v` with `v` differentiated too. Marks the levels of each
+    /// coordinate's alias class and derivatives; returns the coordinates and their velocities.
+    fn coordinates(&mut self) -> (Vec<VarId>, Vec<VarId>) {
+        let work = self.work;
+        let mut coords = Vec::new();
+        let mut velocity = Vec::new();
+        for x in 0..work.model.variables.len() {
+            let Some(dx) = work.deriv[x] else { continue };
+            if !work.is_unknown(x)
+                || work.model.variables[x].derivative_of.is_some()
+                || self.level[x].is_some()
+            {
+                continue;
+            }
+            let Some((e, v)) = self.kinematic_equation(x, dx) else {
+                continue;
+            };
+            let col = coords.len();
+            coords.push(x);
+            velocity.push(v);
+            self.skip[e] = true;
+            self.mark(x, col, Level::Position);
+            self.mark(dx, col, Level::Velocity);
+            self.mark(v, col, Level::Velocity);
+            if let Some(a) = work.deriv[v] {
+                self.mark(a, col, Level::Acceleration);
+            }
+        }
+        (coords, velocity)
+    }
+
+    /// The equation `der(x) = v` (coefficients ±1) with `v` differentiated in the model.
+    fn kinematic_equation(&self, x: VarId, dx: VarId) -> Option<(usize, VarId)> {
+        self.inc.iter().enumerate().find_map(|(e, row)| {
+            if self.skip[e]
+                || row.len() != 2
+                || row.get(&dx).and_then(|l| l.integer()).map(i64::abs) != Some(1)
+            {
+                return None;
+            }
+            let (&v, l) = row.iter().find(|(v, _)| **v != dx)?;
+            (l.integer().map(i64::abs) == Some(1) && v != x && self.work.deriv[v].is_some())
+                .then_some((e, v))
+        })
+    }
+
+    fn mark(&mut self, u: VarId, col: usize, l: Level) {
+        for w in self.class(u) {
+            self.level[w] = Some((col, l));
+            if l == Level::Position
+                && let Some(dw) = self.work.deriv[w]
+            {
+                self.level[dw] = Some((col, Level::Velocity));
+            }
+        }
+    }
+
+    /// Unknowns fixed by parameters (a ground frame), in dependency order, with the equation
+    /// that gives each (linear in it).
+    fn fixed_unknowns(&mut self) -> Vec<(VarId, usize)> {
+        let mut fixed = Vec::new();
+        for _ in 0..64 {
+            let mut changed = false;
+            for e in 0..self.inc.len() {
+                if self.skip[e] {
+                    continue;
+                }
+                let row = &self.inc[e];
+                let free: Vec<VarId> = row
+                    .keys()
+                    .copied()
+                    .filter(|&v| !self.is_fixed[v] && self.level[v].is_none())
+                    .collect();
+                if let [v] = free[..]
+                    && row.len() == 1 + row.keys().filter(|&&u| self.is_fixed[u]).count()
+                    && matches!(row[&v], Lin::Linear(_))
+                {
+                    fixed.push((v, e));
+                    for w in self.class(v) {
+                        self.is_fixed[w] = true;
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        fixed
+    }
+
+    /// The constraint rows: equations in coordinates, their derivatives and fixed unknowns
+    /// only, each differentiated by the variables of its highest level.
+    fn constraint_rows(&self) -> diag::Result<Vec<Row>> {
+        let work = self.work;
+        let mut rows = Vec::new();
+        for (e, row) in self.inc.iter().enumerate() {
+            if self.skip[e] || row.is_empty() {
+                continue;
+            }
+            if !row
+                .keys()
+                .all(|&v| self.level[v].is_some() || self.is_fixed[v])
+            {
+                continue;
+            }
+            let Some(top) = row.keys().filter_map(|&v| self.level[v].map(|l| l.1)).max() else {
+                continue;
+            };
+            let mut entries: Vec<(usize, Expr)> = Vec::new();
+            for &v in row.keys() {
+                let Some((col, l)) = self.level[v] else {
+                    continue;
+                };
+                if l != top {
+                    continue;
+                }
+                let d = diff(
+                    &work.eqs[e].residual,
+                    &mut Partial {
+                        var: v,
+                        user: &mut |_: &str, _: &[Expr], _: usize, _: usize, _: usize| {
+                            Err("a user function".to_string())
+                        },
+                    },
+                )
+                .map_err(|msg| {
+                    vec![Diagnostic::error(
+                        work.eqs[e].span,
+                        format!("cannot differentiate this constraint: {msg}"),
+                    )]
+                })?;
+                entries.push((col, crate::structure::expr::simplify(&d)));
+            }
+            rows.push(Row {
+                eq: e,
+                level: top,
+                entries,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// Multipliers: the pair's own unknowns that are not kinematic (not computable from the
+    /// coordinates and velocities), when there are as many as the pair has rows.
+    fn name_multipliers(&self, pairs: &mut [Pair]) {
+        let work = self.work;
+        let n_vars = work.model.variables.len();
+        let mut kin: Vec<bool> = (0..n_vars)
+            .map(|v| {
+                self.is_fixed[v]
+                    || matches!(self.level[v], Some((_, l)) if l != Level::Acceleration)
+            })
+            .collect();
+        for _ in 0..64 {
+            let mut changed = false;
+            for row in &self.inc {
+                let free: Vec<VarId> = row.keys().copied().filter(|&v| !kin[v]).collect();
+                if let [v] = free[..]
+                    && self.level[v].is_none()
+                {
+                    for w in self.class(v) {
+                        kin[w] = true;
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for p in pairs.iter_mut() {
+            let own: Vec<VarId> = (0..n_vars)
+                .filter(|&v| {
+                    let var = &work.model.variables[v];
+                    work.is_unknown(v)
+                        && var.component == p.name
+                        && !var.flow
+                        && !kin[v]
+                        && self.level[v].is_none()
+                        && var.derivative_of.is_none()
+                })
+                .collect();
+            if own.len() == p.rows.len() {
+                p.multipliers = Some(own);
+            }
+        }
+    }
+}
+
+/// The rows grouped by the component their equation comes from, in the order of first rows.
+fn group_pairs(work: &WorkingSystem, rows: &[Row]) -> Vec<Pair> {
+    let mut pairs: Vec<Pair> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let comp = &work.eqs[r.eq].component;
+        match pairs.iter_mut().find(|p| &p.name == comp) {
+            Some(p) => p.rows.push(i),
+            None => pairs.push(Pair {
+                name: comp.clone(),
+                rows: vec![i],
+                multipliers: None,
+            }),
+        }
+    }
+    pairs
 }
 
 fn select_rows(c: &DMatrix<f64>, rows: &[usize]) -> DMatrix<f64> {
