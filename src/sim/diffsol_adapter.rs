@@ -217,7 +217,11 @@ impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
             Ok(()) => {
                 e.run_outputs();
                 e.roots(y);
-                self.0.baseline.borrow_mut().apply(y);
+                let rel = &e.prog.relations;
+                let regs = &e.regs;
+                self.0.baseline.borrow_mut().apply(y, |i| {
+                    1.0 + regs[rel[i].a as usize].abs() + regs[rel[i].b as usize].abs()
+                });
                 if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
                     eprintln!(
                         "root fn at t={t}: {:?}",

@@ -24,9 +24,18 @@
 //! the side the operands moved to. Every root the integrator reports is therefore a crossing
 //! from agreement to disagreement, the case where the event must change the relation.
 //! Equality relations (`==`, `<>`) have no distance to a boundary and get no band.
+//!
+//! Only a disagreement of rounding size gets a band: at most [`ROUNDING`] times
+//! `1 + |a| + |b|`, the margin within which the event iteration already treats the operands of
+//! the triggered relation as unmoved (`events.rs`). A larger one is no rounding: the relation
+//! and its operands really disagree where the segment starts, and a band as wide would hide
+//! its next crossing (a heater that never switches on); it is left as before.
 
 use super::program::Relation;
 use super::tape::Op;
+
+/// The largest disagreement, relative to `1 + |a| + |b|`, that counts as rounding.
+const ROUNDING: f64 = 1e-9;
 
 /// The bands of one segment; see the module documentation.
 pub struct RootBaseline {
@@ -55,12 +64,23 @@ impl RootBaseline {
         self.pending = true;
     }
 
-    /// Adds the bands to the crossing functions `g`, first setting them when a segment starts.
-    pub fn apply(&mut self, g: &mut [f64]) {
+    /// Adds the bands to the crossing functions `g`, first setting them when a segment starts;
+    /// `scale(i)` is `1 + |a| + |b|` of relation `i`'s operands.
+    pub fn apply(&mut self, g: &mut [f64], scale: impl Fn(usize) -> f64) {
         if self.pending {
             self.pending = false;
-            for ((s, &x), &ordered) in self.shift.iter_mut().zip(g.iter()).zip(&self.ordered) {
-                *s = if ordered && x < 0.0 { -2.0 * x } else { 0.0 };
+            for (i, ((s, &x), &ordered)) in self
+                .shift
+                .iter_mut()
+                .zip(g.iter())
+                .zip(&self.ordered)
+                .enumerate()
+            {
+                *s = if ordered && x < 0.0 && -x <= ROUNDING * scale(i) {
+                    -2.0 * x
+                } else {
+                    0.0
+                };
             }
         }
         for (x, &s) in g.iter_mut().zip(&self.shift) {
@@ -97,28 +117,36 @@ mod tests {
         let mut b = RootBaseline::new(&[rel(Op::Lt), rel(Op::Gt)]);
         // First evaluation: relation 0 disagrees by 1e-17 (rounding), relation 1 agrees.
         let mut g = [-1e-17, 0.5];
-        b.apply(&mut g);
+        b.apply(&mut g, |_| 1.0);
         assert!(g[0] > 0.0 && g[1] == 0.5);
         // Moving towards agreement: still positive, no event.
         let mut g = [1e-3, 0.4];
-        b.apply(&mut g);
+        b.apply(&mut g, |_| 1.0);
         assert!(g[0] > 0.0);
         // Moving on to the disagreeing side past the band: negative, an event.
         let mut g = [-1e-16, 0.4];
-        b.apply(&mut g);
+        b.apply(&mut g, |_| 1.0);
         assert!(g[0] < 0.0);
         // The next segment takes a new baseline.
         b.restart();
         let mut g = [0.3, -1.0];
-        b.apply(&mut g);
+        b.apply(&mut g, |_| 1.0);
         assert!(g[0] == 0.3 && g[1] > 0.0);
+    }
+
+    #[test]
+    fn a_disagreement_larger_than_rounding_gets_no_band() {
+        let mut b = RootBaseline::new(&[rel(Op::Lt)]);
+        let mut g = [-1.2];
+        b.apply(&mut g, |_| 50.0);
+        assert_eq!(g[0], -1.2);
     }
 
     #[test]
     fn equality_relations_get_no_band() {
         let mut b = RootBaseline::new(&[rel(Op::Eq)]);
         let mut g = [-1.0];
-        b.apply(&mut g);
+        b.apply(&mut g, |_| 1.0);
         assert_eq!(g[0], -1.0);
     }
 }
