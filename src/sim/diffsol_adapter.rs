@@ -48,6 +48,8 @@ pub struct SimEqn<M: Matrix<T = f64>> {
     /// The dense state Jacobian of the engine, kept between Jacobians (an allocation of this
     /// size is a fresh mapping each time: its pages are zeroed by the kernel on every call).
     pub(super) dense: RefCell<Vec<f64>>,
+    /// The bands that start each segment's crossing functions agreeing with their relations.
+    pub(super) baseline: RefCell<super::root_baseline::RootBaseline>,
 }
 
 impl<M: Matrix<T = f64>> SimEqn<M> {
@@ -58,6 +60,7 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
         let mut y0 = engine.states();
         y0.extend(alg.iter().map(|&r| engine.regs[r as usize]));
         let nroots = engine.prog.relations.len();
+        let baseline = super::root_baseline::RootBaseline::new(&engine.prog.relations);
         let mut pattern = state_jacobian_pattern(&engine.prog);
         if !alg.is_empty() {
             let rows: Vec<usize> = alg.iter().map(|&r| r as usize).collect();
@@ -93,6 +96,7 @@ impl<M: Matrix<T = f64>> SimEqn<M> {
             scatter,
             jacobians: RefCell::new(0),
             dense: RefCell::new(Vec::new()),
+            baseline: RefCell::new(baseline),
         }
     }
 }
@@ -213,6 +217,11 @@ impl<M: Matrix<T = f64>> NonLinearOp for SimRoot<'_, M> {
             Ok(()) => {
                 e.run_outputs();
                 e.roots(y);
+                let rel = &e.prog.relations;
+                let regs = &e.regs;
+                self.0.baseline.borrow_mut().apply(y, |i| {
+                    1.0 + regs[rel[i].a as usize].abs() + regs[rel[i].b as usize].abs()
+                });
                 if std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
                     eprintln!(
                         "root fn at t={t}: {:?}",

@@ -377,6 +377,18 @@ pub fn note_consistency(engine: &Engine, es: &mut EventState) {
         .collect();
 }
 
+impl EventState {
+    /// The integrator found relation `i` crossing from agreement with its operands to
+    /// disagreement (its crossing function starts each segment agreeing, `root_baseline.rs`):
+    /// at the event it changes even when evaluating its operands again puts them back by
+    /// rounding.
+    pub fn crossed_from_agreement(&mut self, i: usize) {
+        if let Some(c) = self.consistent.get_mut(i) {
+            *c = true;
+        }
+    }
+}
+
 /// The error for a relation that keeps switching within one event (chattering).
 fn chattering(engine: &Engine, t: f64, relation: Option<usize>) -> Diagnostic {
     // A call that failed gives NaN, which differs from itself at every pass: the failure is

@@ -123,6 +123,8 @@ macro_rules! integrate_with {
             // rejection after an event. The floor follows the span of the run.
             problem.ode_options.min_timestep = problem.ode_options.min_timestep.min(span * 1e-14);
             loop {
+                // Each segment's solver takes the crossing functions' initial value anew.
+                problem.eqn.baseline.borrow_mut().restart();
                 let end = {
                     let p = &problem;
                     match method {

@@ -20,8 +20,9 @@
 //! - [`events`]: event iteration, `when`, `reinit`, `pre`, time events;
 //! - [`driver`]: a simulation from options to result; [`integrate`]: one integration phase
 //!   with a diffsol method; [`stepping`]: output points and events within a phase;
-//!   [`diffsol_adapter`]: the program as diffsol's `OdeEquations`; [`errors`]: failures in the
-//!   modeler's words;
+//!   [`diffsol_adapter`]: the program as diffsol's `OdeEquations`; [`root_baseline`]: each
+//!   segment's crossing functions start agreeing with their relations; [`errors`]: failures in
+//!   the modeler's words;
 //! - [`options`]: the options of a run; [`results`]: the result of a run, its CSV, JSON and MAT v4
 //!   writers.
 
@@ -52,6 +53,7 @@ pub mod options;
 pub mod params;
 pub mod program;
 pub mod results;
+pub mod root_baseline;
 pub mod sample_check;
 pub mod scalar_root;
 pub mod sparse_lu;

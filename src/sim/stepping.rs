@@ -206,6 +206,8 @@ impl Stepper<'_> {
                     break self.stop_reached(solver, eqn, stop)?;
                 }
                 Ok(OdeSolverStopReason::RootFound(t, idx)) => {
+                    // A crossing from agreement (`root_baseline.rs`): the event changes it.
+                    self.es.crossed_from_agreement(idx);
                     self.outputs_until(solver, eqn, t, false)?;
                     let mut y = solver
                         .interpolate(t)
