@@ -56,6 +56,7 @@ pub mod relation_hysteresis;
 pub mod results;
 pub mod sample_check;
 pub mod scalar_root;
+pub mod singular_linear;
 pub mod sparse_lu;
 pub mod state_jacobian;
 pub mod state_lanes;
