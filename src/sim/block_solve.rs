@@ -88,6 +88,12 @@ impl Engine {
                 result = self.newton(si, &vars, &residuals, linear, max_iter);
             }
         }
+        if linear
+            && matches!(result, Err(NewtonFailure::Singular { .. }))
+            && self.singular_linear_solve(si, &vars, &residuals)
+        {
+            result = Ok(());
+        }
         if result.is_err() && !linear && vars.len() <= super::torn_root::MAX_TORN {
             // A small loop where Newton stays on the wrong piece of a piecewise-linear
             // residual: a root of the loop torn to one unknown, confirmed by Newton.

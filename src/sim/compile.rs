@@ -19,7 +19,7 @@ use super::program::{Action, Program, SetMonitor, Step, WhenClause};
 use super::tape::{Op, Reg};
 use crate::dae::{EquationKind, Expr, FlatModel, ScalarType, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
-use crate::structure::tearing::tear_block;
+use crate::structure::tearing::{tear_block, tear_nonlinear_block};
 use crate::structure::{BlockKind, SortedSystem};
 use std::collections::{HashMap, HashSet};
 
@@ -403,7 +403,8 @@ fn implicit_step(
     torn_sizes: &mut Vec<(usize, usize)>,
 ) -> Step {
     let block = &sys.blocks[bi];
-    let torn = tear_block(&sys.equations, block);
+    let torn =
+        tear_block(&sys.equations, block).or_else(|| tear_nonlinear_block(&sys.equations, block));
     // Torn: the assignments first, then the residuals of the equations left over.
     let (unknowns, residual_eqs) = match &torn {
         Some(t) => {

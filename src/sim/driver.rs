@@ -166,6 +166,7 @@ pub fn simulate_with(
     let mut total = super::engine::EvalStats::default();
     let mut jacobians = 0;
     let mut phases = 0;
+    let mut noted_non_unique = false;
     loop {
         let n = engine.nstates();
         // The algebraic components diffsol's error test covers are part of its matrix too
@@ -187,6 +188,10 @@ pub fn simulate_with(
         total.jvp += end.stats.jvp;
         total.newton_iterations += end.stats.newton_iterations;
         total.block_factorizations += end.stats.block_factorizations;
+        if let Some((b, t)) = end.stats.non_unique.filter(|_| !noted_non_unique) {
+            noted_non_unique = true;
+            messages.push(super::singular_linear::note(run.sys(), b, t));
+        }
         jacobians += end.jacobians;
         let Some((t, values, prefer)) = end.reselect else {
             break;
@@ -469,7 +474,7 @@ fn restart_with_states(
     if let Err(e) = init_relations(&mut engine) {
         return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
     }
-    note_consistency(&engine, &mut run.es);
+    note_consistency(&mut engine, &mut run.es);
     messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
     run.alt = Some(std::rc::Rc::new(new_sys));
     run.t_restart = t;

@@ -33,6 +33,9 @@ pub struct EvalStats {
     pub block_solves: usize,
     /// Block Jacobians built and factored.
     pub block_factorizations: usize,
+    /// The first linear block solved although singular (its solution not unique): BLT block,
+    /// time (`sim/singular_linear.rs`).
+    pub non_unique: Option<(usize, f64)>,
 }
 
 /// A failed block solve, with the data to name it.
@@ -101,6 +104,9 @@ pub struct Engine {
     pub nan_at: Option<(f64, Vec<f64>)>,
     /// Per large state set, the last complete check (`sim/statesel.rs`).
     pub set_checks: Vec<Option<super::statesel::LastCheck>>,
+    /// Per relation, the hysteresis added to its zero-crossing function for this phase of
+    /// integration (`events::note_consistency`); empty or zero: none.
+    pub root_shift: Vec<f64>,
 }
 
 impl Engine {
@@ -223,6 +229,7 @@ impl Engine {
             newton_tol: DEFAULT_NEWTON_TOL,
             nan_at: None,
             set_checks: Vec::new(),
+            root_shift: Vec::new(),
         }
     }
 
@@ -357,6 +364,15 @@ impl Engine {
                 self.regs[r.b as usize],
                 self.regs[r.reg as usize] != 0.0,
             );
+            if let Some(&shift) = self.root_shift.get(i).filter(|s| **s != 0.0) {
+                out[i] = super::relation_hysteresis::shifted_root(
+                    r.op,
+                    self.regs[r.a as usize],
+                    self.regs[r.b as usize],
+                    self.regs[r.reg as usize] != 0.0,
+                    shift,
+                );
+            }
         }
     }
 

@@ -147,14 +147,15 @@ pub fn event_iteration(
         let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
         let old = engine.regs[r.reg as usize];
         let now = apply(r.op, a, b, 0.0);
-        engine.regs[r.reg as usize] = if now != old {
+        let value = if now != old {
             now
         } else if es.consistent.get(i).copied().unwrap_or(true) {
             1.0 - old
         } else {
             old
         };
-        (i, a, b)
+        engine.regs[r.reg as usize] = value;
+        (i, a, b, value)
     });
 
     // Variables that `when` branches assign: outside a firing branch they keep `pre(v)`.
@@ -185,6 +186,7 @@ pub fn event_iteration(
             .collect();
         let mut fired_before = vec![None; whens.len()];
         let mut passes = 0;
+        let mut seen: Vec<Vec<bool>> = Vec::new();
         loop {
             passes += 1;
             if passes == 1 {
@@ -254,7 +256,18 @@ pub fn event_iteration(
             {
                 changed |= apply_action(engine, es, a, t)?;
             }
-            let switched = update_relations(engine, triggered);
+            let mut switched = update_relations(engine, triggered);
+            // Relations back at values of an earlier pass: the loop cycles between modes that
+            // each contradict themselves; search its relations (`sim/mixed_search.rs`).
+            let values = super::mixed_search::relation_values(engine);
+            if let Some(i) = switched.filter(|_| !changed && seen.contains(&values)) {
+                if super::mixed_search::resolve(engine, i)? {
+                    seen.clear();
+                    switched = Some(i);
+                }
+            } else {
+                seen.push(values);
+            }
             if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
                 DEBUG_VARS.with(|d| {
                     let d = d.borrow();
@@ -361,7 +374,9 @@ fn conditions(engine: &Engine, w: &WhenClause) -> Vec<Vec<bool>> {
 
 /// Remembers which relations agree with their operands where the integration starts (see
 /// the triggered relation in [`event_iteration`]).
-pub fn note_consistency(engine: &Engine, es: &mut EventState) {
+/// Also sets the hysteresis of the zero-crossing functions of those that disagree by rounding
+/// (`sim/relation_hysteresis.rs`).
+pub fn note_consistency(engine: &mut Engine, es: &mut EventState) {
     es.consistent = engine
         .prog
         .relations
@@ -373,6 +388,20 @@ pub fn note_consistency(engine: &Engine, es: &mut EventState) {
                 engine.regs[r.b as usize],
                 0.0,
             ) == engine.regs[r.reg as usize]
+        })
+        .collect();
+    let regs = &engine.regs;
+    engine.root_shift = engine
+        .prog
+        .relations
+        .iter()
+        .map(|r| {
+            super::relation_hysteresis::shift(
+                r.op,
+                regs[r.a as usize],
+                regs[r.b as usize],
+                regs[r.reg as usize] != 0.0,
+            )
         })
         .collect();
 }
@@ -425,17 +454,23 @@ fn copy_pre(engine: &mut Engine, kept: &[u32]) {
     }
 }
 
-/// Sets relation registers from their operands; the triggered one keeps its value while its
-/// operands stay where they crossed. Returns the first relation that changed, if any.
-fn update_relations(engine: &mut Engine, triggered: Option<(usize, f64, f64)>) -> Option<usize> {
+/// Sets relation registers from their operands; the triggered one has the value it took at
+/// the event while its operands stay where they crossed (also after a pass that moved them
+/// and changed it: a mode that brings them back to the crossing is the mode it left, and the
+/// cycle is then seen and resolved by `sim/mixed_search.rs`). Returns the first relation that
+/// changed, if any.
+fn update_relations(
+    engine: &mut Engine,
+    triggered: Option<(usize, f64, f64, f64)>,
+) -> Option<usize> {
     let mut changed = None;
     for (i, r) in engine.prog.relations.iter().enumerate() {
         let old = engine.regs[r.reg as usize];
         let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
-        let new = if let Some((_, a0, b0)) = triggered.filter(|t| t.0 == i)
+        let new = if let Some((_, a0, b0, v0)) = triggered.filter(|t| t.0 == i)
             && ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs())
         {
-            old
+            v0
         } else {
             apply(r.op, a, b, 0.0)
         };

@@ -1,4 +1,4 @@
-//! Tearing of large linear blocks.
+//! Tearing of large linear blocks (and, for the simulator, of nonlinear blocks).
 //!
 //! A linear block of a multibody model (accelerations and reactions of every body, joint and
 //! contact) has hundreds of unknowns, but most of its equations are assignments in disguise:
@@ -26,6 +26,32 @@ const TEAR_MIN: usize = 10;
 /// unknowns and tearing at least halves it; `None` when it is solved whole.
 pub fn tear_block(eqs: &[SortedEquation], block: &Block) -> Option<Tearing> {
     if block.kind != BlockKind::Linear || block.vars.len() < TEAR_MIN {
+        return None;
+    }
+    tear_linear_block(eqs, &block.equations, &block.vars)
+}
+
+/// Nonlinear blocks with at least this many unknowns are torn by the simulator. Smaller ones
+/// are solved whole: Newton's safeguards for piecewise loops (kinks, and the run-time tearing
+/// of `sim/torn_root.rs`, up to 6 unknowns) work on the whole block, and an op-amp loop under
+/// `noEvent` torn statically converges worse.
+pub const TEAR_NONLINEAR_MIN: usize = 7;
+
+/// How the simulation solves the nonlinear `block`: torn when it has at least
+/// [`TEAR_NONLINEAR_MIN`] unknowns and tearing at least halves it.
+///
+/// Newton over all unknowns of a loop treats every intermediate quantity as independent: in
+/// a transistor with a heat port (`vt_t = k/q*T`, `hexp = (T/Tnom - 1)*EG/vt_t`,
+/// `htempexp = exp(hexp)`, `is_t = Is*(T/Tnom)^XTI*htempexp`, ...) a linearized step from
+/// start values that do not satisfy those definitions (`vt_t = 0`, `htempexp = 0`) leaves
+/// them far from each other, and the line search then crawls. Torn, the intermediate
+/// quantities are computed from the tearing variables by their own equations at every
+/// iterate, so Newton works on the few true unknowns of the loop (here the temperature), as
+/// Modelica tools do. The torn block is as regular as the block (its Jacobian is the Schur
+/// complement for nonzero numeric pivots, see the module comment); the other unknowns need no
+/// start values.
+pub fn tear_nonlinear_block(eqs: &[SortedEquation], block: &Block) -> Option<Tearing> {
+    if block.kind != BlockKind::Nonlinear || block.vars.len() < TEAR_NONLINEAR_MIN {
         return None;
     }
     tear_linear_block(eqs, &block.equations, &block.vars)
