@@ -1272,6 +1272,13 @@ impl Ctx for FCtx<'_, '_> {
     fn push_local(&mut self, name: &str, v: Tensor<Expr>) {
         self.locals.push((name.to_string(), v));
     }
+    fn enum_literals(&mut self, e: &ast::Expr) -> Option<Vec<String>> {
+        let locals: Vec<String> = self.locals.iter().map(|(n, _)| n.clone()).collect();
+        match self.f.static_type(e, self.scope, &locals) {
+            Ok(super::expr_type::Ty::Enum(l)) => Some(l.to_vec()),
+            _ => None,
+        }
+    }
     fn pop_local(&mut self) {
         self.locals.pop();
     }
