@@ -217,7 +217,11 @@ impl Lowering<'_> {
         collect_simple(&self.model.equations, &mut eqs);
         collect_simple(&self.model.initial_equations, &mut eqs);
         let params: Vec<VarId> = self.sets.keys().copied().collect();
-        for _round in 0..=self.model.variables.len().min(10_000) {
+        // Without a cycle the sets settle within one round per String variable; a cycle that
+        // still adds values after twice that many builds ever longer Strings.
+        let rounds = 2 * params.len() + 4;
+        let mut last_change = Span::default();
+        for _round in 0..rounds {
             let mut changed = false;
             for &p in &params {
                 let v = &self.model.variables[p];
@@ -248,7 +252,10 @@ impl Lowering<'_> {
                         let x = self
                             .values(source)
                             .map_err(|m| Diagnostic::error(span, m))?;
-                        changed |= self.add(*v, x, span)?;
+                        if self.add(*v, x, span)? {
+                            changed = true;
+                            last_change = span;
+                        }
                     }
                 }
                 if !given {
@@ -264,11 +271,8 @@ impl Lowering<'_> {
             }
         }
         Err(Diagnostic::error(
-            self.model
-                .variables
-                .first()
-                .map_or(Span::default(), |v| v.span),
-            too_many(),
+            last_change,
+            "this equation gives a String ever new values (it builds on its own previous value): minimo keeps the String values of a model in a table made before simulation, so their number must be finite",
         ))
     }
 
@@ -304,7 +308,7 @@ impl Lowering<'_> {
             self.collect_values(e, &mut all);
         }
         if all.len() > MAX_VALUES {
-            return Err(Diagnostic::error(Span::default(), too_many()));
+            return Err(Diagnostic::error(model_span(self.model), too_many()));
         }
         self.table = all.into_iter().zip(0..).collect();
         Ok(())
@@ -617,4 +621,9 @@ fn collect_simple(eqs: &[Equation], out: &mut Vec<(Expr, Expr, Span)>) {
             _ => {}
         }
     }
+}
+
+/// A place for an error about the model as a whole: its first equation.
+fn model_span(model: &FlatModel) -> Span {
+    model.equations.first().map_or(Span::default(), |e| e.span)
 }
