@@ -777,8 +777,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 })
             })
             .collect();
-        let out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
+        let mut out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
             .map_err(|m| Diagnostic::error(span, m))?;
+        if let Some(d) = self.flexible_output_dims(f, &vals, bound_exprs, &out_dims)? {
+            out_dims = d;
+        }
         let outs = user_call_outputs(fname, &vals[..last_given], out_dims);
         Ok(group_outputs(f, outs))
     }
