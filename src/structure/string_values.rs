@@ -24,7 +24,7 @@ const MAX_VALUES: usize = 10_000;
 const MAX_PAIRS: usize = 4_096;
 
 type Set = BTreeSet<String>;
-type DResult<T> = Result<T, Diagnostic>;
+type DResult<T> = Result<T, Box<Diagnostic>>;
 
 /// Replaces every String expression of `model` by its rank in the model's table of String
 /// values (see the module comment). A model without Strings is left as it is.
@@ -43,7 +43,7 @@ pub fn lower(model: &mut FlatModel) -> diag::Result<()> {
         l.build_table()?;
         l.rewrite()
     };
-    run(&mut l).map_err(|d| vec![d])
+    run(&mut l).map_err(|d| vec![*d])
 }
 
 /// Whether a String literal or conversion appears outside messages.
@@ -202,7 +202,7 @@ impl Lowering<'_> {
                     Err(why) if !v.is_unknown() => {
                         self.poisoned.insert(i, why);
                     }
-                    Err(why) => return Err(Diagnostic::error(v.span, why)),
+                    Err(why) => return Err(Box::new(Diagnostic::error(v.span, why))),
                 },
                 // MLS 4.8.5: the start value of a String is "".
                 None => {
@@ -251,7 +251,7 @@ impl Lowering<'_> {
                         given = true;
                         let x = self
                             .values(source)
-                            .map_err(|m| Diagnostic::error(span, m))?;
+                            .map_err(|m| Box::new(Diagnostic::error(span, m)))?;
                         if self.add(*v, x, span)? {
                             changed = true;
                             last_change = span;
@@ -259,21 +259,23 @@ impl Lowering<'_> {
                     }
                 }
                 if !given {
-                    return Err(Diagnostic::error(
-                        span,
-                        "a String equation needs a String variable alone on one side",
-                    )
-                    .with_help("write it as `s = <String expression>`"));
+                    return Err(Box::new(
+                        Diagnostic::error(
+                            span,
+                            "a String equation needs a String variable alone on one side",
+                        )
+                        .with_help("write it as `s = <String expression>`"),
+                    ));
                 }
             }
             if !changed {
                 return Ok(());
             }
         }
-        Err(Diagnostic::error(
+        Err(Box::new(Diagnostic::error(
             last_change,
             "this equation gives a String ever new values (it builds on its own previous value): minimo keeps the String values of a model in a table made before simulation, so their number must be finite",
-        ))
+        )))
     }
 
     fn add(&mut self, v: VarId, x: Set, span: Span) -> DResult<bool> {
@@ -281,9 +283,11 @@ impl Lowering<'_> {
         let before = s.len();
         s.extend(x);
         if s.len() > MAX_VALUES {
-            return Err(Diagnostic::error(span, too_many()).with_note(format!(
-                "`{}` can take more than {MAX_VALUES} values",
-                self.model.variables[v].name
+            return Err(Box::new(Diagnostic::error(span, too_many()).with_note(
+                format!(
+                    "`{}` can take more than {MAX_VALUES} values",
+                    self.model.variables[v].name
+                ),
             )));
         }
         Ok(s.len() != before)
@@ -308,7 +312,10 @@ impl Lowering<'_> {
             self.collect_values(e, &mut all);
         }
         if all.len() > MAX_VALUES {
-            return Err(Diagnostic::error(model_span(self.model), too_many()));
+            return Err(Box::new(Diagnostic::error(
+                model_span(self.model),
+                too_many(),
+            )));
         }
         self.table = all.into_iter().zip(0..).collect();
         Ok(())
@@ -316,10 +323,10 @@ impl Lowering<'_> {
 
     /// Adds the values of every String sub-expression of `e` to `all`.
     fn collect_values(&self, e: &Expr, all: &mut Set) {
-        if self.is_string(e) {
-            if let Ok(x) = self.values(e) {
-                all.extend(x);
-            }
+        if self.is_string(e)
+            && let Ok(x) = self.values(e)
+        {
+            all.extend(x);
         }
         match e {
             Expr::Binary(_, a, b) => {
@@ -368,7 +375,9 @@ impl Lowering<'_> {
             }
             let span = v.span;
             for e in [&mut v.binding, &mut v.start].into_iter().flatten() {
-                *e = self.string_id(e).map_err(|m| Diagnostic::error(span, m))?;
+                *e = self
+                    .string_id(e)
+                    .map_err(|m| Box::new(Diagnostic::error(span, m)))?;
             }
         }
         self.model.variables = vars;
@@ -381,7 +390,9 @@ impl Lowering<'_> {
             }
             let span = var.span;
             let b = var.binding.clone().unwrap_or(Expr::Integer(0));
-            let b = self.value(&b).map_err(|m| Diagnostic::error(span, m))?;
+            let b = self
+                .value(&b)
+                .map_err(|m| Box::new(Diagnostic::error(span, m)))?;
             self.model.variables[v].binding = Some(b);
         }
         let mut eqs = std::mem::take(&mut self.model.equations);
@@ -403,7 +414,7 @@ impl Lowering<'_> {
     fn rewrite_eqs(&self, eqs: &mut [Equation]) -> DResult<()> {
         for eq in eqs {
             let span = eq.span;
-            let at = |m: String| Diagnostic::error(span, m);
+            let at = |m: String| Box::new(Diagnostic::error(span, m));
             match &mut eq.kind {
                 EquationKind::Simple { lhs, rhs } => {
                     if self.is_string(lhs) || self.is_string(rhs) {
