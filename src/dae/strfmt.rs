@@ -14,6 +14,9 @@ pub struct StringFormat {
     pub min_length: usize,
     /// `leftJustified`: pad on the right (true) or on the left.
     pub left_justified: bool,
+    /// The literals of an enumeration being converted (MLS 3.7.1: `String(E.a)` is `"a"`).
+    #[serde(default)]
+    pub literals: Option<Vec<String>>,
 }
 
 impl Default for StringFormat {
@@ -23,6 +26,7 @@ impl Default for StringFormat {
             format: None,
             min_length: 0,
             left_justified: true,
+            literals: None,
         }
     }
 }
@@ -38,6 +42,13 @@ pub enum ValueKind {
 impl StringFormat {
     /// Formats `x`; `Err` for a `format` string this implementation does not understand.
     pub fn apply(&self, x: f64, kind: ValueKind) -> Result<String, String> {
+        if let Some(l) = &self.literals {
+            let name = (x >= 1.0)
+                .then(|| l.get(x as usize - 1))
+                .flatten()
+                .ok_or_else(|| format!("{x} is not a value of enumeration({})", l.join(", ")))?;
+            return Ok(self.pad(name.clone()));
+        }
         let body = match (kind, &self.format) {
             (ValueKind::Boolean, _) => (if x != 0.0 { "true" } else { "false" }).to_string(),
             (_, Some(f)) => return c_format(f, x),

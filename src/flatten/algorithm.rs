@@ -501,7 +501,16 @@ impl Flattener<'_> {
             return self.run_statements(ex, body, env);
         };
         let values = match &first.range {
-            Some(r) => self.eval_structural_with(r, ex.scope, &ex.locals)?,
+            Some(r) => match self.eval_structural_with(r, ex.scope, &ex.locals) {
+                Ok(v) => v.map(Expr::from_val),
+                // A vector of values known only during simulation (`for i in y loop` with `y`
+                // a discrete variable) still has a size known now (MLS 11.2.2.1): the loop
+                // runs once per element with the iterator standing for that element.
+                Err(e) => match self.eval_symbolic(r, ex.scope, &ex.locals) {
+                    Ok(v) if v.dims.len() == 1 => v,
+                    _ => return Err(e),
+                },
+            },
             None => {
                 let mut uses = Vec::new();
                 super::implicit::in_statements(&first.name.name, body, &mut uses);
@@ -511,6 +520,7 @@ impl Flattener<'_> {
                     }
                 }
                 self.implicit_for_range(&first.name, &uses, ex.scope, &ex.locals)?
+                    .map(Expr::from_val)
             }
         };
         let n = super::tensor::range_len(&values.dims).map_err(|m| {
@@ -518,7 +528,7 @@ impl Flattener<'_> {
             Diagnostic::error(at, m)
         })?;
         for k in 0..n {
-            let v = values.row(k).map(Expr::from_val);
+            let v = values.row(k);
             ex.locals.push((first.name.name.clone(), v));
             let res = self.run_for(ex, rest, body, env);
             ex.locals.pop();

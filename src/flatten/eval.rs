@@ -36,6 +36,10 @@ pub trait Ctx {
             "a subscript must be a constant Integer here (variable indices are not supported)",
         ))
     }
+    /// The literals of `e`'s type when it is sure to be an enumeration (for `String(e)`).
+    fn enum_literals(&mut self, _e: &ast::Expr) -> Option<Vec<String>> {
+        None
+    }
     /// Switches structural evaluation (parameters replaced by their values) on or off;
     /// returns the previous setting. Sizes, subscripts and ranges are always structural.
     fn set_structural(&mut self, on: bool) -> bool;
@@ -1062,6 +1066,7 @@ fn string_of<C: Ctx>(ctx: &mut C, args: &ast::FunctionArgs, span: Span) -> EResu
         fmt.apply(0.0, ValueKind::Real)
             .map_err(|m| err(args.span, m))?;
     }
+    fmt.literals = ctx.enum_literals(x);
     let v = eval(ctx, x)?;
     let x = v.into_scalar().map_err(|_| {
         err(

@@ -713,8 +713,13 @@ impl Flattener<'_> {
                     }
                 }
                 ast::Subscript::Colon(span) => {
-                    // `Real x[:] = {1, 2, 3}`: the size comes from the binding.
-                    let Some(b) = self.insts[i].mods.binding.clone() else {
+                    // `Real x[:] = {1, 2, 3}`: the size comes from the binding, or, without
+                    // one, from a start value that is not given to each element.
+                    let start = || {
+                        let m = self.insts[i].mods.sub("start")?;
+                        (!m.each).then(|| m.binding.clone()).flatten()
+                    };
+                    let Some(b) = self.insts[i].mods.binding.clone().or_else(start) else {
                         // In an expandable connector: sized by its connections (MLS 9.1.3).
                         if self.insts[p].exp.kind == ast::ClassKind::ExpandableConnector {
                             self.insts[i].kind = InstKind::Removed;

@@ -33,6 +33,7 @@ mod expand;
 mod expandable;
 mod expr_type;
 mod external_object;
+mod flexible_size;
 mod fn_records;
 pub mod func_eval;
 mod functions;

@@ -777,8 +777,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 })
             })
             .collect();
-        let out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
+        let mut out_dims = func_eval::output_dims(&self.f.functions, fname, dims_args)
             .map_err(|m| Diagnostic::error(span, m))?;
+        if let Some(d) = self.flexible_output_dims(f, &vals, bound_exprs, &out_dims)? {
+            out_dims = d;
+        }
         let outs = user_call_outputs(fname, &vals[..last_given], out_dims);
         Ok(group_outputs(f, outs))
     }
@@ -1271,6 +1274,13 @@ impl Ctx for FCtx<'_, '_> {
 
     fn push_local(&mut self, name: &str, v: Tensor<Expr>) {
         self.locals.push((name.to_string(), v));
+    }
+    fn enum_literals(&mut self, e: &ast::Expr) -> Option<Vec<String>> {
+        let locals: Vec<String> = self.locals.iter().map(|(n, _)| n.clone()).collect();
+        match self.f.static_type(e, self.scope, &locals) {
+            Ok(super::expr_type::Ty::Enum(l)) => Some(l.to_vec()),
+            _ => None,
+        }
     }
     fn pop_local(&mut self) {
         self.locals.pop();

@@ -328,7 +328,10 @@ pub(super) fn iteration_steps(p: &Program, model: &FlatModel) -> Vec<usize> {
         let v = &model.variables[*var];
         let discrete = matches!(
             v.ty,
-            ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
+            ScalarType::Boolean
+                | ScalarType::Integer
+                | ScalarType::Enumeration
+                | ScalarType::String
         ) || v.variability == Variability::Discrete;
         if !discrete {
             continue;
@@ -544,7 +547,10 @@ fn pre_registers(
             var.fixed == Some(true)
                 && (matches!(
                     var.ty,
-                    ScalarType::Boolean | ScalarType::Integer | ScalarType::Enumeration
+                    ScalarType::Boolean
+                        | ScalarType::Integer
+                        | ScalarType::Enumeration
+                        | ScalarType::String
                 ) || var.variability == Variability::Discrete
                     || discrete.contains(&(v as usize)))
         })

@@ -519,7 +519,7 @@ impl Compiler<'_> {
 
 /// The kind of value an expression has, for `String(x)` in messages (the registers only hold
 /// numbers).
-pub(super) fn value_kind(e: &Expr, model: &FlatModel) -> ValueKind {
+pub(crate) fn value_kind(e: &Expr, model: &FlatModel) -> ValueKind {
     use crate::dae::ScalarType;
     match e {
         Expr::Var(v) => match model.variables.get(*v).map(|v| v.ty) {

@@ -10,8 +10,6 @@ use crate::diag::{Diagnostic, Span, closest_name};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-mod strings;
-
 /// Parses `NAME=VALUE` overrides and checks every name is a parameter of the model.
 pub fn parse_overrides(
     model: &FlatModel,
@@ -179,9 +177,12 @@ impl Evaluator<'_> {
         let var = &self.model.variables[i];
         let value = if let Some(&x) = self.overrides.get(&i) {
             x
-        } else if var.ty == crate::dae::ScalarType::String {
-            // Strings are not numbers: the registers never hold them (names and messages
-            // use them at flattening; a String used as a number is refused by the compiler).
+        } else if var.ty == crate::dae::ScalarType::String
+            && var.binding.is_none()
+            && var.start.is_none()
+        {
+            // A String parameter whose values could not be listed before simulation
+            // (`structure::string_values` removed its binding): an error where it is used.
             f64::NAN
         } else if let Some(b) = var.binding.as_ref().or(var.start.as_ref()) {
             let errors_before = self.errors.len();
@@ -255,9 +256,6 @@ impl Evaluator<'_> {
             }
             Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
             Expr::Unary(UnOp::Not, a) => f64::from(u8::from(self.eval(a)? == 0.0)),
-            Expr::Binary(op, a, b) if self.is_string(a) || self.is_string(b) => {
-                self.compare_strings(*op, a, b)?
-            }
             Expr::Binary(op, a, b) => {
                 let (a, b) = (self.eval(a)?, self.eval(b)?);
                 apply(bin_op(*op), a, b, 0.0)

@@ -21,6 +21,7 @@ mod prepare;
 pub mod print;
 pub(crate) mod redundancy;
 mod report;
+mod string_values;
 mod system;
 pub mod tearing;
 mod userfn;
@@ -73,7 +74,8 @@ struct Reduced {
 }
 
 /// Runs structural analysis. Errors name the variables and equations involved.
-pub fn analyze(model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
+pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
+    string_values::lower(&mut model)?;
     let mut timings = Timings {
         phases: Vec::new(),
         last: Some(Instant::now()),
