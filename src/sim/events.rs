@@ -357,7 +357,7 @@ fn settle(
         if !pre_differs {
             break;
         }
-        copy_pre(engine, &kept);
+        copy_pre(engine, kept);
         // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
         // with their operands after a settled round.
         update_relations(engine, triggered);
