@@ -29,7 +29,8 @@ pub struct SplitBlock {
     pub lanes: Option<LaneTangent>,
 }
 
-/// One instruction of the active part with its tangent slots (slot 0 is always zero).
+/// One instruction of the active part with its tangent slots (slot 0 is always zero) and the
+/// chunks of lanes its result can be nonzero in (bit `k`: lanes `k * CHUNK..(k + 1) * CHUNK`).
 #[derive(Clone, Copy, Debug)]
 struct LaneInstr {
     ins: Instr,
@@ -37,6 +38,7 @@ struct LaneInstr {
     ta: u32,
     tb: u32,
     tc: u32,
+    chunks: u64,
 }
 
 /// Forward tangents of the active code for all colours at once: slot `s`, lane `l` is at
@@ -120,10 +122,29 @@ impl LaneTangent {
                 next - 1
             })
         };
+        // Structural sparsity by chunks of lanes: a register depends on the few seeds (states,
+        // unknowns) of its own part of the model (a roller's quantities on the wheel's and the
+        // platform's states), so most of its lanes are zero whatever the point; chunks that
+        // are zero for every operand are not computed. Beyond 64 chunks every chunk is.
+        let nchunks = width / CHUNK;
+        let all = if nchunks >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << nchunks) - 1
+        };
+        let chunk_bit = |lane: usize| {
+            if nchunks > 64 {
+                u64::MAX
+            } else {
+                1u64 << (lane / CHUNK)
+            }
+        };
+        let mut mask: HashMap<u32, u64> = HashMap::new();
         let mut seeds = Vec::new();
         for (j, &z) in vars.iter().enumerate() {
             let s = slot(z as u32, &mut slot_of);
             seeds.push((s, color_of[j] as u32));
+            *mask.entry(s).or_default() |= chunk_bit(color_of[j]);
         }
         let mut lane_code = Vec::with_capacity(code.len());
         for ins in code {
@@ -136,12 +157,18 @@ impl LaneTangent {
             };
             let (ta, tb, tc) = (operand(ins.a, 0), operand(ins.b, 1), operand(ins.c, 2));
             let td = slot(ins.dst, &mut slot_of);
+            let m = |s: u32| mask.get(&s).copied().unwrap_or(0);
+            // A register written twice keeps the union: the later write then clears
+            // whatever the earlier one left in the chunks it no longer reaches.
+            let chunks = (m(ta) | m(tb) | m(tc) | m(td)) & all;
+            mask.insert(td, chunks);
             lane_code.push(LaneInstr {
                 ins: *ins,
                 td,
                 ta,
                 tb,
                 tc,
+                chunks,
             });
         }
         Some(LaneTangent {
@@ -208,22 +235,37 @@ impl LaneTangent {
                 tb as usize * w,
                 tc as usize * w,
             );
-            for k in (0..w).step_by(CHUNK) {
-                let mut out = [0.0; CHUNK];
-                {
-                    let (ta, tb, tc) = (
-                        &t[sa + k..sa + k + CHUNK],
-                        &t[sb + k..sb + k + CHUNK],
-                        &t[sc + k..sc + k + CHUNK],
-                    );
-                    for (o, ((&x, &y), &z)) in out.iter_mut().zip(ta.iter().zip(tb).zip(tc)) {
-                        *o = ca * x + cb * y + cc * z;
-                    }
+            if w > 64 * CHUNK {
+                for k in (0..w).step_by(CHUNK) {
+                    lane_chunk(t, [sd, sa, sb, sc], k, [ca, cb, cc]);
                 }
-                t[sd + k..sd + k + CHUNK].copy_from_slice(&out);
+                continue;
+            }
+            let mut chunks = li.chunks;
+            while chunks != 0 {
+                let k = chunks.trailing_zeros() as usize * CHUNK;
+                chunks &= chunks - 1;
+                lane_chunk(t, [sd, sa, sb, sc], k, [ca, cb, cc]);
             }
         }
     }
+}
+
+/// Lanes `k..k + CHUNK` of slot `d` from those of slots `a`, `b`, `c` with the partials `p`.
+#[inline(always)]
+fn lane_chunk(t: &mut [f64], [sd, sa, sb, sc]: [usize; 4], k: usize, [ca, cb, cc]: [f64; 3]) {
+    let mut out = [0.0; CHUNK];
+    {
+        let (ta, tb, tc) = (
+            &t[sa + k..sa + k + CHUNK],
+            &t[sb + k..sb + k + CHUNK],
+            &t[sc + k..sc + k + CHUNK],
+        );
+        for (o, ((&x, &y), &z)) in out.iter_mut().zip(ta.iter().zip(tb).zip(tc)) {
+            *o = ca * x + cb * y + cc * z;
+        }
+    }
+    t[sd + k..sd + k + CHUNK].copy_from_slice(&out);
 }
 
 #[cfg(test)]

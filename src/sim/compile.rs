@@ -222,8 +222,10 @@ pub fn compile(
     // Event code: when clauses, discrete equations and asserts.
     let ev_start = c.code.len();
     c.section_start = ev_start;
-    let (whens, always) = event_clauses(&mut c, sys);
+    let (mut whens, always) = event_clauses(&mut c, sys);
     let event_code = ev_start..c.code.len();
+    // The `when` bodies, each run only when its branch fires (`when_bodies.rs`).
+    super::when_bodies::compile_bodies(&mut c, sys, &mut whens);
 
     // Initial equations: assignments of discrete unknowns, the others as residuals `lhs - rhs`.
     let init_start = c.code.len();
@@ -471,7 +473,7 @@ fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<
                 let mut out = Vec::new();
                 let mut initial = Vec::new();
                 let mut elements = Vec::new();
-                for (cond, body) in branches {
+                for (cond, _body) in branches {
                     let mut has_initial = false;
                     cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
                     let regs: Vec<Reg> = match cond {
@@ -483,8 +485,8 @@ fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<
                     let r = regs[1..]
                         .iter()
                         .fold(regs[0], |acc, &x| c.emit(Op::Or, acc, x, 0));
-                    let actions = body.iter().filter_map(|b| action(c, b)).collect();
-                    out.push((r, actions));
+                    // The actions: `when_bodies::compile_bodies`, after the event code.
+                    out.push((r, Vec::new()));
                     initial.push(has_initial);
                     elements.push(regs);
                 }
@@ -492,6 +494,7 @@ fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<
                     branches: out,
                     elements,
                     initial,
+                    bodies: Vec::new(),
                     span: eq.span,
                 });
             }

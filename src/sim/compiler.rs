@@ -13,7 +13,12 @@ use crate::diag::{Diagnostic, Span};
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct Key(Op, Reg, Reg, Reg);
+pub(super) struct Key(
+    pub(super) Op,
+    pub(super) Reg,
+    pub(super) Reg,
+    pub(super) Reg,
+);
 
 pub(super) struct Compiler<'a> {
     pub(super) model: &'a FlatModel,
@@ -436,11 +441,18 @@ impl Compiler<'_> {
             funcall::Lowered::Error(m) => self.err(m),
             funcall::Lowered::Site(index) => {
                 let site = self.constant(index);
-                let first = self.regs.len() as Reg;
-                for &r in &regs {
-                    let dst = self.new_reg(0.0);
-                    self.push_copy(dst, r);
-                }
+                let first = match self.calls.copied_args(&regs) {
+                    Some(first) => first,
+                    None => {
+                        let first = self.regs.len() as Reg;
+                        for &r in &regs {
+                            let dst = self.new_reg(0.0);
+                            self.push_copy(dst, r);
+                        }
+                        self.calls.note_copied_args(regs.clone(), first);
+                        first
+                    }
+                };
                 let dst = self.new_reg(0.0);
                 self.code.push(Instr {
                     op: Op::Call,

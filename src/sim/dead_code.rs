@@ -85,6 +85,9 @@ pub(super) fn eliminate_dead_code(p: &mut Program, nvars: usize) {
     p.event_code = remap(&p.event_code);
     p.initial_code = remap(&p.initial_code);
     p.state_set_code = remap(&p.state_set_code);
+    for w in &mut p.whens {
+        w.bodies.iter_mut().for_each(|b| *b = remap(b));
+    }
     let mut i = 0;
     p.code.retain(|_| {
         i += 1;

@@ -158,9 +158,60 @@ pub fn event_iteration(
         (i, a, b, value)
     });
 
-    // Variables that `when` branches assign: outside a firing branch they keep `pre(v)`.
-    let whens = engine.prog.whens.clone();
-    let always = engine.prog.always.clone();
+    // The clauses are taken out of the program for the iteration (not cloned at every
+    // event: a clause can hold thousands of assignments) and put back whatever the outcome.
+    let whens = std::mem::take(&mut engine.prog.whens);
+    let always = std::mem::take(&mut engine.prog.always);
+    let settled = settle(engine, es, t, triggered, initial, &kept, &whens, &always);
+    engine.prog.whens = whens;
+    engine.prog.always = always;
+    settled?;
+    if initial {
+        // The event at the start time follows (`event_iteration` with `initial = false`): it
+        // takes these values as `pre` and re-evaluates with `initial()` false. Evaluating
+        // here with `initial()` false would already change the discrete variables that
+        // depend on it (a friction element's `startBackward = ... or initial() and w < 0`),
+        // and their `pre` would miss the initial values.
+        for &(v, p) in &engine.prog.pre.clone() {
+            engine.regs[p as usize] = engine.regs[v as usize];
+        }
+        engine.invalidate();
+        return Ok(());
+    }
+    // Back to continuous time: samples off, and remember the conditions as they are between
+    // events so that the next edge is detected.
+    for (i, s) in engine.prog.samples.clone().iter().enumerate() {
+        engine.regs[s.reg as usize] = 0.0;
+        if active[i] {
+            es.next_sample[i] += s.interval;
+        }
+    }
+    engine.regs[engine.prog.initial as usize] = 0.0;
+    engine.run_main()?;
+    engine.run_outputs();
+    for (k, w) in engine.prog.whens.iter().enumerate() {
+        es.cond_prev[k] = conditions(engine, w);
+    }
+    for &(v, p) in &engine.prog.pre.clone() {
+        engine.regs[p as usize] = engine.regs[v as usize];
+    }
+    note_consistency(engine, es);
+    engine.invalidate();
+    Ok(())
+}
+
+/// The rounds of the event iteration (see [`event_iteration`]) until no `pre` value differs.
+#[allow(clippy::too_many_arguments, clippy::too_many_lines)] // issue 16: still to split
+fn settle(
+    engine: &mut Engine,
+    es: &mut EventState,
+    t: f64,
+    triggered: Option<(usize, f64, f64)>,
+    initial: bool,
+    kept: &[u32],
+    whens: &[WhenClause],
+    always: &[Action],
+) -> Result<(), EventError> {
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -170,20 +221,10 @@ pub fn event_iteration(
                 format!("the event iteration at time {t} did not converge after 100 rounds"),
             ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results"))));
         }
-        // Values of the `when`-assigned variables at the start of the round (their `pre`).
-        let snapshot: Vec<Vec<(usize, f64)>> = whens
-            .iter()
-            .map(|w| {
-                w.branches
-                    .iter()
-                    .flat_map(|(_, acts)| acts.iter())
-                    .filter_map(|a| match a {
-                        Action::Assign { var, .. } => Some((*var, engine.regs[*var])),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect();
+        // Values of each clause's assigned variables at the start of the round (their
+        // `pre`), taken when the clause first fires in the round: only its own actions assign
+        // them (MLS 8.3.5: one `when` per variable), so they still hold the round's start values.
+        let mut snapshot: Vec<Option<Vec<(usize, f64)>>> = vec![None; whens.len()];
         let mut fired_before = vec![None; whens.len()];
         let mut passes = 0;
         let mut seen: Vec<Vec<bool>> = Vec::new();
@@ -221,6 +262,10 @@ pub fn event_iteration(
                 });
                 match fired {
                     Some(b) => {
+                        if snapshot[k].is_none() {
+                            snapshot[k] = Some(assigned_values(engine, w));
+                        }
+                        super::when_bodies::run_body(engine, w, b);
                         // Actions other than assignments (reinit, terminate, asserts) act
                         // once per round.
                         let first = fired_before[k] != Some(b);
@@ -239,7 +284,7 @@ pub fn event_iteration(
                     }
                     None if fired_before[k].is_some() => {
                         // The condition fell back within the round: `v = pre(v)` again.
-                        for &(v, x) in &snapshot[k] {
+                        for &(v, x) in snapshot[k].iter().flatten() {
                             changed |= engine.regs[v] != x;
                             engine.regs[v] = x;
                         }
@@ -325,43 +370,24 @@ pub fn event_iteration(
         if !pre_differs {
             break;
         }
-        copy_pre(engine, &kept);
+        copy_pre(engine, kept);
         // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
         // with their operands after a settled round.
         update_relations(engine, triggered);
     }
-    if initial {
-        // The event at the start time follows (`event_iteration` with `initial = false`): it
-        // takes these values as `pre` and re-evaluates with `initial()` false. Evaluating
-        // here with `initial()` false would already change the discrete variables that
-        // depend on it (a friction element's `startBackward = ... or initial() and w < 0`),
-        // and their `pre` would miss the initial values.
-        for &(v, p) in &engine.prog.pre.clone() {
-            engine.regs[p as usize] = engine.regs[v as usize];
-        }
-        engine.invalidate();
-        return Ok(());
-    }
-    // Back to continuous time: samples off, and remember the conditions as they are between
-    // events so that the next edge is detected.
-    for (i, s) in engine.prog.samples.clone().iter().enumerate() {
-        engine.regs[s.reg as usize] = 0.0;
-        if active[i] {
-            es.next_sample[i] += s.interval;
-        }
-    }
-    engine.regs[engine.prog.initial as usize] = 0.0;
-    engine.run_main()?;
-    engine.run_outputs();
-    for (k, w) in engine.prog.whens.iter().enumerate() {
-        es.cond_prev[k] = conditions(engine, w);
-    }
-    for &(v, p) in &engine.prog.pre.clone() {
-        engine.regs[p as usize] = engine.regs[v as usize];
-    }
-    note_consistency(engine, es);
-    engine.invalidate();
     Ok(())
+}
+
+/// The variables the branches of `w` assign, with their current values.
+fn assigned_values(engine: &Engine, w: &WhenClause) -> Vec<(usize, f64)> {
+    w.branches
+        .iter()
+        .flat_map(|(_, acts)| acts.iter())
+        .filter_map(|a| match a {
+            Action::Assign { var, .. } => Some((*var, engine.regs[*var])),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The value of every element of every branch condition of `w`.

@@ -68,14 +68,22 @@ fn site(index: f64) -> Option<Arc<CallSite>> {
 }
 
 impl Callee {
-    /// All outputs, flattened, for these argument values (`None` when the function fails: the
-    /// caller then sees NaN, which the evaluator reports with the variable and equation).
-    fn outputs(&self, args: &[f64]) -> Option<Vec<Vec<f64>>> {
-        if let Ok(guard) = self.last.lock()
-            && let Some((a, out)) = guard.as_ref()
+    /// Element `element` of output `output` for these argument values (NaN when the function
+    /// fails: the evaluator reports it with the variable and equation). The outputs of the
+    /// last evaluation are kept, so the other elements of one call reuse its run.
+    fn output(&self, args: &[f64], output: usize, element: usize) -> f64 {
+        let pick = |out: &Option<Vec<Vec<f64>>>| {
+            out.as_ref()
+                .and_then(|o| o.get(output)?.get(element).copied())
+                .unwrap_or(f64::NAN)
+        };
+        let Ok(mut guard) = self.last.lock() else {
+            return f64::NAN;
+        };
+        if let Some((a, out)) = guard.as_ref()
             && a.as_slice() == args
         {
-            return out.clone();
+            return pick(out);
         }
         let out = match self.try_run(args) {
             Ok(o) => Some(o),
@@ -84,10 +92,17 @@ impl Callee {
                 None
             }
         };
-        if let Ok(mut guard) = self.last.lock() {
-            *guard = Some((args.to_vec(), out.clone()));
+        let x = pick(&out);
+        match guard.as_mut() {
+            // The argument buffer is reused (no allocation per new argument set).
+            Some((a, o)) => {
+                a.clear();
+                a.extend_from_slice(args);
+                *o = out;
+            }
+            None => *guard = Some((args.to_vec(), out)),
         }
-        out
+        x
     }
 
     fn run(&self, args: &[f64]) -> Option<Vec<Vec<f64>>> {
@@ -125,10 +140,7 @@ pub fn value(index: f64, args: &[f64]) -> f64 {
     let Some(s) = site(index) else {
         return f64::NAN;
     };
-    s.callee
-        .outputs(args)
-        .and_then(|o| o.get(s.output)?.get(s.element).copied())
-        .unwrap_or(f64::NAN)
+    s.callee.output(args, s.output, s.element)
 }
 
 /// The tangent of call site `index`: central differences in each argument with a nonzero
@@ -171,6 +183,12 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
     callees: HashMap<(String, Vec<u32>), Arc<Callee>>,
+    /// The first of the consecutive registers holding a copy of these argument registers:
+    /// every output element of one call reads the same copies (`RealFFT` calls a function
+    /// of a 4000-element buffer once per each of its 804 outputs), with the order in which
+    /// they were made (a private section forgets the copies it made, `when_bodies.rs`).
+    copies: HashMap<Vec<u32>, u32>,
+    copy_log: Vec<Vec<u32>>,
 }
 
 impl Default for Calls {
@@ -180,6 +198,8 @@ impl Default for Calls {
         Calls {
             functions: None,
             callees: HashMap::new(),
+            copies: HashMap::new(),
+            copy_log: Vec::new(),
         }
     }
 }
@@ -194,6 +214,29 @@ pub enum Lowered {
 }
 
 impl Calls {
+    /// The first register of an earlier copy of the argument registers `regs`, if any.
+    pub fn copied_args(&self, regs: &[u32]) -> Option<u32> {
+        self.copies.get(regs).copied()
+    }
+
+    /// Notes that registers `first..` hold a copy of `regs`.
+    pub fn note_copied_args(&mut self, regs: Vec<u32>, first: u32) {
+        self.copy_log.push(regs.clone());
+        self.copies.insert(regs, first);
+    }
+
+    /// How many copies were noted so far (see [`Self::forget_copies_since`]).
+    pub fn copies_mark(&self) -> usize {
+        self.copy_log.len()
+    }
+
+    /// Forgets the copies noted after `mark`.
+    pub fn forget_copies_since(&mut self, mark: usize) {
+        for regs in self.copy_log.drain(mark.min(self.copy_log.len())..) {
+            self.copies.remove(&regs);
+        }
+    }
+
     /// Registers the call site of output `output`, element `element` of `function`, whose
     /// (scalarized) arguments are in registers `arg_regs`; `known` gives their values when they
     /// are constants.

@@ -66,6 +66,7 @@ pub mod statesel;
 pub mod stepping;
 pub mod tape;
 pub mod torn_root;
+pub mod when_bodies;
 
 pub use driver::{simulate, simulate_analysis};
 pub use options::{Method, SimOptions};

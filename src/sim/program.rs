@@ -117,6 +117,9 @@ pub struct WhenClause {
     pub elements: Vec<Vec<Reg>>,
     /// Whether a branch condition mentions `initial()` (then it may fire at initialization).
     pub initial: Vec<bool>,
+    /// The code computing each branch's action values, run only when the branch fires
+    /// (`sim/when_bodies.rs`).
+    pub bodies: Vec<Range<usize>>,
     pub span: Span,
 }
 
