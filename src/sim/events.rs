@@ -206,7 +206,7 @@ fn settle(
     engine: &mut Engine,
     es: &mut EventState,
     t: f64,
-    triggered: Option<(usize, f64, f64)>,
+    triggered: Option<(usize, f64, f64, f64)>,
     initial: bool,
     kept: &[u32],
     whens: &[WhenClause],
