@@ -45,6 +45,9 @@ pub struct RootBaseline {
     shift: Vec<f64>,
     /// Set at the start of a segment: the next evaluation is the root finder's initial value.
     pending: bool,
+    /// Per relation: whether its crossing function starts the segment positive (agreeing, or
+    /// with a band), so that a root of it is a crossing from agreement.
+    agreed: Vec<bool>,
 }
 
 impl RootBaseline {
@@ -56,12 +59,19 @@ impl RootBaseline {
                 .collect(),
             shift: vec![0.0; relations.len()],
             pending: true,
+            agreed: vec![true; relations.len()],
         }
     }
 
     /// A new segment starts (a new solver whose root finder takes its initial value next).
     pub fn restart(&mut self) {
         self.pending = true;
+    }
+
+    /// Whether relation `i`'s crossing function started the segment agreeing (or with a band):
+    /// a root of it is then a crossing from agreement to disagreement.
+    pub fn agreed(&self, i: usize) -> bool {
+        self.agreed.get(i).copied().unwrap_or(true)
     }
 
     /// Adds the bands to the crossing functions `g`, first setting them when a segment starts;
@@ -81,6 +91,15 @@ impl RootBaseline {
                 } else {
                     0.0
                 };
+                self.agreed[i] = x >= 0.0 || *s != 0.0;
+                if x < 0.0 && std::env::var_os("MINIMO_DEBUG_ROOTS").is_some() {
+                    eprintln!(
+                        "segment start: relation {i} disagrees by {} (scale {}): {}",
+                        -x,
+                        scale(i),
+                        if *s != 0.0 { "band" } else { "no band" }
+                    );
+                }
             }
         }
         for (x, &s) in g.iter_mut().zip(&self.shift) {
@@ -140,6 +159,7 @@ mod tests {
         let mut g = [-1.2];
         b.apply(&mut g, |_| 50.0);
         assert_eq!(g[0], -1.2);
+        assert!(!b.agreed(0));
     }
 
     #[test]

@@ -207,7 +207,9 @@ impl Stepper<'_> {
                 }
                 Ok(OdeSolverStopReason::RootFound(t, idx)) => {
                     // A crossing from agreement (`root_baseline.rs`): the event changes it.
-                    self.es.crossed_from_agreement(idx);
+                    if eqn.baseline.borrow().agreed(idx) {
+                        self.es.crossed_from_agreement(idx);
+                    }
                     self.outputs_until(solver, eqn, t, false)?;
                     let mut y = solver
                         .interpolate(t)
