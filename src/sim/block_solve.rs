@@ -15,6 +15,9 @@ pub enum NewtonFailure {
     NoConvergence { residual: f64, iterations: usize },
     /// A residual became NaN or infinite.
     NotFinite { equation: usize },
+    /// A linear block whose matrix is singular while its equations are consistent: solutions
+    /// exist but are not unique (`sim/singular_linear.rs`); the column with no pivot.
+    NotUnique { column: usize },
 }
 
 /// Refinement steps with an earlier factorization before a linear block's matrix is rebuilt.
@@ -88,11 +91,14 @@ impl Engine {
                 result = self.newton(si, &vars, &residuals, linear, max_iter);
             }
         }
+        // A consistent singular block has many solutions. Which one is taken can change the
+        // motion later (LossyGearDemo2: the torque split decides which friction element slips
+        // first), so the run stops and says why rather than pick one.
         if linear
-            && matches!(result, Err(NewtonFailure::Singular { .. }))
+            && let Err(NewtonFailure::Singular { column }) = result
             && self.singular_linear_solve(si, &vars, &residuals)
         {
-            result = Ok(());
+            result = Err(NewtonFailure::NotUnique { column });
         }
         if result.is_err() && !linear && vars.len() <= super::torn_root::MAX_TORN {
             // A small loop where Newton stays on the wrong piece of a piecewise-linear

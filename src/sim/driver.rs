@@ -166,7 +166,6 @@ pub fn simulate_with(
     let mut total = super::engine::EvalStats::default();
     let mut jacobians = 0;
     let mut phases = 0;
-    let mut noted_non_unique = false;
     loop {
         let n = engine.nstates();
         // The algebraic components diffsol's error test covers are part of its matrix too
@@ -188,10 +187,6 @@ pub fn simulate_with(
         total.jvp += end.stats.jvp;
         total.newton_iterations += end.stats.newton_iterations;
         total.block_factorizations += end.stats.block_factorizations;
-        if let Some((b, t)) = end.stats.non_unique.filter(|_| !noted_non_unique) {
-            noted_non_unique = true;
-            messages.push(super::singular_linear::note(run.sys(), b, t));
-        }
         jacobians += end.jacobians;
         let Some((t, values, prefer)) = end.reselect else {
             break;

@@ -33,9 +33,6 @@ pub struct EvalStats {
     pub block_solves: usize,
     /// Block Jacobians built and factored.
     pub block_factorizations: usize,
-    /// The first linear block solved although singular (its solution not unique): BLT block,
-    /// time (`sim/singular_linear.rs`).
-    pub non_unique: Option<(usize, f64)>,
 }
 
 /// A failed block solve, with the data to name it.

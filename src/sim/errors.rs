@@ -35,6 +35,10 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
             "its Jacobian is singular (no pivot for `{}`)",
             names.get(*column).cloned().unwrap_or_default()
         ),
+        NewtonFailure::NotUnique { column } => format!(
+            "its equations are consistent but do not determine `{}` (singular matrix): the solution is not unique, e.g. two friction elements stuck in series share a torque in any proportion; minimo stops rather than pick one, since the choice can change the motion",
+            names.get(*column).cloned().unwrap_or_default()
+        ),
         NewtonFailure::NoConvergence {
             residual,
             iterations,
