@@ -148,6 +148,7 @@ impl Flattener<'_> {
         let r = self.expand_uncached(id);
         self.expanding.remove(&id);
         let e = Rc::new(r?);
+        self.op_records_seen |= e.kind == ClassKind::OperatorRecord;
         self.expanded.insert(id, e.clone());
         // Checked with the expansion cached, so that the checks' own look-ups can use it.
         if let Err(d) = self.check_class_legality(&e) {

@@ -478,11 +478,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
         };
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
-            if matches!(exp.kind, ast::ClassKind::Record) {
-                return Err(Diagnostic::error(
-                    span,
-                    "record constructors are not supported; set the record's fields instead",
-                ));
+            if matches!(
+                exp.kind,
+                ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+            ) {
+                return self.record_constructor_value(class, args, span).map(Some);
             }
             return Err(Diagnostic::error(
                 span,
@@ -1069,7 +1069,10 @@ impl FCtx<'_, '_> {
         let mut record_len = None;
         for n in nodes.data {
             if let Node::Inst(i) = n
-                && matches!(self.f.insts[i].exp.kind, ast::ClassKind::Record)
+                && matches!(
+                    self.f.insts[i].exp.kind,
+                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+                )
             {
                 // A record as a value (a function argument, a record equation): its scalars
                 // in declaration order, the order functions take record fields in.
@@ -1315,6 +1318,12 @@ impl Ctx for FCtx<'_, '_> {
             dims.push((n, b, u.cref.span));
         }
         eval::agree_implicit(name, &dims)
+    }
+    fn overloaded(&mut self, e: &ast::Expr) -> EResult<Option<ast::Expr>> {
+        if !self.f.op_records_seen {
+            return Ok(None);
+        }
+        super::operator_record::desugar(self, e)
     }
     fn set_structural(&mut self, on: bool) -> bool {
         let prev = self.mode == Mode::Structural;
