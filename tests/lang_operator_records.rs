@@ -108,7 +108,9 @@ model Ops
   Vec2 n = -a;
   Vec2 k = 3 * a;
   Real p = a * b;
-  Boolean same = a == Vec2(1, 2);
+  parameter Vec2 pa = Vec2(1, 2);
+  // A relation on records is a function call: discrete-time only on discrete operands.
+  Boolean same = pa == Vec2(1, 2);
   Vec2 t;
 equation
   t = a + Vec2(time, 2 * time);
