@@ -66,3 +66,54 @@ fn discrete_time_uses_of_functions_still_run() {
     close(at(&r, "big", 1.0), 1.0, 0.0, "big");
     close(at(&r, "m", 1.0), 10.0, 0.0, "m");
 }
+
+use flatten_common::flat;
+
+const ARRAY_TYPES: &str = "  type V2 = Real[2];\n  type M22 = Real[2, 2];\n";
+
+#[test]
+fn a_constraining_type_with_other_dimensions_is_refused() {
+    // `V2 v[2]` is a 2 x 2 array, but its type V2 has one dimension and M22 two.
+    assert_err(
+        &format!(
+            "model M\n{ARRAY_TYPES}  replaceable V2 v[2] = {{{{1, 2}}, {{3, 4}}}} constrainedby M22;\nend M;\n"
+        ),
+        Some("M"),
+        &["array dimension", "`M.M22`", "MLS 7.3.2"],
+    );
+    assert_err(
+        &format!(
+            "model M\n{ARRAY_TYPES}  replaceable type T = V2[2] constrainedby M22;\n  T t = {{{{1, 2}}, {{3, 4}}}};\nend M;\n"
+        ),
+        Some("M"),
+        &["array dimension", "MLS 7.3.2"],
+    );
+    // The same dimensions are fine.
+    flat(
+        &format!(
+            "model M\n{ARRAY_TYPES}  replaceable V2 v[2] = {{{{1, 2}}, {{3, 4}}}} constrainedby V2;\nend M;\n"
+        ),
+        Some("M"),
+    );
+}
+
+const NARROWED: &str = "  model P\n    Real a = 1;\n  end P;\n  model Q\n    Real a = 2;\n    Real b = 3;\n  end Q;\n  model Holder\n    replaceable model K = P;\n    K k;\n  end Holder;\n  model Narrow\n    extends Holder;\n    redeclare replaceable model K = Q constrainedby Q;\n  end Narrow;\n";
+
+#[test]
+fn a_redeclaration_with_constrainedby_narrows_later_redeclarations() {
+    // Narrow's K is constrained by Q, so P (without `b`) no longer fits.
+    assert_err(
+        &format!(
+            "model M\n{NARROWED}  model Outer\n    extends Narrow(redeclare model K = P);\n  end Outer;\n  Outer o;\nend M;\n"
+        ),
+        Some("M"),
+        &["redeclaration of `K` is not compatible", "`M.Q`"],
+    );
+    let text = flat(
+        &format!(
+            "model M\n{NARROWED}  model Outer\n    extends Narrow(redeclare model K = Q);\n  end Outer;\n  Outer o;\nend M;\n"
+        ),
+        Some("M"),
+    );
+    assert!(text.contains("o.k.b"), "{text}");
+}

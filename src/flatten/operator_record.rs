@@ -134,6 +134,25 @@ impl Flattener<'_> {
         }
     }
 
+    /// The record a short class definition stands for (`operator record ComplexCurrent =
+    /// Complex(...)` is `Complex` for overloading: it cannot add operators, MLS 14.2).
+    pub(super) fn canonical_record(&mut self, mut id: ClassId) -> ClassId {
+        for _ in 0..64 {
+            if !matches!(self.tree.get(id).body, super::classtree::NodeBody::Short(_)) {
+                break;
+            }
+            match self
+                .expanded(id)
+                .ok()
+                .and_then(|e| e.bases.first().copied())
+            {
+                Some(b) => id = b,
+                None => break,
+            }
+        }
+        id
+    }
+
     /// Whether `class` is an operator record.
     pub(super) fn is_operator_record(&mut self, class: ClassId) -> bool {
         self.expanded(class)
@@ -186,7 +205,7 @@ impl Flattener<'_> {
         }
         if matches!(op, "'constructor'" | "'0'") {
             let t = self.comp_type(&outs[0])?;
-            let want = self.expanded(rec)?.id;
+            let want = self.canonical_record(rec);
             if t != ArgTy::scalar(OTy::Rec(want)) {
                 return Err(Diagnostic::error(
                     outs[0].decl().name.span,
@@ -216,7 +235,7 @@ impl Flattener<'_> {
                 ast::ClassKind::OperatorRecord | ast::ClassKind::Record
             ) =>
             {
-                OTy::Rec(te.id)
+                OTy::Rec(self.canonical_record(te.id))
             }
             None => OTy::Other,
         };
@@ -352,7 +371,7 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
                 exp.kind,
                 ast::ClassKind::OperatorRecord | ast::ClassKind::Record
             ) {
-                return Ok(ArgTy::scalar(OTy::Rec(exp.id)));
+                return Ok(ArgTy::scalar(OTy::Rec(s.flat().canonical_record(exp.id))));
             }
             if !exp.is_function() {
                 return Ok(ArgTy::scalar(OTy::Other));
@@ -834,9 +853,11 @@ impl<'b> OpScope<'b> for super::scalarize::FCtx<'_, 'b> {
         let ndims = nodes.dims.len();
         let ty = match nodes.data.first()? {
             Node::Inst(i) => {
-                let exp = &self.f.insts[*i].exp;
+                let exp = self.f.insts[*i].exp.clone();
                 match exp.kind {
-                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord => OTy::Rec(exp.id),
+                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord => {
+                        OTy::Rec(self.f.canonical_record(exp.id))
+                    }
                     _ => return None,
                 }
             }
@@ -972,7 +993,7 @@ impl Flattener<'_> {
         span: Span,
         name: &str,
     ) -> EResult<()> {
-        let r = ArgTy::scalar(OTy::Rec(rec));
+        let r = ArgTy::scalar(OTy::Rec(self.canonical_record(rec)));
         for (op, args) in [("'0'", vec![]), ("'+'", vec![r, r]), ("'-'", vec![r])] {
             let cands = self.operator_functions(rec, op)?;
             if self.exact_matches(&cands, &args, &[])?.is_empty() {
