@@ -153,6 +153,17 @@ impl Flattener<'_> {
         id
     }
 
+    /// Whether instances of `class` are record values: a record, or a short class of one
+    /// (`connector ComplexOutput = output Complex`).
+    pub(super) fn is_record_valued(&mut self, class: ClassId) -> bool {
+        let rec = |k| matches!(k, ast::ClassKind::Record | ast::ClassKind::OperatorRecord);
+        if rec(self.tree.get(class).kind) {
+            return true;
+        }
+        let c = self.canonical_record(class);
+        c != class && rec(self.tree.get(c).kind)
+    }
+
     /// Whether `class` is an operator record.
     pub(super) fn is_operator_record(&mut self, class: ClassId) -> bool {
         self.expanded(class)
@@ -853,13 +864,11 @@ impl<'b> OpScope<'b> for super::scalarize::FCtx<'_, 'b> {
         let ndims = nodes.dims.len();
         let ty = match nodes.data.first()? {
             Node::Inst(i) => {
-                let exp = self.f.insts[*i].exp.clone();
-                match exp.kind {
-                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord => {
-                        OTy::Rec(self.f.canonical_record(exp.id))
-                    }
-                    _ => return None,
+                let id = self.f.insts[*i].exp.id;
+                if !self.f.is_record_valued(id) {
+                    return None;
                 }
+                OTy::Rec(self.f.canonical_record(id))
             }
             Node::Var(i, _) => match self.f.insts[*i].kind {
                 InstKind::Prim { ty, .. } => match ty {

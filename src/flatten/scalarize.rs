@@ -292,7 +292,13 @@ impl<'a, 'b> FCtx<'a, 'b> {
     fn record_scalars(&mut self, i: InstId, span: Span, out: &mut Vec<Expr>) -> EResult<()> {
         for c in self.f.children(i)? {
             self.f.ready(c)?;
-            if self.f.variability(c) == ast::Variability::Constant {
+            // A field declared constant is not part of the record's value (functions take
+            // the others); the fields of a constant record (`constant Complex j`) are.
+            let declared_constant = self.f.insts[c]
+                .elem
+                .as_ref()
+                .is_some_and(|e| e.clause.prefix.variability == ast::Variability::Constant);
+            if declared_constant {
                 continue;
             }
             match &self.f.insts[c].kind {
@@ -1069,10 +1075,7 @@ impl FCtx<'_, '_> {
         let mut record_len = None;
         for n in nodes.data {
             if let Node::Inst(i) = n
-                && matches!(
-                    self.f.insts[i].exp.kind,
-                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord
-                )
+                && self.f.is_record_valued(self.f.insts[i].exp.id)
             {
                 // A record as a value (a function argument, a record equation): its scalars
                 // in declaration order, the order functions take record fields in.
