@@ -104,7 +104,6 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
                 && work.model.variables[v].derivative_of.is_some()
         })
         .collect();
-    // Without index reduction every state is forced (written under der(), no alternative).
     let forced = rows.is_empty();
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
@@ -231,9 +230,6 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
         .collect();
     for &s in &states {
         let var = &work.model.variables[s];
-        if var.state_select == StateSelect::Never && forced {
-            return Err(vec![super::state_select_rules::never_state(var)]);
-        }
         if var.state_select == StateSelect::Never {
             warnings.push(Diagnostic::warning(
                 var.span,
@@ -244,7 +240,7 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
             ));
         }
     }
-    super::state_select_rules::check(work).map_err(|d| vec![d])?;
+    super::state_select_rules::check(work, &states, forced)?;
     // Record the sets with the lowest level first: that is where the simulator should look.
     state_sets.reverse();
     Ok(Selection {

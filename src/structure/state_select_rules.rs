@@ -7,7 +7,20 @@ use super::work::WorkingSystem;
 use crate::dae::{ScalarType, StateSelect};
 use crate::diag::Diagnostic;
 
-pub(super) fn check(work: &WorkingSystem) -> Result<(), Diagnostic> {
+/// `states` are the selected states; `forced`: no index reduction took place, so every
+/// state is written under der() with no alternative.
+pub(super) fn check(
+    work: &WorkingSystem,
+    states: &[usize],
+    forced: bool,
+) -> Result<(), Vec<Diagnostic>> {
+    if forced
+        && let Some(&s) = states
+            .iter()
+            .find(|&&s| work.model.variables[s].state_select == StateSelect::Never)
+    {
+        return Err(vec![never_state(&work.model.variables[s])]);
+    }
     for (v, var) in work.model.variables.iter().enumerate() {
         if var.state_select != StateSelect::Always
             || var.ty != ScalarType::Real
@@ -17,7 +30,7 @@ pub(super) fn check(work: &WorkingSystem) -> Result<(), Diagnostic> {
         {
             continue;
         }
-        return Err(Diagnostic::error(
+        return Err(vec![Diagnostic::error(
             var.span,
             format!(
                 "`{}` has stateSelect = StateSelect.always, but it is not differentiated anywhere, so it cannot be a state",
@@ -25,14 +38,14 @@ pub(super) fn check(work: &WorkingSystem) -> Result<(), Diagnostic> {
             ),
         )
         .with_note("StateSelect.always: the variable must be selected as a state (MLS 4.8.7.1)")
-        .with_help("remove the stateSelect modifier, or give it to a variable that appears under der()"));
+        .with_help("remove the stateSelect modifier, or give it to a variable that appears under der()")]);
     }
     Ok(())
 }
 
 /// `stateSelect = StateSelect.never` on a variable that must be a state: it appears under
 /// der() and no index reduction offers another choice (MLS 4.8.7.1).
-pub(super) fn never_state(var: &crate::dae::Variable) -> Diagnostic {
+fn never_state(var: &crate::dae::Variable) -> Diagnostic {
     Diagnostic::error(
         var.span,
         format!(
