@@ -43,6 +43,11 @@ pub trait Ctx {
     /// Switches structural evaluation (parameters replaced by their values) on or off;
     /// returns the previous setting. Sizes, subscripts and ranges are always structural.
     fn set_structural(&mut self, on: bool) -> bool;
+    /// An operator or constructor call on operator records as the call of the operator
+    /// function overload resolution picks (MLS 14); `None` when no operator record is involved.
+    fn overloaded(&mut self, _e: &ast::Expr) -> EResult<Option<ast::Expr>> {
+        Ok(None)
+    }
     /// The range of an iterator written without one (`for i loop`, `sum(x[i] for i)`), from
     /// the dimensions it subscripts (`uses`, see [`super::implicit`]).
     fn implicit_range(
@@ -126,6 +131,13 @@ pub fn cref_name(c: &ast::ComponentRef) -> String {
 pub fn eval<C: Ctx>(ctx: &mut C, e: &ast::Expr) -> EResult<Tensor<C::E>> {
     let span = e.span;
     let lift = |r: Result<Tensor<C::E>, String>| r.map_err(|m| err(span, m));
+    if matches!(
+        e.kind,
+        ExprKind::Binary { .. } | ExprKind::Unary { .. } | ExprKind::Call { .. }
+    ) && let Some(call) = ctx.overloaded(e)?
+    {
+        return eval(ctx, &call);
+    }
     match &e.kind {
         ExprKind::Integer(i) => Ok(Tensor::scalar(C::E::int(*i))),
         ExprKind::Real(x) => Ok(Tensor::scalar(C::E::real(*x))),

@@ -148,6 +148,7 @@ impl Flattener<'_> {
         let r = self.expand_uncached(id);
         self.expanding.remove(&id);
         let e = Rc::new(r?);
+        self.op_records_seen |= e.kind == ClassKind::OperatorRecord;
         self.expanded.insert(id, e.clone());
         // Checked with the expansion cached, so that the checks' own look-ups can use it.
         if let Err(d) = self.check_class_legality(&e) {
@@ -356,6 +357,7 @@ impl Flattener<'_> {
             let class_extends = matches!(c.body, NodeBody::ExtendsClass { .. });
             let cspan = c.span;
             let constrainedby = c.constrainedby.clone();
+            let c_constrained = constrainedby.is_some();
             let mut elem = elem;
             if let Some(cb) = constrainedby {
                 elem.constraint = self.lookup_class_name(&cb.name, id, None)?;
@@ -376,8 +378,14 @@ impl Flattener<'_> {
                     }
                     super::legality::check_class_redeclare(&self.tree, prev, cid, class_extends)?;
                     self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
-                    elem.constraint = prev.constraint;
-                    elem.constraint_mod = prev.constraint_mod.clone();
+                    // A redeclaration with its own `constrainedby` narrows the constraint for
+                    // later redeclarations (MLS 7.3.2); that type must fit the old constraint.
+                    if c_constrained {
+                        self.check_plug_compatible(elem.constraint, prev.constraint, cspan, &name)?;
+                    } else {
+                        elem.constraint = prev.constraint;
+                        elem.constraint_mod = prev.constraint_mod.clone();
+                    }
                     if !redeclare {
                         elem.shadowed = Some((id, prev.id));
                     }
@@ -702,6 +710,8 @@ impl Flattener<'_> {
                 .with_secondary(pspan, "declared here"));
             }
             self.check_plug_compatible(*id, prev.constraint, *span, name)?;
+            let (constraint, constraint_mod) =
+                super::redeclared_chain::narrowed_constraint(self, *id, prev, *span, name)?;
             out.insert(
                 name.clone(),
                 ClassElem {
@@ -709,8 +719,8 @@ impl Flattener<'_> {
                     protected: prev.protected,
                     replaceable: self.tree.get(*id).prefixes.replaceable,
                     final_: sm.final_,
-                    constraint: prev.constraint,
-                    constraint_mod: prev.constraint_mod.clone(),
+                    constraint,
+                    constraint_mod,
                     shadowed: None,
                 },
             );

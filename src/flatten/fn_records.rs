@@ -63,7 +63,10 @@ fn int_expr(k: usize, span: Span) -> ast::Expr {
 impl Flattener<'_> {
     /// Whether `class` is a record.
     pub fn is_record(&mut self, class: ClassId) -> Result<bool, Diagnostic> {
-        Ok(matches!(self.expanded(class)?.kind, ast::ClassKind::Record))
+        Ok(matches!(
+            self.expanded(class)?.kind,
+            ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+        ))
     }
 
     /// The primitive fields of record `rec` in declaration order, nested records flattened
@@ -125,7 +128,11 @@ impl Flattener<'_> {
                     ty: ScalarType::Integer,
                     dims,
                 }),
-                None if matches!(te.kind, ast::ClassKind::Record) && dims.is_empty() => {
+                None if matches!(
+                    te.kind,
+                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+                ) && dims.is_empty() =>
+                {
                     let sub = self.record_fields(ty_class, &format!("{name}."), nested)?;
                     nested.push((name.clone(), sub.iter().map(|f| f.name.clone()).collect()));
                     out.extend(sub);
@@ -253,6 +260,9 @@ impl Flattener<'_> {
         class: ClassId,
         bound: &mut Vec<String>,
     ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        if let Some(call) = self.fn_desugar(e, class)? {
+            return self.record_value(&call, class, bound);
+        }
         match &e.kind {
             ExprKind::Ref(c) if !c.global && c.parts.iter().all(|p| p.subscripts.is_empty()) => {
                 let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();

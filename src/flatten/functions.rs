@@ -88,7 +88,11 @@ impl Flattener<'_> {
                 Some(Prim::Scalar(t)) => *t,
                 Some(Prim::Enum(_)) => crate::dae::ScalarType::Enumeration,
                 Some(Prim::ExternalObject) => crate::dae::ScalarType::Integer,
-                None if matches!(te.kind, ast::ClassKind::Record) => {
+                None if matches!(
+                    te.kind,
+                    ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+                ) =>
+                {
                     let span = c.decl().name.span;
                     if !c.decl().dims.is_empty() || !c.clause.type_dims.is_empty() {
                         return Err(Diagnostic::error(
@@ -139,6 +143,9 @@ impl Flattener<'_> {
                             comment: ast::Comment::default(),
                             span: expr.span,
                         });
+                    }
+                    if causality != ast::Causality::Input {
+                        record_bindings.extend(super::operator_record::field_modifiers(c));
                     }
                     match causality {
                         ast::Causality::Input => {
@@ -697,6 +704,9 @@ impl Flattener<'_> {
         bound: &mut Vec<String>,
     ) -> Result<ast::Expr, Diagnostic> {
         let span = e.span;
+        if let Some(call) = self.fn_desugar(e, class)? {
+            return self.rewrite_expr(&call, class, bound);
+        }
         let kind = match &e.kind {
             ExprKind::Ref(c) => {
                 let first = &c.parts[0].ident.name;

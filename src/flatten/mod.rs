@@ -25,6 +25,7 @@ mod classtree;
 mod connect;
 mod connect_scan;
 mod constructor_defaults;
+mod discrete_time;
 mod dyn_index;
 mod dyn_target;
 mod equations;
@@ -48,6 +49,7 @@ mod library;
 mod lookup;
 mod modifier;
 mod native;
+mod operator_record;
 mod overdetermined;
 mod record_binding;
 mod record_field_conflict;
@@ -125,6 +127,9 @@ pub(crate) struct Flattener<'s> {
     /// Components of expandable connectors declared with a size `:` and no binding: removed
     /// until a connection gives their size (`expandable.rs`).
     pub sizeless: HashSet<InstId>,
+    /// Whether an operator record was expanded: only then can an operator need overload
+    /// resolution (`operator_record.rs`).
+    pub op_records_seen: bool,
 }
 
 impl<'s> Flattener<'s> {
@@ -155,6 +160,7 @@ impl<'s> Flattener<'s> {
             inner_parts: HashMap::new(),
             warnings: Vec::new(),
             fn_records: Default::default(),
+            op_records_seen: false,
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
         }
@@ -311,6 +317,7 @@ impl<'s> Flattener<'s> {
         self.finish_parameters(&mut model)?;
         self.stream_equations(&mut model, &conn)?;
         model.functions = std::mem::take(&mut self.functions);
+        discrete_time::check(&model).map_err(|d| vec![d])?;
         model.experiment = self.experiment(class);
         balance::check(&model, self, root).map_err(|d| vec![d])?;
         model.warnings = std::mem::take(&mut self.warnings);

@@ -88,6 +88,9 @@ impl Flattener<'_> {
     fn bound_by_function(&mut self, e: &Expr, b: &ModExpr) -> Result<bool, Diagnostic> {
         match &e.kind {
             ExprKind::Call { func, .. } => Ok(!self.is_record_constructor(func, b)?),
+            // An operator on records: only operator records have them (MLS 14), and the
+            // operator function's result binds the record as a whole.
+            ExprKind::Binary { .. } | ExprKind::Unary { .. } => Ok(true),
             ExprKind::If { branches, else_ } => {
                 for (_, v) in branches {
                     if !self.bound_by_function(v, b)? {
@@ -111,11 +114,12 @@ impl Flattener<'_> {
             // A function reached through a component (`world.f()`): not a record class.
             return Ok(false);
         };
-        let kind = self.expanded(class)?.kind;
-        Ok(matches!(
-            kind,
-            ClassKind::Record | ClassKind::OperatorRecord
-        ))
+        let exp = self.expanded(class)?;
+        // An overloaded constructor is a function (MLS 14.3).
+        Ok(
+            matches!(exp.kind, ClassKind::Record | ClassKind::OperatorRecord)
+                && !exp.classes.contains_key("'constructor'"),
+        )
     }
 
     /// For a primitive instance without a binding of its own: the enclosing record bound as a

@@ -7,6 +7,9 @@
 //!   the new declaration a subtype of its own constraining type;
 //! - its constraining clause's modifiers (or its own, without one) apply to the new
 //!   declaration, under the new declaration's modifiers.
+//!
+//! A class redeclared in a modifier with its own `constrainedby` likewise passes that
+//! constraint on to the redeclarations further out ([`narrowed_constraint`]).
 
 use super::instance::InstId;
 use super::modifier::{self, Mod, Redecl};
@@ -72,4 +75,25 @@ impl Flattener<'_> {
         kept.bind_self(inst.unwrap_or(p));
         Ok(Some(kept))
     }
+}
+
+/// The constraint a class redeclared in a modifier passes on (MLS 7.3.2): its own
+/// `constrainedby` type (checked against the constraint it replaces), else the old one.
+pub(super) fn narrowed_constraint(
+    f: &mut Flattener,
+    new: ClassId,
+    prev: &super::expand::ClassElem,
+    span: Span,
+    name: &str,
+) -> Result<(ClassId, Mod), Diagnostic> {
+    let Some(cb) = f.tree.get(new).constrainedby.clone() else {
+        return Ok((prev.constraint, prev.constraint_mod.clone()));
+    };
+    let c = f.lookup_class_name(&cb.name, new, None)?;
+    f.check_plug_compatible(c, prev.constraint, span, name)?;
+    let m = match &cb.modification {
+        Some(cm) => modifier::convert_args(&mut f.tree, cm, new),
+        None => Mod::default(),
+    };
+    Ok((c, m))
 }

@@ -292,7 +292,13 @@ impl<'a, 'b> FCtx<'a, 'b> {
     fn record_scalars(&mut self, i: InstId, span: Span, out: &mut Vec<Expr>) -> EResult<()> {
         for c in self.f.children(i)? {
             self.f.ready(c)?;
-            if self.f.variability(c) == ast::Variability::Constant {
+            // A field declared constant is not part of the record's value (functions take
+            // the others); the fields of a constant record (`constant Complex j`) are.
+            let declared_constant = self.f.insts[c]
+                .elem
+                .as_ref()
+                .is_some_and(|e| e.clause.prefix.variability == ast::Variability::Constant);
+            if declared_constant {
                 continue;
             }
             match &self.f.insts[c].kind {
@@ -478,11 +484,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
         };
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
-            if matches!(exp.kind, ast::ClassKind::Record) {
-                return Err(Diagnostic::error(
-                    span,
-                    "record constructors are not supported; set the record's fields instead",
-                ));
+            if matches!(
+                exp.kind,
+                ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+            ) {
+                return self.record_constructor_value(class, args, span).map(Some);
             }
             return Err(Diagnostic::error(
                 span,
@@ -1072,7 +1078,7 @@ impl FCtx<'_, '_> {
         let mut record_len = None;
         for n in nodes.data {
             if let Node::Inst(i) = n
-                && matches!(self.f.insts[i].exp.kind, ast::ClassKind::Record)
+                && self.f.is_record_valued(self.f.insts[i].exp.id)
             {
                 // A record as a value (a function argument, a record equation): its scalars
                 // in declaration order, the order functions take record fields in.
@@ -1325,6 +1331,12 @@ impl Ctx for FCtx<'_, '_> {
             dims.push((n, b, u.cref.span));
         }
         eval::agree_implicit(name, &dims)
+    }
+    fn overloaded(&mut self, e: &ast::Expr) -> EResult<Option<ast::Expr>> {
+        if !self.f.op_records_seen {
+            return Ok(None);
+        }
+        super::operator_record::desugar(self, e)
     }
     fn set_structural(&mut self, on: bool) -> bool {
         let prev = self.mode == Mode::Structural;

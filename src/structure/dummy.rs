@@ -104,6 +104,7 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
                 && work.model.variables[v].derivative_of.is_some()
         })
         .collect();
+    let forced = rows.is_empty();
     let mut dummies: Vec<VarId> = Vec::new();
     let mut state_sets = Vec::new();
     let mut warnings = Vec::new();
@@ -239,6 +240,7 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
             ));
         }
     }
+    super::state_select_rules::check(work, &states, forced)?;
     // Record the sets with the lowest level first: that is where the simulator should look.
     state_sets.reverse();
     Ok(Selection {

@@ -21,6 +21,7 @@ mod prepare;
 pub mod print;
 pub(crate) mod redundancy;
 mod report;
+mod state_select_rules;
 mod string_values;
 mod system;
 pub mod tearing;

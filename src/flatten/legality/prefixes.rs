@@ -153,6 +153,9 @@ impl Flattener<'_> {
             return Ok(());
         }
         if matches!(exp.kind, ClassKind::OperatorRecord) {
+            if pre.connection == Connection::Flow {
+                self.check_flow_operator_record(exp.id, span, &e.name)?;
+            }
             return Ok(());
         }
         let mut inside = Inside::default();

@@ -145,6 +145,8 @@ impl Flattener<'_> {
                 .first()
                 .map(|d| d.name.name.clone())
                 .unwrap_or_default();
+            let ty_dims = self.type_dims(ty) + c.type_dims.len();
+            self.check_constraint_dims(ty_dims, con, c.type_name.span, &what)?;
             self.check_subtype(ty, con, c.type_name.span, &what)?;
         }
         for child in children {
@@ -158,9 +160,47 @@ impl Flattener<'_> {
                 let n = self.tree.get(child);
                 (n.name.clone(), n.span)
             };
+            // A short definition's own dimensions (`T = Real3[2]`) are not part of the type it
+            // extends: that type is what the constraint is compared with.
+            let own = match &self.tree.get(child).body {
+                crate::flatten::classtree::NodeBody::Short(s) => s.array_dims.len(),
+                _ => 0,
+            };
+            let ty_dims = self.type_dims(child).saturating_sub(own);
+            self.check_constraint_dims(ty_dims, con, span, &what)?;
             self.check_subtype(child, con, span, &what)?;
         }
         Ok(())
+    }
+
+    /// The number of array dimensions a type carries (`type Real3 = Real[3]`: 1).
+    fn type_dims(&mut self, ty: ClassId) -> usize {
+        self.expanded(ty).map_or(0, |e| e.dims.len())
+    }
+
+    /// MLS 7.3.2: the constraining type has as many dimensions as the type it constrains (the
+    /// component's own dimensions aside).
+    fn check_constraint_dims(
+        &mut self,
+        ty_dims: usize,
+        con: ClassId,
+        span: Span,
+        what: &str,
+    ) -> Result<(), Diagnostic> {
+        let con_dims = self.type_dims(con);
+        if ty_dims == con_dims {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            span,
+            format!(
+                "the type of the replaceable `{what}` has {ty_dims} array dimension(s), its constraining type `{}` has {con_dims}",
+                self.tree.get(con).full
+            ),
+        )
+        .with_note(
+            "a constraining type must have the same number of dimensions as the type it constrains (MLS 7.3.2)",
+        ))
     }
 
     fn check_subtype(

@@ -80,6 +80,28 @@ impl Flattener<'_> {
                         "move the component out of the operator".to_string(),
                     ));
                 }
+                let mut nested: Vec<_> = e.classes.values().map(|c| c.id).collect();
+                nested.sort_unstable();
+                if let Some(&c) = nested.iter().find(|&&c| {
+                    !matches!(
+                        self.tree.get(c).kind,
+                        ClassKind::Function
+                            | ClassKind::PureFunction
+                            | ClassKind::ImpureFunction
+                            | ClassKind::OperatorFunction
+                    )
+                }) {
+                    let n = self.tree.get(c);
+                    return Err(Diagnostic::error(
+                        n.span,
+                        format!(
+                            "`{}` is a {}: an operator may only contain functions (MLS 4.7)",
+                            n.name,
+                            kind_name(n.kind)
+                        ),
+                    )
+                    .with_help("move the class out of the operator"));
+                }
             }
             ClassKind::Block => self.check_block_connectors(e)?,
             _ => {}
