@@ -25,6 +25,8 @@ pub struct Field {
 pub struct FnRecords {
     /// Record variable (or nested record field, `R.sub`) -> its flat field names (`R.sub.x`).
     pub vars: std::collections::HashMap<String, Vec<String>>,
+    /// Record variable -> its declared record class, where its constants are looked up.
+    pub classes: std::collections::HashMap<String, ClassId>,
     /// Statements that must run before the statement being rewritten (temporaries).
     pub pre: Vec<ast::Statement>,
     /// Temporary record fields to add to the function's locals.
@@ -175,6 +177,7 @@ impl Flattener<'_> {
             name.to_string(),
             fields.iter().map(|f| f.name.clone()).collect(),
         );
+        self.fn_records.classes.insert(name.to_string(), rec);
         for (n, fs) in nested {
             self.fn_records.vars.insert(n, fs);
         }
@@ -240,6 +243,59 @@ impl Flattener<'_> {
         let mut r = cref(&name, c.span);
         r.parts[0].subscripts = last.subscripts.clone();
         Ok(Some(r))
+    }
+
+    /// `R.c` (or `R.sub.c`) for a constant `c` declared in the record class of function
+    /// variable `R`: constants are elements of the record class (MLS 4.4.4, 12.6) but no
+    /// field variables of the function, so their value is inlined. `None` for anything else.
+    pub fn record_constant(
+        &mut self,
+        c: &ast::ComponentRef,
+    ) -> Result<Option<ast::Expr>, Diagnostic> {
+        if c.global || c.parts.len() < 2 {
+            return Ok(None);
+        }
+        let Some(&first_rec) = self.fn_records.classes.get(&c.parts[0].ident.name) else {
+            return Ok(None);
+        };
+        let mut rec = first_rec;
+        let (last, path) = c.parts[1..].split_last().expect("two parts or more");
+        for p in path {
+            if !p.subscripts.is_empty() {
+                return Ok(None);
+            }
+            let exp = self.expanded(rec)?;
+            let Some(&i) = exp.comp_index.get(&p.ident.name) else {
+                return Ok(None);
+            };
+            let comp = &exp.components[i];
+            let ty = self.lookup_class_name(&comp.clause.type_name, comp.lex, None)?;
+            if !self.is_record(ty)? {
+                return Ok(None);
+            }
+            rec = ty;
+        }
+        let exp = self.expanded(rec)?;
+        let is_const = exp.comp_index.get(&last.ident.name).is_some_and(|&i| {
+            exp.components[i].clause.prefix.variability == ast::Variability::Constant
+        });
+        if !is_const {
+            return Ok(None);
+        }
+        let mut r = cref(&last.ident.name, c.span);
+        r.parts[0].subscripts = last.subscripts.clone();
+        let e = ast::Expr {
+            kind: ExprKind::Ref(r),
+            span: c.span,
+        };
+        let v = self.eval_structural(
+            &e,
+            Scope {
+                inst: None,
+                lex: rec,
+            },
+        )?;
+        Ok(Some(super::functions::literal(&v, c.span)))
     }
 
     /// The record class a call's name denotes (a record constructor), if any.

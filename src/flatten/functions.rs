@@ -710,6 +710,9 @@ impl Flattener<'_> {
         let kind = match &e.kind {
             ExprKind::Ref(c) => {
                 let first = &c.parts[0].ident.name;
+                if let Some(v) = self.record_constant(c)? {
+                    return Ok(v);
+                }
                 if let Some(r) = self.record_field_ref(c)? {
                     ExprKind::Ref(self.rewrite_cref_subs(&r, class, bound)?)
                 } else if !c.global && bound.iter().any(|b| b == first) {

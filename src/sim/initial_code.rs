@@ -46,10 +46,19 @@ pub(super) fn initial_equations(
     }
     // Which initial equation determines each discrete unknown (`(var, pre only)`).
     let mut determined: HashMap<(VarId, bool), usize> = HashMap::new();
-    for (i, eq) in model.initial_equations.iter().enumerate() {
+    let defs = super::initial_alias::discrete_defs(sys);
+    for i in super::initial_alias::order(&model.initial_equations, &defs, discrete) {
+        let eq = &model.initial_equations[i];
         c.span = eq.span;
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
+                let (lhs, rhs) = &super::initial_alias::resolve_sides(
+                    lhs,
+                    rhs,
+                    &defs,
+                    discrete,
+                    |k| determined.contains_key(&k),
+                );
                 let target = init_target(lhs, rhs, discrete)
                     .or_else(|| init_target(rhs, lhs, discrete).map(|(v, p, _)| (v, p, lhs)));
                 let Some((var, pre_only, value)) = target else {

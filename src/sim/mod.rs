@@ -44,6 +44,7 @@ pub mod events;
 pub mod funcall;
 pub mod homotopy;
 pub mod init;
+pub mod initial_alias;
 pub mod initial_asserts;
 pub mod initial_code;
 pub mod int_range;
