@@ -54,7 +54,7 @@ package F
     Real n = norm2({t, 1});
     Real w[3] = rot({t, 0, 0}, 0.5);
     Real r;
-    Integer it;
+    Real it "Real: an Integer must not take a function of a continuous argument (MLS 3.8.3)";
     Integer s = sumTo(integer(t));
     Integer fb = fib(integer(t));
   equation

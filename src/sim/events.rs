@@ -306,7 +306,14 @@ fn settle(
             // each contradict themselves; search its relations (`sim/mixed_search.rs`).
             let values = super::mixed_search::relation_values(engine);
             if let Some(i) = switched.filter(|_| !changed && seen.contains(&values)) {
-                if super::mixed_search::resolve(engine, i)? {
+                if operands_equal_but_for_rounding(engine, i) {
+                    // The cycle is rounding noise: the operands are equal to the last digits
+                    // and their sign flips with each solve of the loop (EngineV6's pistons at
+                    // dead centre, `v_rel` = +-5e-16). Either value is consistent at this
+                    // instant; the one it has now is kept, and a later real move to the other
+                    // side is a zero crossing (`root_baseline.rs`).
+                    switched = None;
+                } else if super::mixed_search::resolve(engine, i)? {
                     seen.clear();
                     switched = Some(i);
                 }
@@ -506,6 +513,14 @@ fn update_relations(
         }
     }
     changed
+}
+
+/// Whether relation `i`'s operands are equal within rounding (the margin within which the
+/// triggered relation counts as unmoved in [`update_relations`]).
+fn operands_equal_but_for_rounding(engine: &Engine, i: usize) -> bool {
+    let r = &engine.prog.relations[i];
+    let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
+    (a - b).abs() <= 1e-9 * (1.0 + a.abs() + b.abs())
 }
 
 /// The first relation whose value at the current registers differs from the one it keeps

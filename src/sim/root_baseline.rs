@@ -146,9 +146,9 @@ mod tests {
         let mut g = [-1e-16, 0.4];
         b.apply(&mut g, |_| 1.0);
         assert!(g[0] < 0.0);
-        // The next segment takes a new baseline.
+        // The next segment takes a new baseline: relation 1 now starts disagreeing by rounding.
         b.restart();
-        let mut g = [0.3, -1.0];
+        let mut g = [0.3, -1e-12];
         b.apply(&mut g, |_| 1.0);
         assert!(g[0] == 0.3 && g[1] > 0.0);
     }
