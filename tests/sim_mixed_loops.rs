@@ -6,7 +6,7 @@
 
 mod flatten_common;
 
-use flatten_common::{at, close, sim_options, simulate_text};
+use flatten_common::{close, sim_options, simulate_text};
 
 /// `a + b = t` twice (with `p = 1`): any split solves it. Even where the motion does not
 /// depend on the split (`der(s) = a + b`), minimo cannot yet tell that it never will, so it
