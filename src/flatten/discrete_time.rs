@@ -17,6 +17,12 @@ fn continuous_call(m: &FlatModel, e: &Expr) -> Option<String> {
         return None;
     }
     match e {
+        // Functions minimo generates itself (an element chosen at run time,
+        // `minimo.subscript_*`) only pick a value out of their arguments: what matters is a
+        // user call inside those.
+        Expr::UserCall { function, args, .. } if function.starts_with("minimo.") => {
+            args.iter().find_map(|a| continuous_call(m, a))
+        }
         Expr::UserCall { function, args, .. } => {
             if args.iter().any(|a| !is_discrete(m, a)) {
                 return Some(function.clone());
