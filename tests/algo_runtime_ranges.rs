@@ -2,24 +2,13 @@
 //! simulation (MLS 11.2.2.1): the size is known before simulation, so the loop runs once per
 //! element, with subscripts by the iterator chosen at run time.
 
-use std::io::Write;
-use std::process::{Command, Output};
+mod flatten_common;
 
+use std::process::Output;
+
+/// Runs `minimo simulate` on `text` to t = 1.
 fn simulate(name: &str, text: &str) -> Output {
-    let dir = std::env::temp_dir().join(format!("minimo_algo_ranges_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .arg("simulate")
-        .arg(&path)
-        .args(["--stop-time", "1", "-o"])
-        .arg(dir.join(format!("{name}.csv")))
-        .output()
-        .unwrap()
+    flatten_common::simulate_file("algo_ranges", name, text, "1", &[])
 }
 
 fn stderr(o: &Output) -> String {

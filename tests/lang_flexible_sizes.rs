@@ -2,25 +2,13 @@
 //! algorithm: the size depends on the argument values, so the parameters it depends on are
 //! fixed at flattening; without a binding, a start value gives the size.
 
-use std::io::Write;
-use std::process::{Command, Output};
+mod flatten_common;
 
+use std::process::Output;
+
+/// Runs `minimo simulate` on `text` to t = 0.1, with `extra` arguments.
 fn run(name: &str, text: &str, extra: &[&str]) -> Output {
-    let dir = std::env::temp_dir().join(format!("minimo_flexible_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .arg("simulate")
-        .arg(&path)
-        .args(["--stop-time", "0.1", "-o"])
-        .arg(dir.join(format!("{name}.csv")))
-        .args(extra)
-        .output()
-        .unwrap()
+    flatten_common::simulate_file("flexible", name, text, "0.1", extra)
 }
 
 fn stderr(o: &Output) -> String {

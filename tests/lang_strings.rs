@@ -4,26 +4,13 @@
 //! model checks itself with asserts; a second version with a wrong expectation must fail, so
 //! a test cannot pass by the asserts being skipped.
 
-use std::io::Write;
-use std::process::{Command, Output};
+mod flatten_common;
+
+use std::process::Output;
 
 /// Writes `text` to a fresh file and runs `minimo simulate FILE --stop-time 1`.
 fn simulate(name: &str, text: &str) -> Output {
-    let dir = std::env::temp_dir().join(format!("minimo_lang_strings_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = dir.join(format!("{name}.csv"));
-    Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .arg("simulate")
-        .arg(&path)
-        .args(["--stop-time", "1", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap()
+    flatten_common::simulate_file("lang_strings", name, text, "1", &[])
 }
 
 fn stderr(o: &Output) -> String {

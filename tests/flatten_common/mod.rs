@@ -89,3 +89,26 @@ pub fn last(r: &minimo::sim::SimResult, name: &str) -> f64 {
 pub fn close(a: f64, b: f64, tol: f64, what: &str) {
     assert!((a - b).abs() <= tol, "{what}: {a} != {b}");
 }
+
+/// Writes `text` to `<tmp>/minimo_<tag>_<pid>/<name>` and runs the `minimo` executable on it:
+/// `minimo simulate FILE --stop-time STOP -o FILE.csv EXTRA...`.
+pub fn simulate_file(
+    tag: &str,
+    name: &str,
+    text: &str,
+    stop: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("minimo_{tag}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("model file written");
+    std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("simulate")
+        .arg(&path)
+        .args(["--stop-time", stop, "-o"])
+        .arg(dir.join(format!("{name}.csv")))
+        .args(extra)
+        .output()
+        .expect("minimo runs")
+}
