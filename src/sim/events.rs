@@ -501,7 +501,7 @@ fn update_relations(
         let old = engine.regs[r.reg as usize];
         let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
         let new = if let Some((_, a0, b0, v0)) = triggered.filter(|t| t.0 == i)
-            && ((a - b) - (a0 - b0)).abs() <= 1e-9 * (1.0 + a0.abs() + b0.abs())
+            && ((a - b) - (a0 - b0)).abs() <= ROUNDING * (1.0 + a0.abs() + b0.abs())
         {
             v0
         } else {
@@ -515,12 +515,17 @@ fn update_relations(
     changed
 }
 
+/// The largest difference of a relation's operands, relative to `1 + |a| + |b|`, that counts
+/// as rounding: within it a triggered relation's operands count as unmoved, a cycle is noise
+/// (below), and a crossing function gets a band (`root_baseline.rs`, `relation_hysteresis.rs`).
+pub(super) const ROUNDING: f64 = 1e-9;
+
 /// Whether relation `i`'s operands are equal within rounding (the margin within which the
 /// triggered relation counts as unmoved in [`update_relations`]).
 fn operands_equal_but_for_rounding(engine: &Engine, i: usize) -> bool {
     let r = &engine.prog.relations[i];
     let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
-    (a - b).abs() <= 1e-9 * (1.0 + a.abs() + b.abs())
+    (a - b).abs() <= ROUNDING * (1.0 + a.abs() + b.abs())
 }
 
 /// The first relation whose value at the current registers differs from the one it keeps

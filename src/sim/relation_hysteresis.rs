@@ -11,12 +11,14 @@
 //! beyond the band to the other side: an event then takes the relation's value from its
 //! operands, and the event iteration settles the mode properly (`sim/mixed_search.rs`).
 
+use super::events::ROUNDING;
 use super::tape::{Op, apply};
 
 /// Width of the band, relative to `1 + |a| + |b|`: larger than the tolerance within which
-/// `events::update_relations` keeps a triggered relation against its operands (1e-9), so that
-/// at the event the band leads to, the operands have really moved and decide the relation.
-const BAND: f64 = 2e-9;
+/// `events::update_relations` keeps a triggered relation against its operands
+/// ([`ROUNDING`]), so that at the event the band leads to, the operands have really moved and
+/// decide the relation.
+const BAND: f64 = 2.0 * ROUNDING;
 
 /// The shift for relation `op` with operands `a`, `b`, kept at `kept`: zero when they agree or
 /// when the disagreement is more than rounding (then the plain function's sign change, back to

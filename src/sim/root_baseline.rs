@@ -31,11 +31,9 @@
 //! and its operands really disagree where the segment starts, and a band as wide would hide
 //! its next crossing (a heater that never switches on); it is left as before.
 
+use super::events::ROUNDING;
 use super::program::Relation;
 use super::tape::Op;
-
-/// The largest disagreement, relative to `1 + |a| + |b|`, that counts as rounding.
-const ROUNDING: f64 = 1e-9;
 
 /// The bands of one segment; see the module documentation.
 pub struct RootBaseline {
