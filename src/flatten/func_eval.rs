@@ -505,27 +505,14 @@ impl Ctx for FuncCtx<'_> {
             });
         }
         if let Some(vd) = vectorized_dims(f, &vals).map_err(|m| Diagnostic::error(span, m))? {
-            let n: usize = vd.iter().product();
-            let mut data = Vec::new();
-            let mut inner = Vec::new();
-            for i in 0..n {
-                let vi = vectorized_slice(f, &vals, &vd, i);
-                let mut outs = call_inner(self.functions, &name, vi, self.steps, self.depth + 1)?;
-                if outs.len() != 1 {
-                    return Err(Diagnostic::error(
-                        span,
-                        format!(
-                            "`{name}` is applied element by element to an array argument, so it must have exactly one output"
-                        ),
-                    ));
-                }
-                let o = outs.swap_remove(0);
-                inner = o.dims;
-                data.extend(o.data);
-            }
-            let mut dims = vd;
-            dims.extend(inner);
-            return Ok(Some(vec![Tensor { dims, data }]));
+            return vectorized_call(
+                f,
+                &vals,
+                vd,
+                |vi| call_inner(self.functions, &name, vi, self.steps, self.depth + 1),
+                || several_outputs(&name, span),
+            )
+            .map(|t| Some(vec![t]));
         }
         let outs = call_inner(self.functions, &name, vals, self.steps, self.depth + 1)?;
         Ok(Some(outs))
@@ -668,6 +655,44 @@ pub fn vectorized_dims<E>(
         }
     }
     Ok(found)
+}
+
+/// A call applied element by element over the leading dimensions `lead` (MLS 12.4.6): `call`
+/// runs on each element's arguments ([`vectorized_slice`]), and the results are stacked
+/// behind `lead`. A function with more than one output cannot be vectorized: `several` gives
+/// the error then.
+pub fn vectorized_call<E: Clone, X>(
+    f: &Function,
+    vals: &[Option<Tensor<E>>],
+    lead: Vec<usize>,
+    mut call: impl FnMut(Vec<Option<Tensor<E>>>) -> Result<Vec<Tensor<E>>, X>,
+    several: impl Fn() -> X,
+) -> Result<Tensor<E>, X> {
+    let n: usize = lead.iter().product();
+    let mut data = Vec::new();
+    let mut inner = Vec::new();
+    for i in 0..n {
+        let mut outs = call(vectorized_slice(f, vals, &lead, i))?;
+        if outs.len() != 1 {
+            return Err(several());
+        }
+        let o = outs.swap_remove(0);
+        inner = o.dims;
+        data.extend(o.data);
+    }
+    let mut dims = lead;
+    dims.extend(inner);
+    Ok(Tensor { dims, data })
+}
+
+/// The error for a function with several outputs called element by element.
+pub fn several_outputs(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        format!(
+            "`{name}` is applied element by element to an array argument, so it must have exactly one output"
+        ),
+    )
 }
 
 /// The arguments of element `i` (row-major) of a vectorized call: the vectorized arguments

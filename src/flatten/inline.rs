@@ -459,22 +459,14 @@ impl Sym<'_, '_, '_> {
         if let Some(vd) =
             func_eval::vectorized_dims(&f, &vals).map_err(|m| Diagnostic::error(span, m))?
         {
-            let n: usize = vd.iter().product();
-            let mut data = Vec::new();
-            let mut inner = Vec::new();
-            for i in 0..n {
-                let vi = func_eval::vectorized_slice(&f, &vals, &vd, i);
-                let mut outs = self.call_values(name, &f, vi, span)?;
-                if outs.len() != 1 {
-                    return Err(abort());
-                }
-                let o = outs.swap_remove(0);
-                inner = o.dims;
-                data.extend(o.data);
-            }
-            let mut dims = vd;
-            dims.extend(inner);
-            return Ok(Some(vec![Tensor { dims, data }]));
+            return func_eval::vectorized_call(
+                &f,
+                &vals,
+                vd,
+                |vi| self.call_values(name, &f, vi, span),
+                abort,
+            )
+            .map(|t| Some(vec![t]));
         }
         self.call_values(name, &f, vals, span).map(Some)
     }
