@@ -825,15 +825,7 @@ pub fn literal(v: &Tensor<Val>, span: Span) -> ast::Expr {
         return scalar(&v.data[0], span);
     }
     let items = (0..v.dims[0]).map(|k| literal(&v.row(k), span)).collect();
-    ast::Expr {
-        kind: ExprKind::Array(ast::FunctionArgs {
-            positional: items,
-            named: vec![],
-            iterators: vec![],
-            span,
-        }),
-        span,
-    }
+    super::operator_record::array(items, span)
 }
 
 fn m_span(m: &ast::Modification) -> crate::diag::Span {

@@ -575,7 +575,8 @@ fn unary<'b, S: OpScope<'b>>(
     ))
 }
 
-fn array(items: Vec<ast::Expr>, span: Span) -> ast::Expr {
+/// The array constructor `{items}` as an expression.
+pub(super) fn array(items: Vec<ast::Expr>, span: Span) -> ast::Expr {
     ast::Expr {
         kind: ExprKind::Array(ast::FunctionArgs {
             positional: items,
