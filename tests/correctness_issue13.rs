@@ -2,24 +2,13 @@
 //! through the `minimo` binary as a user would: a located error with exit code 1, or the right
 //! result, within bounded time and memory. Deep inputs are generated.
 
-use std::io::Write;
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// Writes `text` to a fresh file and runs `minimo ARGS FILE [EXTRA]`.
+mod flatten_common;
+
+/// Runs `minimo ARGS FILE EXTRA...` on `text` written to a fresh file.
 fn minimo(name: &str, text: &str, args: &[&str], extra: &[&str]) -> Output {
-    let dir = std::env::temp_dir().join(format!("minimo_correctness_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .args(args)
-        .arg(&path)
-        .args(extra)
-        .output()
-        .unwrap()
+    flatten_common::run_on_file("correctness", name, text, args, extra)
 }
 
 fn stderr(o: &Output) -> String {

@@ -2,29 +2,13 @@
 //! user would: each must now be a located error with exit code 1 (or, for the command line,
 //! the quiet behaviour of other Unix tools). Each model was written for this file.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// Writes `text` to a fresh file and runs `minimo ARGS FILE [EXTRA]`.
-fn minimo(name: &str, text: &str, args: &[&str], extra: &[&str]) -> Output {
-    let path = write(name, text);
-    Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .args(args)
-        .arg(&path)
-        .args(extra)
-        .output()
-        .unwrap()
-}
+mod flatten_common;
 
-fn write(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("minimo_wrong_answers_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    path
+/// Runs `minimo ARGS FILE EXTRA...` on `text` written to a fresh file.
+fn minimo(name: &str, text: &str, args: &[&str], extra: &[&str]) -> Output {
+    flatten_common::run_on_file("wrong_answers", name, text, args, extra)
 }
 
 fn stderr(o: &Output) -> String {
@@ -286,7 +270,8 @@ const DECAY: &str = "model Decay\n  Real x(start = 1, fixed = true);\nequation\n
 fn a_closed_pipe_ends_the_run_quietly() {
     // An error message written to a pipe whose reader is gone (`2>&1 | head -1` once `head`
     // has its line): the write fails, and it must not become a panic (exit code 101).
-    let path = write(
+    let path = flatten_common::write_model(
+        "wrong_answers",
         "decay_pipe.mo",
         "model Broken\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x/0;\nend Broken;\n",
     );

@@ -90,8 +90,38 @@ pub fn close(a: f64, b: f64, tol: f64, what: &str) {
     assert!((a - b).abs() <= tol, "{what}: {a} != {b}");
 }
 
-/// Writes `text` to `<tmp>/minimo_<tag>_<pid>/<name>` and runs the `minimo` executable on it:
-/// `minimo simulate FILE --stop-time STOP -o FILE.csv EXTRA...`.
+/// Writes `text` to `<tmp>/minimo_<tag>_<pid>/<name>` and returns the file's path.
+pub fn write_model(tag: &str, name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("minimo_{tag}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("model file written");
+    path
+}
+
+/// Runs `minimo ARGS PATH EXTRA...`, as a user would from a shell.
+pub fn run_on(path: &std::path::Path, args: &[&str], extra: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .args(args)
+        .arg(path)
+        .args(extra)
+        .output()
+        .expect("minimo runs")
+}
+
+/// Writes `text` as in [`write_model`] and runs `minimo ARGS FILE EXTRA...` on it.
+pub fn run_on_file(
+    tag: &str,
+    name: &str,
+    text: &str,
+    args: &[&str],
+    extra: &[&str],
+) -> std::process::Output {
+    run_on(&write_model(tag, name, text), args, extra)
+}
+
+/// `minimo simulate FILE --stop-time STOP -o FILE.csv EXTRA...` on `text` written as in
+/// [`write_model`].
 pub fn simulate_file(
     tag: &str,
     name: &str,
@@ -99,16 +129,10 @@ pub fn simulate_file(
     stop: &str,
     extra: &[&str],
 ) -> std::process::Output {
-    let dir = std::env::temp_dir().join(format!("minimo_{tag}_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary folder");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("model file written");
-    std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .arg("simulate")
-        .arg(&path)
-        .args(["--stop-time", stop, "-o"])
-        .arg(dir.join(format!("{name}.csv")))
-        .args(extra)
-        .output()
-        .expect("minimo runs")
+    let path = write_model(tag, name, text);
+    let csv = path.with_file_name(format!("{name}.csv"));
+    let csv = csv.display().to_string();
+    let mut args = vec!["--stop-time", stop, "-o", csv.as_str()];
+    args.extend_from_slice(extra);
+    run_on(&path, &["simulate"], &args)
 }
