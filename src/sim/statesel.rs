@@ -29,63 +29,49 @@ pub fn check(engine: &mut Engine) -> Option<Vec<VarId>> {
     let n_sets = engine.prog.state_sets.len();
     engine.set_checks.resize(n_sets, None);
     for (si, set) in engine.prog.state_sets.iter().enumerate() {
-        let (current, best) = if set.rows * set.cols <= DENSE_LIMIT {
-            let mut a = vec![0.0; set.rows * set.cols];
-            for &(r, c, reg) in &set.entries {
-                if r < set.rows && c < set.cols {
-                    a[r * set.cols + c] = engine.regs[reg as usize];
-                }
+        // One sparse elimination for every set: a pendulum's 1 x 2 set and the 426 constraints
+        // of an engine's six crank loops alike.
+        let rows = sparse_rows(set, &engine.regs);
+        let mut in_current = vec![false; set.cols];
+        for &c in &set.dummy_cols {
+            if let Some(x) = in_current.get_mut(c) {
+                *x = true;
             }
-            // The best choice by complete pivoting: O(rows² · cols), where enumerating the
-            // combinations would be exponential (a contact of a rigid body gives dozens of
-            // candidates).
-            (
-                det_of(&a, set.rows, set.cols, &set.dummy_cols).abs(),
-                pivot_columns(&a, set.rows, set.cols),
-            )
+        }
+        // Pivots restricted to the chosen columns: |det| of the current choice's submatrix.
+        let current = if set.dummy_cols.len() == set.rows {
+            sparse_pivot(rows.clone(), set.rows, set.cols, &in_current).map_or(0.0, |(d, _)| d)
         } else {
-            // Large sets (the 426 constraints of an engine's six crank loops) are sparse:
-            // the same elimination on the nonzero entries only.
-            let rows = sparse_rows(set, &engine.regs);
-            let mut in_current = vec![false; set.cols];
-            for &c in &set.dummy_cols {
-                if let Some(x) = in_current.get_mut(c) {
-                    *x = true;
-                }
-            }
-            let current = if set.dummy_cols.len() == set.rows {
-                sparse_pivot(rows.clone(), set.rows, set.cols, &in_current).map_or(0.0, |(d, _)| d)
-            } else {
-                0.0
-            };
-            // The search for the best choice is the expensive part: it is repeated when the
-            // current choice has lost half its determinant since the last search, and every
-            // REFRESH checks; in between the last best stands (the current choice is regular
-            // against it).
-            let last = &mut engine.set_checks[si];
-            if let Some(l) = last
-                && l.age < REFRESH
-                && current.is_finite()
-                && current >= 0.5 * l.current
-                && current >= HYSTERESIS * l.best
-            {
-                l.age += 1;
-                for c in 0..set.cols {
-                    if !set.dummy_cols.contains(&c) {
-                        prefer.push(set.candidate_states[c]);
-                    }
-                }
-                continue;
-            }
-            let all = vec![true; set.cols];
-            let best = sparse_pivot(rows, set.rows, set.cols, &all);
-            *last = best.as_ref().map(|(b, _)| LastCheck {
-                current,
-                best: *b,
-                age: 0,
-            });
-            (current, best)
+            0.0
         };
+        // The search for the best choice (complete pivoting: O(rows² · cols), where
+        // enumerating the combinations would be exponential) is the expensive part on large
+        // sets: there it is repeated when the current choice has lost half its determinant
+        // since the last search, and every REFRESH checks; in between the last best stands
+        // (the current choice is regular against it).
+        let last = &mut engine.set_checks[si];
+        if set.rows * set.cols > LARGE_SET
+            && let Some(l) = last
+            && l.age < REFRESH
+            && current.is_finite()
+            && current >= 0.5 * l.current
+            && current >= HYSTERESIS * l.best
+        {
+            l.age += 1;
+            for c in 0..set.cols {
+                if !set.dummy_cols.contains(&c) {
+                    prefer.push(set.candidate_states[c]);
+                }
+            }
+            continue;
+        }
+        let all = vec![true; set.cols];
+        let best = sparse_pivot(rows, set.rows, set.cols, &all);
+        *last = best.as_ref().map(|(b, _)| LastCheck {
+            current,
+            best: *b,
+            age: 0,
+        });
         let Some((best_det, best_cols)) = best else {
             continue;
         };
@@ -106,8 +92,9 @@ pub fn check(engine: &mut Engine) -> Option<Vec<VarId>> {
     switch.then_some(prefer)
 }
 
-/// Sets with more entries than this (rows x cols) are eliminated sparsely.
-const DENSE_LIMIT: usize = 40 * 40;
+/// Sets with more entries than this (rows x cols) search for their best choice only now and
+/// then (see [`REFRESH`]).
+const LARGE_SET: usize = 40 * 40;
 
 /// Checks of a large set between two searches for the best choice.
 const REFRESH: usize = 16;
@@ -133,10 +120,11 @@ fn sparse_rows(set: &super::program::SetMonitor, regs: &[f64]) -> Vec<Vec<(usize
     rows
 }
 
-/// [`pivot_columns`] on sparse rows, pivots taken only in the `allowed` columns: the absolute
-/// determinant (product of the pivots) and the chosen columns, or `None` when the rows are
-/// dependent on those columns. Each step scans the remaining nonzeros for the largest and
-/// updates only the rows holding an entry in the pivot column.
+/// Gaussian elimination with complete pivoting (largest remaining entry first) on sparse rows,
+/// pivots taken only in the `allowed` columns: the absolute determinant of the square
+/// submatrix the chosen columns form (the product of the pivots) and those columns, or `None`
+/// when the rows are dependent on them. Each step scans the remaining nonzeros for the largest
+/// and updates only the rows holding an entry in the pivot column.
 fn sparse_pivot(
     mut rows: Vec<Vec<(usize, f64)>>,
     n_rows: usize,
@@ -165,7 +153,7 @@ fn sparse_pivot(
             }
             for &(j, v) in r {
                 let a = v.abs();
-                // Ties go to the first row, then the first column (as the dense scan).
+                // Ties go to the first row, then the first column.
                 let better =
                     |(bi, bj, b): (usize, usize, f64)| a > b || (a == b && (i, j) < (bi, bj));
                 if allowed[j] && !col_done[j] && a.is_finite() && best.is_none_or(better) {
@@ -216,93 +204,62 @@ fn sparse_pivot(
     Some((det, chosen))
 }
 
-/// Columns chosen by Gaussian elimination with complete pivoting (largest remaining entry
-/// first) on the `rows x cols` row-major matrix `a`, with the absolute determinant of the
-/// square submatrix they form (the product of the pivots). `None` when the rows are dependent.
-fn pivot_columns(a: &[f64], rows: usize, cols: usize) -> Option<(f64, Vec<usize>)> {
-    if rows > cols || a.len() != rows * cols {
-        return None;
-    }
-    let mut m = a.to_vec();
-    let mut row_done = vec![false; rows];
-    let mut col_done = vec![false; cols];
-    let mut chosen = Vec::with_capacity(rows);
-    let mut det = 1.0f64;
-    for _ in 0..rows {
-        let mut best: Option<(usize, usize, f64)> = None;
-        for i in (0..rows).filter(|&i| !row_done[i]) {
-            for j in (0..cols).filter(|&j| !col_done[j]) {
-                let v = m[i * cols + j].abs();
-                if v.is_finite() && best.is_none_or(|(_, _, b)| v > b) {
-                    best = Some((i, j, v));
-                }
-            }
-        }
-        let (p, q, v) = best?;
-        if v == 0.0 {
-            return None;
-        }
-        row_done[p] = true;
-        col_done[q] = true;
-        chosen.push(q);
-        det *= v;
-        let piv = m[p * cols + q];
-        for i in (0..rows).filter(|&i| !row_done[i]) {
-            let f = m[i * cols + q] / piv;
-            if f != 0.0 {
-                for j in 0..cols {
-                    m[i * cols + j] -= f * m[p * cols + j];
-                }
-            }
-        }
-    }
-    chosen.sort_unstable();
-    Some((det, chosen))
-}
-
-/// Determinant of the square submatrix of `a` (rows x cols, row-major) made of `cols_sel`.
-fn det_of(a: &[f64], rows: usize, cols: usize, cols_sel: &[usize]) -> f64 {
-    let n = rows;
-    if cols_sel.len() != n {
-        return 0.0;
-    }
-    let mut m: Vec<f64> = (0..n)
-        .flat_map(|r| cols_sel.iter().map(move |&c| a[r * cols + c]))
-        .collect();
-    let mut det = 1.0;
-    for k in 0..n {
-        let p = (k..n)
-            .max_by(|&i, &j| m[i * n + k].abs().total_cmp(&m[j * n + k].abs()))
-            .unwrap_or(k);
-        if m[p * n + k] == 0.0 {
-            return 0.0;
-        }
-        if p != k {
-            for j in 0..n {
-                m.swap(k * n + j, p * n + j);
-            }
-            det = -det;
-        }
-        det *= m[k * n + k];
-        for i in k + 1..n {
-            let f = m[i * n + k] / m[k * n + k];
-            for j in k..n {
-                m[i * n + j] -= f * m[k * n + j];
-            }
-        }
-    }
-    det
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Dense rows of a row-major matrix as the sparse rows `sparse_pivot` takes.
+    fn sparse(a: &[f64], rows: usize, cols: usize) -> Vec<Vec<(usize, f64)>> {
+        (0..rows)
+            .map(|i| {
+                (0..cols)
+                    .filter(|&j| a[i * cols + j] != 0.0)
+                    .map(|j| (j, a[i * cols + j]))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The oracle: determinant of the square submatrix of columns `sel`, by LU with partial
+    /// pivoting.
+    fn det_of(a: &[f64], rows: usize, cols: usize, sel: &[usize]) -> f64 {
+        let n = rows;
+        let mut m: Vec<f64> = (0..n)
+            .flat_map(|r| sel.iter().map(move |&c| a[r * cols + c]))
+            .collect();
+        let mut det = 1.0;
+        for k in 0..n {
+            let p = (k..n)
+                .max_by(|&i, &j| m[i * n + k].abs().total_cmp(&m[j * n + k].abs()))
+                .unwrap_or(k);
+            if p != k {
+                for j in 0..n {
+                    m.swap(k * n + j, p * n + j);
+                }
+                det = -det;
+            }
+            det *= m[k * n + k];
+            for i in k + 1..n {
+                let f = m[i * n + k] / m[k * n + k];
+                for j in k..n {
+                    m[i * n + j] -= f * m[k * n + j];
+                }
+            }
+        }
+        det
+    }
+
+    fn only(cols: usize, sel: &[usize]) -> Vec<bool> {
+        (0..cols).map(|c| sel.contains(&c)).collect()
+    }
+
     #[test]
     fn determinant_of_selected_columns() {
-        // [[1, 2, 3], [4, 5, 6]]: columns 0 and 2 -> 1*6 - 3*4 = -6
+        // [[1, 2, 3], [4, 5, 6]]: columns 0 and 2 -> |1*6 - 3*4| = 6
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        assert!((det_of(&a, 2, 3, &[0, 2]) + 6.0).abs() < 1e-12);
+        let (det, cols) = sparse_pivot(sparse(&a, 2, 3), 2, 3, &only(3, &[0, 2])).expect("regular");
+        assert_eq!(cols, vec![0, 2]);
+        assert!((det - 6.0).abs() < 1e-12);
     }
 
     #[test]
@@ -310,11 +267,12 @@ mod tests {
         // [[1, 0, 3], [0, 0.1, 2]]: the first pivot is the 3 at (0, 2); row 1 then reduces to
         // [-2/3, 0.1, 0], whose largest entry picks column 0 (|det| = |1 * 2 - 3 * 0| = 2).
         let a = [1.0, 0.0, 3.0, 0.0, 0.1, 2.0];
-        let (det, cols) = pivot_columns(&a, 2, 3).expect("regular");
+        let (det, cols) = sparse_pivot(sparse(&a, 2, 3), 2, 3, &[true; 3]).expect("regular");
         assert_eq!(cols, vec![0, 2]);
-        assert!((det - det_of(&a, 2, 3, &[0, 2]).abs()).abs() < 1e-12);
+        assert!((det - 2.0).abs() < 1e-12);
         // Dependent rows have no regular choice.
-        assert!(pivot_columns(&[1.0, 2.0, 2.0, 4.0], 2, 2).is_none());
+        let dep = [1.0, 2.0, 2.0, 4.0];
+        assert!(sparse_pivot(sparse(&dep, 2, 2), 2, 2, &[true; 2]).is_none());
         // A large set stays fast: 30 rows, 40 columns (C(40, 30) combinations).
         let (r, c) = (30, 40);
         let big: Vec<f64> = (0..r * c)
@@ -326,27 +284,11 @@ mod tests {
                 }
             })
             .collect();
-        let (det, cols) = pivot_columns(&big, r, c).expect("regular");
+        let (det, cols) = sparse_pivot(sparse(&big, r, c), r, c, &vec![true; c]).expect("regular");
         assert_eq!(cols.len(), r);
-        assert!(det > 0.0);
-        // The sparse elimination makes the same choice with the same determinant.
-        let rows: Vec<Vec<(usize, f64)>> = (0..r)
-            .map(|i| {
-                (0..c)
-                    .filter(|&j| big[i * c + j] != 0.0)
-                    .map(|j| (j, big[i * c + j]))
-                    .collect()
-            })
-            .collect();
-        let (sdet, scols) = sparse_pivot(rows.clone(), r, c, &vec![true; c]).expect("regular");
-        assert_eq!(scols, cols);
-        assert!((sdet - det).abs() <= 1e-9 * det);
+        assert!((det - det_of(&big, r, c, &cols).abs()).abs() <= 1e-9 * det);
         // Restricted to given columns: the determinant of that square submatrix.
-        let mut allowed = vec![false; c];
-        for &j in &cols {
-            allowed[j] = true;
-        }
-        let (d2, _) = sparse_pivot(rows, r, c, &allowed).expect("regular");
-        assert!((d2 - det_of(&big, r, c, &cols).abs()).abs() <= 1e-9 * d2);
+        let (d2, _) = sparse_pivot(sparse(&big, r, c), r, c, &only(c, &cols)).expect("regular");
+        assert!((d2 - det).abs() <= 1e-9 * d2);
     }
 }
