@@ -1,8 +1,51 @@
-//! Option values shared by the commands that integrate (`simulate`, `sweep`): the solver name
-//! and the `--vars` pattern, parsed once with the same messages.
+//! Options shared by the commands that integrate (`simulate`, `sweep`): the time span,
+//! tolerance and solver flags, and the solver name and `--vars` pattern parsed once with the
+//! same messages.
 
 use crate::diag::closest_name;
-use crate::sim::Method;
+use crate::sim::{Method, SimOptions};
+use clap::Args;
+
+/// The integration flags of `simulate` and `sweep`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[arg(long)]
+    pub start_time: Option<f64>,
+    #[arg(long)]
+    pub stop_time: Option<f64>,
+    /// Output interval.
+    #[arg(long)]
+    pub interval: Option<f64>,
+    /// Relative tolerance.
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Integrator: bdf, esdirk34, tr-bdf2 or tsit45.
+    #[arg(long, default_value = "bdf")]
+    pub solver: String,
+}
+
+impl RunArgs {
+    /// The simulation options of these flags with the parameter overrides `set` and the
+    /// `--vars` pattern, or a usage message.
+    pub fn sim_options(
+        &self,
+        set: &[String],
+        vars: Option<&str>,
+        progress: bool,
+    ) -> Result<SimOptions, String> {
+        Ok(SimOptions {
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            interval: self.interval,
+            tolerance: self.tolerance,
+            method: solver(&self.solver)?,
+            set: set.to_vec(),
+            vars: self::vars(vars)?,
+            progress,
+            max_steps: None,
+        })
+    }
+}
 
 /// The integrator named `name`, or a usage message with the closest solver name.
 pub fn solver(name: &str) -> Result<Method, String> {

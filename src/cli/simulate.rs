@@ -3,8 +3,8 @@
 use super::ModelArgs;
 use crate::diag::{Diagnostic, SourceMap, Span, render_all};
 use crate::flatten::{LoadOptions, load_and_flatten};
+use crate::sim::SimResult;
 use crate::sim::results::{write_csv, write_json, write_mat};
-use crate::sim::{SimOptions, SimResult};
 use crate::structure::{AnalyzeOptions, analyze};
 use clap::Args;
 use std::io::{IsTerminal, Write};
@@ -15,19 +15,8 @@ use std::time::Instant;
 pub struct SimulateArgs {
     #[command(flatten)]
     pub model: ModelArgs,
-    #[arg(long)]
-    pub start_time: Option<f64>,
-    #[arg(long)]
-    pub stop_time: Option<f64>,
-    /// Output interval.
-    #[arg(long)]
-    pub interval: Option<f64>,
-    /// Relative tolerance.
-    #[arg(long)]
-    pub tolerance: Option<f64>,
-    /// Integrator: bdf, esdirk34, tr-bdf2 or tsit45.
-    #[arg(long, default_value = "bdf")]
-    pub solver: String,
+    #[command(flatten)]
+    pub run: super::run_options::RunArgs,
     /// Override a parameter: NAME=VALUE (repeatable).
     #[arg(long = "set")]
     pub set: Vec<String>,
@@ -54,12 +43,12 @@ fn usage(msg: String) -> i32 {
 }
 
 pub fn run(args: SimulateArgs) -> i32 {
-    let method = match super::run_options::solver(&args.solver) {
-        Ok(m) => m,
-        Err(m) => return usage(m),
-    };
-    let vars = match super::run_options::vars(args.vars.as_deref()) {
-        Ok(v) => v,
+    let progress = std::io::stderr().is_terminal();
+    let opts = match args
+        .run
+        .sim_options(&args.set, args.vars.as_deref(), progress)
+    {
+        Ok(o) => o,
         Err(m) => return usage(m),
     };
     let format = match &args.output {
@@ -107,17 +96,6 @@ pub fn run(args: SimulateArgs) -> i32 {
         Err(d) => return report(&sources, &d),
     };
     let t_struct = t1.elapsed();
-    let opts = SimOptions {
-        start_time: args.start_time,
-        stop_time: args.stop_time,
-        interval: args.interval,
-        tolerance: args.tolerance,
-        method,
-        set: args.set.clone(),
-        vars,
-        progress: std::io::stderr().is_terminal(),
-        max_steps: None,
-    };
     let result = match crate::sim::simulate_analysis(&analysis, &opts) {
         Ok(r) => r,
         Err(d) => return report(&sources, &d),

@@ -3,7 +3,6 @@
 
 use super::ModelArgs;
 use crate::flatten::LoadOptions;
-use crate::sim::SimOptions;
 use crate::sweep::grid::{grid, samples};
 use crate::sweep::table::{write_csv, write_json};
 use crate::sweep::{CompiledModel, Stat, SweepSpec, parse_axis, run_sweep};
@@ -49,19 +48,8 @@ pub struct SweepArgs {
     /// Override a parameter in every run: NAME=VALUE (repeatable).
     #[arg(long = "set")]
     pub set: Vec<String>,
-    #[arg(long)]
-    pub start_time: Option<f64>,
-    #[arg(long)]
-    pub stop_time: Option<f64>,
-    /// Output interval (the points the statistics are taken over).
-    #[arg(long)]
-    pub interval: Option<f64>,
-    /// Relative tolerance.
-    #[arg(long)]
-    pub tolerance: Option<f64>,
-    /// Integrator: bdf, esdirk34, tr-bdf2 or tsit45.
-    #[arg(long, default_value = "bdf")]
-    pub solver: String,
+    #[command(flatten)]
+    pub run: super::run_options::RunArgs,
     /// Report the variables whose flat name matches this regular expression (default: the states).
     #[arg(long)]
     pub vars: Option<String>,
@@ -82,12 +70,8 @@ fn usage(msg: impl std::fmt::Display) -> i32 {
 }
 
 pub fn run(args: SweepArgs) -> i32 {
-    let method = match super::run_options::solver(&args.solver) {
-        Ok(m) => m,
-        Err(m) => return usage(m),
-    };
-    let vars = match super::run_options::vars(args.vars.as_deref()) {
-        Ok(v) => v,
+    let sim = match args.run.sim_options(&args.set, args.vars.as_deref(), false) {
+        Ok(o) => o,
         Err(m) => return usage(m),
     };
     let mut stats = Vec::new();
@@ -154,17 +138,7 @@ pub fn run(args: SweepArgs) -> i32 {
     let spec = SweepSpec {
         names: axes.iter().map(|a| a.name.clone()).collect(),
         runs,
-        sim: SimOptions {
-            start_time: args.start_time,
-            stop_time: args.stop_time,
-            interval: args.interval,
-            tolerance: args.tolerance,
-            method,
-            set: args.set.clone(),
-            vars,
-            progress: false,
-            max_steps: None,
-        },
+        sim,
         stats,
         jobs: args.jobs,
     };
