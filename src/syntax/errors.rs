@@ -79,7 +79,22 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
     d
 }
 
-#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
+/// The parse error's site: what was found where, what the grammar expected, and the
+/// surrounding context. `explain` asks its checks in turn; the first that recognises a known
+/// mistake gives the message.
+struct Site<'a> {
+    text: &'a str,
+    file: FileId,
+    positives: &'a BTreeSet<Rule>,
+    expected: &'a BTreeSet<String>,
+    ctx: &'a Context,
+    found: Tok,
+    /// The found token's span.
+    at: Span,
+    /// Just after the previous token (where a missing `;` goes).
+    after_prev: Span,
+}
+
 fn explain(
     text: &str,
     file: FileId,
@@ -89,299 +104,463 @@ fn explain(
     ctx: &Context,
 ) -> Diagnostic {
     let found = ctx.found.clone();
-    let at = Span::new(file, found.start, found.end.max(found.start));
-    let after_prev = match &ctx.prev {
-        Some(p) => Span::new(file, p.end, p.end),
-        None => Span::new(file, pos, pos),
+    let site = Site {
+        text,
+        file,
+        positives,
+        expected,
+        ctx,
+        at: Span::new(file, found.start, found.end.max(found.start)),
+        after_prev: match &ctx.prev {
+            Some(p) => Span::new(file, p.end, p.end),
+            None => Span::new(file, pos, pos),
+        },
+        found,
     };
-    let f = found.text.as_str();
-    let exp = |t: &str| expected.contains(t);
-    let has = |r: Rule| positives.contains(&r);
-    let in_expr_start = (has(Rule::IDENT) && has(Rule::number) && has(Rule::paren_expr))
-        || has(Rule::simple_expression)
-        || (exp("{") && exp("0..9") && exp("("));
+    site.lexical()
+        .or_else(|| site.assignment())
+        .or_else(|| site.unclosed_at_eof())
+        .or_else(|| site.expression())
+        .or_else(|| site.name_or_modifier())
+        .or_else(|| site.class_or_block_end())
+        .or_else(|| site.misplaced())
+        .or_else(|| site.missing_token())
+        .unwrap_or_else(|| site.unexpected())
+}
 
-    // Unterminated tokens: the lexer saw the opening character but no closing one.
-    if found.kind == TokKind::Unterminated {
-        let (what, closer) = match f.chars().next() {
-            Some('"') => ("string", "\""),
-            Some('\'') => ("quoted name", "'"),
-            _ => ("comment", "*/"),
-        };
-        return Diagnostic::error(
-            Span::new(file, found.start, found.start + closer.len().min(2)),
-            format!("unterminated {what}"),
-        )
-        .with_label(format!("this {what} is never closed"))
-        .with_help(format!("add the closing `{closer}`"));
+impl Site<'_> {
+    /// Whether the parser was at the start of an expression.
+    fn in_expr_start(&self) -> bool {
+        let exp = |t: &str| self.expected.contains(t);
+        let has = |r: Rule| self.positives.contains(&r);
+        (has(Rule::IDENT) && has(Rule::number) && has(Rule::paren_expr))
+            || has(Rule::simple_expression)
+            || (exp("{") && exp("0..9") && exp("("))
     }
 
-    if found.kind == TokKind::Number && found.text.matches('.').count() > 1 {
-        return Diagnostic::error(at, format!("malformed number `{f}`"))
-            .with_label("a number has at most one `.`")
-            .with_help("write e.g. `1.25` or `1.2e3`");
-    }
-    // `=` in an algorithm.
-    if f == "=" && (has(Rule::assign_rhs) || ctx.section == Sec::Algorithm && exp(":=")) {
-        return Diagnostic::error(at, "`=` is not allowed in an algorithm: use `:=`")
-            .with_label("assignment needs `:=`")
-            .with_help("an algorithm section runs statements in order; `x := e` assigns e to x");
-    }
-    // `:=` in an equation section.
-    if f == ":=" && ctx.section == Sec::Equation {
-        return Diagnostic::error(at, "`:=` is not allowed in an equation: use `=`")
-            .with_label("equations use `=`")
-            .with_help("use `:=` only in an `algorithm` section");
-    }
-    // `=` where a comparison is meant.
-    if f == "=" && (exp("then") || exp("loop")) {
-        return Diagnostic::error(at, "`=` is not a comparison: use `==`")
-            .with_label("write `==` here");
-    }
-    // Missing `end Name;` at the end of the file.
-    let after_operator = ctx
-        .prev
-        .as_ref()
-        .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
-    if found.kind == TokKind::Eof
-        && exp("end")
-        && !after_operator
-        && let Some(c) = ctx.classes.last()
-    {
-        return Diagnostic::error(
-            at,
-            format!("unexpected end of file: expected `end {};`", c.name),
-        )
-        .with_label(format!("the class `{}` is not closed", c.name))
-        .with_secondary(
-            Span::new(file, c.start, c.start + c.name.len()),
-            "the class starts here",
-        )
-        .with_help(format!("add `end {};`", c.name));
-    }
-    // Missing operand.
-    if in_expr_start {
-        if matches!(f, ")" | "]" | "}" | "," | ";") {
-            return Diagnostic::error(at, format!("unexpected `{f}`: missing expression"))
-                .with_label("an expression is needed before this");
+    /// An unterminated token or a malformed number.
+    fn lexical(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let file = self.file;
+        let f = self.found.text.as_str();
+        // Unterminated tokens: the lexer saw the opening character but no closing one.
+        if found.kind == TokKind::Unterminated {
+            let (what, closer) = match f.chars().next() {
+                Some('"') => ("string", "\""),
+                Some('\'') => ("quoted name", "'"),
+                _ => ("comment", "*/"),
+            };
+            return Some(
+                Diagnostic::error(
+                    Span::new(file, found.start, found.start + closer.len().min(2)),
+                    format!("unterminated {what}"),
+                )
+                .with_label(format!("this {what} is never closed"))
+                .with_help(format!("add the closing `{closer}`")),
+            );
         }
-        if matches!(f, "-" | "+" | ".-" | ".+") {
-            return Diagnostic::error(at, format!("a sign `{f}` cannot follow another operator"))
-                .with_label("put the signed operand in parentheses")
-                .with_help(format!("write e.g. `2 * ({f}3)` instead of `2 * {f}3`"));
+
+        if found.kind == TokKind::Number && found.text.matches('.').count() > 1 {
+            return Some(
+                Diagnostic::error(at, format!("malformed number `{f}`"))
+                    .with_label("a number has at most one `.`")
+                    .with_help("write e.g. `1.25` or `1.2e3`"),
+            );
         }
-        if found.kind == TokKind::Eof {
-            return Diagnostic::error(at, "unexpected end of file: missing expression");
+        None
+    }
+
+    /// `=` and `:=` in the wrong section, `=` for a comparison.
+    fn assignment(&self) -> Option<Diagnostic> {
+        let at = self.at;
+        let ctx = self.ctx;
+        let f = self.found.text.as_str();
+        let exp = |t: &str| self.expected.contains(t);
+        let has = |r: Rule| self.positives.contains(&r);
+        // `=` in an algorithm.
+        if f == "=" && (has(Rule::assign_rhs) || ctx.section == Sec::Algorithm && exp(":=")) {
+            return Some(
+                Diagnostic::error(at, "`=` is not allowed in an algorithm: use `:=`")
+                    .with_label("assignment needs `:=`")
+                    .with_help(
+                        "an algorithm section runs statements in order; `x := e` assigns e to x",
+                    ),
+            );
         }
-        if found.kind == TokKind::Keyword {
-            return Diagnostic::error(
-                at,
-                format!("unexpected keyword `{f}`: expected an expression"),
-            )
-            .with_label("an expression is needed here");
+        // `:=` in an equation section.
+        if f == ":=" && ctx.section == Sec::Equation {
+            return Some(
+                Diagnostic::error(at, "`:=` is not allowed in an equation: use `=`")
+                    .with_label("equations use `=`")
+                    .with_help("use `:=` only in an `algorithm` section"),
+            );
         }
-        return Diagnostic::error(
-            at,
-            format!("unexpected {}: expected an expression", found.describe()),
-        )
-        .with_label("an expression is needed here");
+        // `=` where a comparison is meant.
+        if f == "=" && (exp("then") || exp("loop")) {
+            return Some(
+                Diagnostic::error(at, "`=` is not a comparison: use `==`")
+                    .with_label("write `==` here"),
+            );
+        }
+        None
     }
-    if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && has(Rule::binop) {
-        return Diagnostic::error(at, "comparisons cannot be chained")
-            .with_label("second comparison")
-            .with_help("write `a < b and b < c`");
+
+    /// The file ends inside a class.
+    fn unclosed_at_eof(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let ctx = self.ctx;
+        let file = self.file;
+        let exp = |t: &str| self.expected.contains(t);
+        // Missing `end Name;` at the end of the file.
+        let after_operator = ctx
+            .prev
+            .as_ref()
+            .is_some_and(|p| p.kind == TokKind::Punct && p.text != ";");
+        if found.kind == TokKind::Eof
+            && exp("end")
+            && !after_operator
+            && let Some(c) = ctx.classes.last()
+        {
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!("unexpected end of file: expected `end {};`", c.name),
+                )
+                .with_label(format!("the class `{}` is not closed", c.name))
+                .with_secondary(
+                    Span::new(file, c.start, c.start + c.name.len()),
+                    "the class starts here",
+                )
+                .with_help(format!("add `end {};`", c.name)),
+            );
+        }
+        None
     }
-    if matches!(f, "^" | ".^") && has(Rule::binop) {
-        return Diagnostic::error(at, format!("`{f}` cannot be chained: add parentheses"))
-            .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`");
+
+    /// A missing operand, chained comparisons or powers.
+    fn expression(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let f = self.found.text.as_str();
+        let has = |r: Rule| self.positives.contains(&r);
+        let in_expr_start = self.in_expr_start();
+        // Missing operand.
+        if in_expr_start {
+            if matches!(f, ")" | "]" | "}" | "," | ";") {
+                return Some(
+                    Diagnostic::error(at, format!("unexpected `{f}`: missing expression"))
+                        .with_label("an expression is needed before this"),
+                );
+            }
+            if matches!(f, "-" | "+" | ".-" | ".+") {
+                return Some(
+                    Diagnostic::error(at, format!("a sign `{f}` cannot follow another operator"))
+                        .with_label("put the signed operand in parentheses")
+                        .with_help(format!("write e.g. `2 * ({f}3)` instead of `2 * {f}3`")),
+                );
+            }
+            if found.kind == TokKind::Eof {
+                return Some(Diagnostic::error(
+                    at,
+                    "unexpected end of file: missing expression",
+                ));
+            }
+            if found.kind == TokKind::Keyword {
+                return Some(
+                    Diagnostic::error(
+                        at,
+                        format!("unexpected keyword `{f}`: expected an expression"),
+                    )
+                    .with_label("an expression is needed here"),
+                );
+            }
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!("unexpected {}: expected an expression", found.describe()),
+                )
+                .with_label("an expression is needed here"),
+            );
+        }
+        if matches!(f, "<" | "<=" | ">" | ">=" | "==" | "<>") && has(Rule::binop) {
+            return Some(
+                Diagnostic::error(at, "comparisons cannot be chained")
+                    .with_label("second comparison")
+                    .with_help("write `a < b and b < c`"),
+            );
+        }
+        if matches!(f, "^" | ".^") && has(Rule::binop) {
+            return Some(
+                Diagnostic::error(at, format!("`{f}` cannot be chained: add parentheses"))
+                    .with_help("write `(a ^ b) ^ c` or `a ^ (b ^ c)`"),
+            );
+        }
+        None
     }
-    // A reserved word where a name is expected.
-    if has(Rule::IDENT) && found.kind == TokKind::Keyword && !exp(f) {
-        return Diagnostic::error(
-            at,
-            format!("`{f}` is a reserved word and cannot be used as a name"),
-        )
-        .with_label("a name is expected here")
-        .with_help(format!("rename it, e.g. `{f}_`"));
+
+    /// A reserved word as a name, a malformed modifier.
+    fn name_or_modifier(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let ctx = self.ctx;
+        let f = self.found.text.as_str();
+        let exp = |t: &str| self.expected.contains(t);
+        let has = |r: Rule| self.positives.contains(&r);
+        // A reserved word where a name is expected.
+        if has(Rule::IDENT) && found.kind == TokKind::Keyword && !exp(f) {
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!("`{f}` is a reserved word and cannot be used as a name"),
+                )
+                .with_label("a name is expected here")
+                .with_help(format!("rename it, e.g. `{f}_`")),
+            );
+        }
+        // Inside a modification `( ... )`, an argument is missing or malformed.
+        if exp("each") && exp("redeclare") && ctx.open_brackets > 0 {
+            let what = if matches!(f, ")" | ",") {
+                format!("unexpected `{f}`")
+            } else {
+                format!("unexpected {}", found.describe())
+            };
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!("{what}: expected a modifier such as `start = 0`"),
+                )
+                .with_label("a modifier is expected here")
+                .pipe_if(f == ")", |d| {
+                    d.with_help("remove the trailing `,` or `each`/`final`")
+                }),
+            );
+        }
+        None
     }
-    // Inside a modification `( ... )`, an argument is missing or malformed.
-    if exp("each") && exp("redeclare") && ctx.open_brackets > 0 {
-        let what = if matches!(f, ")" | ",") {
-            format!("unexpected `{f}`")
-        } else {
-            format!("unexpected {}", found.describe())
-        };
-        return Diagnostic::error(
-            at,
-            format!("{what}: expected a modifier such as `start = 0`"),
-        )
-        .with_label("a modifier is expected here")
-        .pipe_if(f == ")", |d| {
-            d.with_help("remove the trailing `,` or `each`/`final`")
-        });
-    }
-    // A new class starts while the previous one is still open.
-    if matches!(ctx.section, Sec::Equation | Sec::Algorithm)
-        && CLASS_KINDS.contains(&f)
-        && let Some(c) = ctx.classes.last()
-    {
-        return Diagnostic::error(at, format!("expected `end {};` before this `{f}`", c.name))
-            .with_label(format!("the class `{}` is not closed", c.name))
-            .with_secondary(
-                Span::new(file, c.start, c.start + c.name.len()),
-                "the class starts here",
-            )
-            .with_help(format!(
-                "add `end {};` to finish the class `{}`",
-                c.name, c.name
-            ));
-    }
-    // `end` of a block statement/equation or of the class.
-    if ctx.prev.as_ref().is_some_and(|p| p.text == "end") {
-        for (kw, what) in [
-            ("for", "`for` loop"),
-            ("if", "`if`"),
-            ("when", "`when`"),
-            ("while", "`while` loop"),
-        ] {
-            if exp(kw) {
-                return Diagnostic::error(at, format!("expected `end {kw};` to close the {what}"))
-                    .with_label(format!("found {}", found.describe()));
+
+    /// A class or block statement left open.
+    fn class_or_block_end(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let ctx = self.ctx;
+        let file = self.file;
+        let f = self.found.text.as_str();
+        let exp = |t: &str| self.expected.contains(t);
+        // A new class starts while the previous one is still open.
+        if matches!(ctx.section, Sec::Equation | Sec::Algorithm)
+            && CLASS_KINDS.contains(&f)
+            && let Some(c) = ctx.classes.last()
+        {
+            return Some(
+                Diagnostic::error(at, format!("expected `end {};` before this `{f}`", c.name))
+                    .with_label(format!("the class `{}` is not closed", c.name))
+                    .with_secondary(
+                        Span::new(file, c.start, c.start + c.name.len()),
+                        "the class starts here",
+                    )
+                    .with_help(format!(
+                        "add `end {};` to finish the class `{}`",
+                        c.name, c.name
+                    )),
+            );
+        }
+        // `end` of a block statement/equation or of the class.
+        if ctx.prev.as_ref().is_some_and(|p| p.text == "end") {
+            for (kw, what) in [
+                ("for", "`for` loop"),
+                ("if", "`if`"),
+                ("when", "`when`"),
+                ("while", "`while` loop"),
+            ] {
+                if exp(kw) {
+                    return Some(
+                        Diagnostic::error(at, format!("expected `end {kw};` to close the {what}"))
+                            .with_label(format!("found {}", found.describe())),
+                    );
+                }
+            }
+            if let Some(c) = ctx.classes.last() {
+                return Some(
+                    Diagnostic::error(at, format!("expected `end {};`", c.name))
+                        .with_label(format!("found {}", found.describe()))
+                        .with_help(format!(
+                            "the class `{}` must end with `end {};`",
+                            c.name, c.name
+                        )),
+                );
             }
         }
-        if let Some(c) = ctx.classes.last() {
-            return Diagnostic::error(at, format!("expected `end {};`", c.name))
-                .with_label(format!("found {}", found.describe()))
-                .with_help(format!(
-                    "the class `{}` must end with `end {};`",
-                    c.name, c.name
-                ));
+        None
+    }
+
+    /// A stray character, an equation among the declarations.
+    fn misplaced(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let ctx = self.ctx;
+        let f = self.found.text.as_str();
+        if found.kind == TokKind::Other {
+            return Some(
+                Diagnostic::error(at, format!("unexpected character {}", found.describe()))
+                    .with_label("not part of Modelica's syntax"),
+            );
         }
+        // An equation among the declarations.
+        if ctx.section == Sec::Elements
+            && ctx.open_brackets == 0
+            && matches!(f, "=" | ":=")
+            && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
+        {
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!("unexpected `{f}`: a declaration needs a type and a name"),
+                )
+                .with_label("equations are not allowed among the declarations")
+                .with_help("put equations after the keyword `equation`"),
+            );
+        }
+        None
     }
-    if found.kind == TokKind::Other {
-        return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
-            .with_label("not part of Modelica's syntax");
-    }
-    // An equation among the declarations.
-    if ctx.section == Sec::Elements
-        && ctx.open_brackets == 0
-        && matches!(f, "=" | ":=")
-        && ctx.prev.as_ref().is_some_and(|p| p.kind == TokKind::Ident)
-    {
-        return Diagnostic::error(
-            at,
-            format!("unexpected `{f}`: a declaration needs a type and a name"),
-        )
-        .with_label("equations are not allowed among the declarations")
-        .with_help("put equations after the keyword `equation`");
-    }
-    if exp("then") && !exp(";") {
-        return Diagnostic::error(
-            at,
-            format!(
-                "expected `then` after the condition, found {}",
-                found.describe()
-            ),
-        )
-        .with_label("`then` expected here");
-    }
-    if exp("loop") && !exp(";") {
-        return Diagnostic::error(at, format!("expected `loop`, found {}", found.describe()))
-            .with_label("`loop` expected here")
-            .with_help("write `for i in 1:n loop ... end for;`");
-    }
-    // Missing `;`.
-    if exp(";") {
-        let what = ctx.construct();
-        let mut d = Diagnostic::error(after_prev, format!("expected `;` after {what}"))
-            .with_label("add `;` here");
-        if found.kind == TokKind::Ident && found.line_starts_before {
-            d = d.with_secondary(
+
+    /// A missing keyword, `;` or closing bracket, or the end of the file.
+    fn missing_token(&self) -> Option<Diagnostic> {
+        let found = &self.found;
+        let at = self.at;
+        let after_prev = self.after_prev;
+        let ctx = self.ctx;
+        let expected = self.expected;
+        let positives = self.positives;
+        let exp = |t: &str| self.expected.contains(t);
+        if exp("then") && !exp(";") {
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!(
+                        "expected `then` after the condition, found {}",
+                        found.describe()
+                    ),
+                )
+                .with_label("`then` expected here"),
+            );
+        }
+        if exp("loop") && !exp(";") {
+            return Some(
+                Diagnostic::error(at, format!("expected `loop`, found {}", found.describe()))
+                    .with_label("`loop` expected here")
+                    .with_help("write `for i in 1:n loop ... end for;`"),
+            );
+        }
+        // Missing `;`.
+        if exp(";") {
+            let what = ctx.construct();
+            let mut d = Diagnostic::error(after_prev, format!("expected `;` after {what}"))
+                .with_label("add `;` here");
+            if found.kind == TokKind::Ident && found.line_starts_before {
+                d = d.with_secondary(
+                    at,
+                    format!(
+                        "the next {} starts here",
+                        what.split(' ').next_back().unwrap_or("part")
+                    ),
+                );
+            } else if found.kind != TokKind::Eof {
+                d = d.with_secondary(at, format!("unexpected {}", found.describe()));
+            }
+            return Some(d);
+        }
+        if exp(")") && !exp("]") && !exp("}") {
+            return Some(
+                Diagnostic::error(at, format!("expected `)`, found {}", found.describe()))
+                    .with_label("unclosed parenthesis or missing `,`"),
+            );
+        }
+        if exp("]") && !exp(")") {
+            return Some(
+                Diagnostic::error(at, format!("expected `]`, found {}", found.describe()))
+                    .with_label("unclosed `[`"),
+            );
+        }
+        if exp("}") && !exp(")") {
+            return Some(
+                Diagnostic::error(at, format!("expected `}}`, found {}", found.describe()))
+                    .with_label("unclosed `{`"),
+            );
+        }
+        if found.kind == TokKind::Eof {
+            return Some(Diagnostic::error(
                 at,
                 format!(
-                    "the next {} starts here",
-                    what.split(' ').next_back().unwrap_or("part")
+                    "unexpected end of file: expected {}",
+                    list(expected, positives)
                 ),
-            );
-        } else if found.kind != TokKind::Eof {
-            d = d.with_secondary(at, format!("unexpected {}", found.describe()));
+            ));
         }
-        return d;
+        None
     }
-    if exp(")") && !exp("]") && !exp("}") {
-        return Diagnostic::error(at, format!("expected `)`, found {}", found.describe()))
-            .with_label("unclosed parenthesis or missing `,`");
-    }
-    if exp("]") && !exp(")") {
-        return Diagnostic::error(at, format!("expected `]`, found {}", found.describe()))
-            .with_label("unclosed `[`");
-    }
-    if exp("}") && !exp(")") {
-        return Diagnostic::error(at, format!("expected `}}`, found {}", found.describe()))
-            .with_label("unclosed `{`");
-    }
-    if found.kind == TokKind::Eof {
-        return Diagnostic::error(
-            at,
-            format!(
-                "unexpected end of file: expected {}",
-                list(expected, positives)
-            ),
-        );
-    }
-    if found.kind == TokKind::Other {
-        return Diagnostic::error(at, format!("unexpected character {}", found.describe()))
-            .with_label("not part of Modelica's syntax");
-    }
-    let class_expected = exp("model") && exp("package");
-    let wanted = if class_expected
-        && ctx.open_brackets == 0
-        && matches!(ctx.section, Sec::Top | Sec::Elements)
-    {
-        if ctx.section == Sec::Top {
-            "a class definition (`model`, `package`, `function`, ...)".to_string()
+
+    /// The general message: what was found and what was expected instead.
+    fn unexpected(&self) -> Diagnostic {
+        let found = &self.found;
+        let at = self.at;
+        let ctx = self.ctx;
+        let text = self.text;
+        let expected = self.expected;
+        let positives = self.positives;
+        let f = self.found.text.as_str();
+        let exp = |t: &str| self.expected.contains(t);
+        let class_expected = exp("model") && exp("package");
+        let wanted = if class_expected
+            && ctx.open_brackets == 0
+            && matches!(ctx.section, Sec::Top | Sec::Elements)
+        {
+            if ctx.section == Sec::Top {
+                "a class definition (`model`, `package`, `function`, ...)".to_string()
+            } else {
+                "a declaration (`Real x;`, `model M ... end M;`, ...)".to_string()
+            }
         } else {
-            "a declaration (`Real x;`, `model M ... end M;`, ...)".to_string()
-        }
-    } else {
-        list(expected, positives)
-    };
-    let keywords: Vec<&str> = expected
-        .iter()
-        .map(String::as_str)
-        .filter(|t| KEYWORDS.contains(t))
-        .collect();
-    // A typo of a keyword: close in spelling, or the same letters swapped (`modle`).
-    let anagram = |k: &&str| {
-        let (mut a, mut b): (Vec<char>, Vec<char>) = (f.chars().collect(), k.chars().collect());
-        a.sort_unstable();
-        b.sort_unstable();
-        a == b
-    };
-    let suggestion = (found.kind == TokKind::Ident)
-        .then(|| {
-            crate::diag::closest_name(f, keywords.iter().copied())
-                .or_else(|| keywords.iter().copied().find(anagram))
+            list(expected, positives)
+        };
+        let keywords: Vec<&str> = expected
+            .iter()
+            .map(String::as_str)
+            .filter(|t| KEYWORDS.contains(t))
+            .collect();
+        // A typo of a keyword: close in spelling, or the same letters swapped (`modle`).
+        let anagram = |k: &&str| {
+            let (mut a, mut b): (Vec<char>, Vec<char>) = (f.chars().collect(), k.chars().collect());
+            a.sort_unstable();
+            b.sort_unstable();
+            a == b
+        };
+        let suggestion = (found.kind == TokKind::Ident)
+            .then(|| {
+                crate::diag::closest_name(f, keywords.iter().copied())
+                    .or_else(|| keywords.iter().copied().find(anagram))
+            })
+            .flatten();
+        Diagnostic::error(
+            at,
+            format!("unexpected {}: expected {wanted}", found.describe()),
+        )
+        .with_label("not expected here")
+        .pipe_if(suggestion.is_some(), |d| {
+            d.with_help(format!(
+                "did you mean `{}`?",
+                suggestion.unwrap_or_default()
+            ))
         })
-        .flatten();
-    Diagnostic::error(
-        at,
-        format!("unexpected {}: expected {wanted}", found.describe()),
-    )
-    .with_label("not expected here")
-    .pipe_if(suggestion.is_some(), |d| {
-        d.with_help(format!(
-            "did you mean `{}`?",
-            suggestion.unwrap_or_default()
-        ))
-    })
-    .with_note(match ctx.section {
-        Sec::Equation => "this is in an equation section",
-        Sec::Algorithm => "this is in an algorithm section",
-        Sec::Elements => "this is in a declaration section",
-        Sec::Top => "this is at the top level of the file",
-    })
-    .pipe_if(text.is_empty(), |d| d.with_help("the file is empty"))
+        .with_note(match ctx.section {
+            Sec::Equation => "this is in an equation section",
+            Sec::Algorithm => "this is in an algorithm section",
+            Sec::Elements => "this is in a declaration section",
+            Sec::Top => "this is at the top level of the file",
+        })
+        .pipe_if(text.is_empty(), |d| d.with_help("the file is empty"))
+    }
 }
 
 trait PipeIf: Sized {
