@@ -19,9 +19,22 @@ fn refused(text: &str, fragments: &[&str]) {
 #[test]
 fn state_select_always_on_a_variable_never_differentiated_is_refused() {
     refused(
-        "model M\n  Real w(stateSelect = StateSelect.always) = 2 * time;\nend M;\n",
+        "model M\n  Real w(stateSelect = StateSelect.always) = if time < 0.5 then 1 else 2;\nend M;\n",
         &["StateSelect.always", "not differentiated", "MLS 4.8.7.1"],
     );
+}
+
+/// A smooth definition could be differentiated to make `w` a state (the compliance suite's
+/// AttributeStateSelectInvalidAlways says so; the MSL's `Joints.Spherical(enforceStates =
+/// true)` relies on it): minimo keeps `w` algebraic with a warning, and the values are right.
+#[test]
+fn state_select_always_on_a_smoothly_defined_variable_runs() {
+    let r = simulate_text(
+        "model M\n  Real w(stateSelect = StateSelect.always) = 2 * time;\nend M;\n",
+        &sim_options(1.0, 0.5, 1e-8),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    close(at(&r, "w", 1.0), 2.0, 1e-12, "w");
 }
 
 #[test]

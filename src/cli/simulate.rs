@@ -95,6 +95,10 @@ pub fn run(args: SimulateArgs) -> i32 {
         Ok(a) => a,
         Err(d) => return report(&sources, &d),
     };
+    // Structural warnings (a stateSelect that could not be honoured...) as `structure` shows them.
+    if !analysis.report.warnings.is_empty() {
+        eprint!("{}", render_all(&sources, &analysis.report.warnings));
+    }
     let t_struct = t1.elapsed();
     let result = match crate::sim::simulate_analysis(&analysis, &opts) {
         Ok(r) => r,

@@ -240,7 +240,7 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
             ));
         }
     }
-    super::state_select_rules::check(work, &states, forced)?;
+    super::state_select_rules::check(work, &states, forced, &mut warnings)?;
     // Record the sets with the lowest level first: that is where the simulator should look.
     state_sets.reverse();
     Ok(Selection {

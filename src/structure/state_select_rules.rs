@@ -1,7 +1,14 @@
 //! The `stateSelect` attributes that cannot be honoured (MLS 4.8.7.1): `always` on a variable
-//! that never appears differentiated (it cannot be a state), and `never` on a variable that
-//! must be a state (written under der() with no index reduction offering another choice). The
-//! model is refused rather than simulated against the modeler's stated intent.
+//! that never appears differentiated and that no equation defines smoothly (it cannot be a
+//! state), and `never` on a variable that must be a state (written under der() with no index
+//! reduction offering another choice). The model is refused rather than simulated against the
+//! modeler's stated intent.
+//!
+//! `always` on a variable that is not differentiated but that smooth equations define (the
+//! MSL's `Joints.Spherical(enforceStates = true)` puts it on `w_rel`, defined by the
+//! quaternions' derivative) could be honoured by differentiating those equations, which
+//! minimo's state selection does not do: such a variable stays algebraic with a warning. The
+//! trajectory is the same either way; only the choice of integrated variables differs.
 
 use super::work::WorkingSystem;
 use crate::dae::{ScalarType, StateSelect};
@@ -13,6 +20,7 @@ pub(super) fn check(
     work: &WorkingSystem,
     states: &[usize],
     forced: bool,
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<(), Vec<Diagnostic>> {
     if forced
         && let Some(&s) = states
@@ -30,10 +38,23 @@ pub(super) fn check(
         {
             continue;
         }
+        if smoothly_defined(work, v) {
+            warnings.push(
+                Diagnostic::warning(
+                    var.span,
+                    format!(
+                        "`{}` has stateSelect = StateSelect.always but is not differentiated anywhere: minimo keeps it algebraic (it does not differentiate equations to make a state)",
+                        var.name
+                    ),
+                )
+                .with_note("StateSelect.always asks for the variable as a state (MLS 4.8.7.1); the solution is the same"),
+            );
+            continue;
+        }
         return Err(vec![Diagnostic::error(
             var.span,
             format!(
-                "`{}` has stateSelect = StateSelect.always, but it is not differentiated anywhere, so it cannot be a state",
+                "`{}` has stateSelect = StateSelect.always, but it is not differentiated anywhere and no equation defines it smoothly, so it cannot be a state",
                 var.name
             ),
         )
@@ -41,6 +62,40 @@ pub(super) fn check(
         .with_help("remove the stateSelect modifier, or give it to a variable that appears under der()")]);
     }
     Ok(())
+}
+
+/// Whether some equation containing `v` has no switch in it (no `if`, no relation, no
+/// event operator): differentiating it could make `v` a state.
+fn smoothly_defined(work: &WorkingSystem, v: usize) -> bool {
+    let mut vars = Vec::new();
+    work.eqs.iter().any(|eq| {
+        vars.clear();
+        crate::structure::expr::vars_of(&eq.residual, &mut vars);
+        vars.contains(&v) && !switches(&eq.residual)
+    })
+}
+
+/// Whether `e` can change discontinuously: an `if`, a relation, `pre`, `sample`, `edge`...
+fn switches(e: &crate::dae::Expr) -> bool {
+    use crate::dae::{BinOp, Expr};
+    let mut found = false;
+    e.visit(&mut |x| {
+        found |= matches!(
+            x,
+            Expr::If { .. }
+                | Expr::Pre(_)
+                | Expr::Edge(_)
+                | Expr::Change(_)
+                | Expr::Sample(..)
+                | Expr::Initial
+                | Expr::Terminal
+                | Expr::Binary(
+                    BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne,
+                    ..
+                )
+        );
+    });
+    found
 }
 
 /// `stateSelect = StateSelect.never` on a variable that must be a state: it appears under
