@@ -85,3 +85,44 @@ fn a_constrainedby_clause_replaces_the_declaration_modifiers() {
     assert!(st.contains("w.t0"), "constrainedby modifier lost: {st}");
     assert!(!m.contains("w.s.height"), "a Ramp has no height");
 }
+
+/// A package choice passed down through two levels (`redeclare package Medium = Medium`
+/// written in `C` and in `D`): the name means the enclosing instance's redeclared package
+/// (MLS 7.3), so the constant read through it is the chosen medium's, not the default's.
+/// minimo used to give 10 for all four with exit 0.
+const MEDIA: &str = r#"
+model Media
+  package P
+    constant Integer y = 10;
+  end P;
+  package M1
+    extends P(y = 100);
+  end M1;
+  package M2 = M1(y = 200);
+  model B
+    replaceable package Medium = P;
+    parameter Integer y = Medium.y;
+  end B;
+  model C
+    replaceable package Medium = P;
+    B b(redeclare replaceable package Medium = Medium);
+  end C;
+  model D
+    replaceable package Medium = P;
+    C c(b(redeclare replaceable package Medium = Medium));
+  end D;
+  C c1(redeclare package Medium = M1);
+  D d1(redeclare package Medium = M1);
+  D d2(redeclare package Medium = M2);
+  C c0;
+end Media;
+"#;
+
+#[test]
+fn a_package_choice_passed_down_is_the_enclosing_instance_choice() {
+    let m = flat(MEDIA, Some("Media"));
+    assert_eq!(binding(&m, "c1.b.y"), "100");
+    assert_eq!(binding(&m, "d1.c.b.y"), "100");
+    assert_eq!(binding(&m, "d2.c.b.y"), "200");
+    assert_eq!(binding(&m, "c0.b.y"), "10");
+}

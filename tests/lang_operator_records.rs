@@ -326,3 +326,43 @@ end Bad;
         &["an operator may only contain functions", "MLS 4.7"],
     );
 }
+
+#[test]
+fn a_function_of_a_record_applies_element_by_element_to_an_array_of_records() {
+    // MLS 12.4.6: `norm2(v)` with `v` a vector of records is `{norm2(v[1]), ...}`, and a
+    // record result stacks into an array of records.
+    let r = run(
+        r#"
+function norm2
+  input Geo.Vec2 a;
+  output Real n;
+algorithm
+  n := a.x * a.x + a.y * a.y;
+end norm2;
+function swap
+  input Geo.Vec2 a;
+  output Geo.Vec2 b;
+algorithm
+  b := Geo.Vec2(a.y, a.x);
+end swap;
+model Vectorized
+  import Geo.Vec2;
+  Vec2 v[3] = {Vec2(3, 4), Vec2(time, 0), Vec2(0, -2)};
+  Real n[3] = norm2(v);
+  Vec2 s[3] = swap(v);
+end Vectorized;
+"#,
+        "Vectorized",
+    );
+    for (name, want) in [
+        ("n[1]", 25.0),
+        ("n[2]", 4.0),
+        ("n[3]", 4.0),
+        ("s[1].x", 4.0),
+        ("s[1].y", 3.0),
+        ("s[2].y", 2.0),
+        ("s[3].x", -2.0),
+    ] {
+        close(at(&r, name, 2.0), want, 1e-9, name);
+    }
+}

@@ -204,6 +204,42 @@ impl Flattener<'_> {
         None
     }
 
+    /// Redeclarations of instance `i` that only pass a choice down, `redeclare package Medium
+    /// = Medium` written in a class whose own `Medium` an enclosing instance redeclared, stand
+    /// for that instance's choice: the name is looked up where the modifier is written, in the
+    /// instance being built (MLS 7.3), not in the class as declared. Without this, `C c(redeclare
+    /// package Medium = M1)` with `B b(redeclare package Medium = Medium)` inside `C` left
+    /// `c.b.Medium` at C's default, and every constant read through it was silently wrong.
+    fn pass_choices_down(
+        &mut self,
+        i: InstId,
+        mut overrides: HashMap<String, ClassElem>,
+    ) -> HashMap<String, ClassElem> {
+        let Some(p) = self.insts[i].parent else {
+            return overrides;
+        };
+        for ce in overrides.values_mut() {
+            let node = self.tree.get(ce.id);
+            let (NodeBody::Short(s), Some(lexp)) = (&node.body, node.parent) else {
+                continue;
+            };
+            let pure_alias = s.base.parts.len() == 1
+                && !s.base.global
+                && s.array_dims.is_empty()
+                && s.modification.as_ref().is_none_or(|m| m.args.is_empty());
+            if !pure_alias {
+                continue;
+            }
+            let name = s.base.parts[0].name.clone();
+            if let Some(e) = self.enclosing_inst(lexp, None, p)
+                && let Some(outer) = self.insts[e].overrides.get(&name)
+            {
+                ce.id = outer.id;
+            }
+        }
+        overrides
+    }
+
     /// The class element `name` as seen from instance `i` (redeclarations applied).
     pub fn inst_class_element(&mut self, i: InstId, name: &str) -> Option<ClassId> {
         let inst = &self.insts[i];
@@ -229,6 +265,7 @@ impl Flattener<'_> {
         let mods = self.insts[i].mods.clone();
         let package = self.insts[i].package;
         let overrides = self.class_overrides(&exp, &mods)?;
+        let overrides = self.pass_choices_down(i, overrides);
         self.insts[i].overrides = overrides;
         // Every modifier must name an element (or be an attribute of a built-in type).
         if !package {
