@@ -343,3 +343,54 @@ fn simulation_error(text: &str) -> String {
     let e = minimo::sim::simulate_analysis(&analysis, &opts).expect_err("the simulation fails");
     format!("{e:?}")
 }
+
+/// `external "builtin"` (MLS 12.9.1) naming a built-in function, called with the inputs in
+/// declared order, is that built-in, in parameters and during simulation; a call that maps
+/// its arguments otherwise stays a foreign call and fails with its name.
+#[test]
+fn external_builtin_functions_are_the_builtins() {
+    let text = r#"
+model B
+  function mySin
+    input Real x;
+    output Real y;
+    external "builtin" y = sin(x);
+  end mySin;
+  function myAtan2
+    input Real u1;
+    input Real u2;
+    output Real y;
+    external "builtin" y = atan2(u1, u2);
+  end myAtan2;
+  parameter Real p = mySin(0.5);
+  Real z = myAtan2(time, 1.0);
+end B;
+"#;
+    let r = flatten_common::simulate_text(text, &flatten_common::sim_options(1.0, 0.5, 1e-8))
+        .unwrap_or_else(|e| panic!("{e}"));
+    flatten_common::close(
+        flatten_common::at(&r, "z", 1.0),
+        1f64.atan2(1.0),
+        1e-12,
+        "z",
+    );
+    let p = r
+        .parameters
+        .iter()
+        .find(|(v, _)| v.name == "p")
+        .map(|(_, x)| *x);
+    flatten_common::close(
+        p.expect("parameter p in the result"),
+        0.5f64.sin(),
+        1e-12,
+        "p",
+    );
+    let swapped = text.replace("atan2(u1, u2)", "atan2(u2, u1)");
+    let e =
+        match flatten_common::simulate_text(&swapped, &flatten_common::sim_options(1.0, 0.5, 1e-8))
+        {
+            Ok(_) => panic!("a reordered builtin call must not run"),
+            Err(e) => e,
+        };
+    assert!(e.contains("atan2") && e.contains("cannot link"), "{e}");
+}

@@ -406,6 +406,10 @@ pub struct Function {
 pub struct Native {
     pub c_name: String,
     pub table: Option<tables::Table>,
+    /// `external "builtin"` naming one of minimo's built-in functions, called with the
+    /// function's inputs in declared order (MLS 12.9.1): evaluated as that built-in.
+    #[serde(default)]
+    pub builtin: bool,
 }
 
 /// A function's declared derivative: `fder(inputs..., derivatives of the differentiated

@@ -51,6 +51,9 @@ pub struct LongBody {
     /// The name of the foreign function an `external` clause calls (`None` without a clause;
     /// the class's own name when the clause names none).
     pub external_name: Option<String>,
+    /// For `external "builtin"` (MLS 12.9.1), the names the call passes (`None`: the
+    /// clause names no call, so the inputs in declared order).
+    pub builtin_args: Option<Option<Vec<String>>>,
 }
 
 #[derive(Debug)]
@@ -203,6 +206,7 @@ impl ClassTree {
                 .external
                 .as_ref()
                 .map(|e| foreign_name(&e.text).unwrap_or_else(|| def_name.clone())),
+            builtin_args: l.external.as_ref().and_then(|e| builtin_args(&e.text)),
             ..Default::default()
         };
         for section in l.sections {
@@ -271,6 +275,25 @@ impl ClassTree {
 
 /// The foreign function named in an external clause's text (`"C" y = f(a, b) annotation(...)`):
 /// the identifier before the first `(`, unless that is `annotation` (no call written).
+/// The arguments of an `external "builtin"` clause: `Some(None)` for a clause without a call,
+/// `Some(Some(names))` for `[y =] f(a, b)` whose arguments are all plain names; `None` for
+/// another language or arguments minimo does not map (then the call fails with its name).
+fn builtin_args(text: &str) -> Option<Option<Vec<String>>> {
+    let rest = text.trim_start().strip_prefix("\"builtin\"")?;
+    let call = rest.split("annotation").next().unwrap_or("").trim();
+    if call.is_empty() {
+        return Some(None);
+    }
+    let inner = call.split_once('(')?.1.strip_suffix(')')?;
+    let names: Vec<String> = inner
+        .split(',')
+        .map(|a| a.trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    let plain = |a: &String| a.chars().all(|c| c.is_alphanumeric() || c == '_');
+    names.iter().all(plain).then_some(Some(names))
+}
+
 fn foreign_name(text: &str) -> Option<String> {
     let head = &text[..text.find('(')?];
     let name: String = head

@@ -286,6 +286,17 @@ fn construct(c_name: &str, named: &[(String, Value)]) -> Result<Table, String> {
 
 /// Evaluates a native function on its inputs (the table object already removed).
 pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, String> {
+    if n.builtin
+        && let Some(b) = super::eval::builtin_of(&n.c_name)
+    {
+        let args: Vec<Val> = inputs
+            .iter()
+            .map(|v| v.data.first().cloned().ok_or("an empty argument"))
+            .collect::<Result<_, _>>()
+            .map_err(|m| format!("`{name}`: {m}"))?;
+        let y = super::tensor::val_builtin(b, &args).map_err(|m| format!("`{name}`: {m}"))?;
+        return Ok(vec![Value::scalar(y)]);
+    }
     if !is_native(&n.c_name) {
         return Err(format!(
             "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions and a few ModelicaStrings and ModelicaRandom functions are built in)",

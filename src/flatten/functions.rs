@@ -54,6 +54,7 @@ impl Flattener<'_> {
             .map(|c_name| Native {
                 c_name,
                 table: None,
+                builtin: false,
             });
         if exp.partial {
             return Err(Diagnostic::error(
@@ -252,7 +253,35 @@ impl Flattener<'_> {
             ));
         }
         f.derivative = self.derivative_annotation(class)?;
+        self.mark_builtin_external(class, &mut f);
         Ok(f)
+    }
+
+    /// `external "builtin"` calling one of minimo's built-in functions with the function's
+    /// inputs in declared order and one Real output (MLS 12.9.1) is that built-in; any other
+    /// mapping stays a foreign call that fails with its name when evaluated.
+    fn mark_builtin_external(&self, class: ClassId, f: &mut Function) {
+        let Some(args) = self
+            .tree
+            .get(class)
+            .long()
+            .and_then(|b| b.builtin_args.clone())
+        else {
+            return;
+        };
+        let Some(n) = f.native.as_mut() else {
+            return;
+        };
+        let in_order = match &args {
+            None => true,
+            Some(a) => a.iter().eq(f.inputs.iter().map(|v| &v.name)),
+        };
+        let scalar = |v: &crate::dae::FunctionVar| v.dims.is_empty();
+        n.builtin = in_order
+            && super::eval::builtin_of(&n.c_name).is_some()
+            && f.outputs.len() == 1
+            && f.inputs.iter().all(scalar)
+            && f.outputs.iter().all(scalar);
     }
 
     /// `annotation(derivative(order = 2, noDerivative = u, zeroDerivative = y) = fder)` of a
