@@ -112,6 +112,10 @@ pub struct Variable {
     /// its binding is the evaluated value and changing it needs flattening again.
     #[serde(default)]
     pub structural: bool,
+    /// A structural parameter evaluated at translation (`annotation(Evaluate = true)`, or bound
+    /// to such parameters only): structural analysis substitutes its value into the equations.
+    #[serde(default)]
+    pub evaluated: bool,
 }
 
 impl Variable {
@@ -137,6 +141,7 @@ impl Variable {
             span,
             derivative_of: None,
             structural: false,
+            evaluated: false,
         }
     }
     pub fn is_unknown(&self) -> bool {

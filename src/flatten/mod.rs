@@ -30,6 +30,7 @@ mod dyn_index;
 mod dyn_target;
 mod equations;
 mod eval;
+mod evaluate;
 mod expand;
 mod expandable;
 mod expr_type;
@@ -314,7 +315,9 @@ impl<'s> Flattener<'s> {
         model.equations.extend(out.eqs);
         model.equations.append(&mut conn.eqs);
         model.initial_equations = init.eqs;
+        let evaluated = self.evaluate_annotated(&model);
         self.finish_parameters(&mut model)?;
+        self.flag_evaluated(&evaluated, &mut model);
         self.stream_equations(&mut model, &conn)?;
         model.functions = std::mem::take(&mut self.functions);
         discrete_time::check(&model).map_err(|d| vec![d])?;

@@ -48,6 +48,9 @@ pub fn parse_overrides(
             continue;
         };
         match by_name.get(name) {
+            Some(&id) if model.variables[id].evaluated => {
+                errors.push(evaluated_set_error(model, id, name, value));
+            }
             Some(&id) if model.variables[id].structural => {
                 let v = &model.variables[id];
                 errors.push(
@@ -101,6 +104,25 @@ pub fn parse_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// `--set` of a parameter evaluated at translation (`annotation(Evaluate = true)`, or bound to
+/// such parameters only): its value is in the equations, so a new value needs translating again.
+fn evaluated_set_error(model: &FlatModel, id: usize, name: &str, value: &str) -> Diagnostic {
+    let v = &model.variables[id];
+    Diagnostic::error(
+        Span::DUMMY,
+        format!(
+            "`--set {name}={value}`: `{name}` is evaluated when the model is translated \
+             (`annotation(Evaluate = true)` on it or on the parameters its value comes from, \
+             MLS 18.3), so its value is part of the equations"
+        ),
+    )
+    .with_secondary(v.span, "declared here")
+    .with_help(format!(
+        "change it in the model (for example `{name} = {value}` in its declaration or in a \
+         modifier) and run again; the model's structure may change with it"
+    ))
 }
 
 /// A parameter with `fixed = false` and no binding (MLS 8.6): an unknown of the initial system,

@@ -10,7 +10,7 @@
 //! variable with a fixed start. Substitution is bounded (terms and expansion steps), so the
 //! pass is linear in the model size.
 
-use super::expr::{add, any_var, lit, mul, simplify, size, subst};
+use super::expr::{add, any_var, fold, lit, mul, num, simplify, size, subst};
 use super::work::{Role, WorkingSystem};
 use crate::dae::{BinOp, Expr, ScalarType, StateSelect, UnOp, VarId, Variability};
 use std::collections::BTreeMap;
@@ -85,6 +85,8 @@ fn lin_form(e: &Expr, work: &WorkingSystem) -> Option<LinForm> {
         },
         Expr::Integer(_) | Expr::Real(_) => Some(LinForm::constant(e.clone())),
         Expr::Unary(UnOp::Neg, a) => Some(lin_form(a, work)?.scale(-1)),
+        // `smooth(p, e)` is `e` (a constant capacitance `smooth(1, Cjc*f(v))` with `Cjc = 0`).
+        Expr::Smooth(_, a) => lin_form(a, work),
         Expr::Binary(BinOp::Add, a, b) => Some(lin_form(a, work)?.plus(lin_form(b, work)?)),
         Expr::Binary(BinOp::Sub, a, b) => {
             Some(lin_form(a, work)?.plus(lin_form(b, work)?.scale(-1)))
@@ -262,7 +264,18 @@ pub fn eliminate(
         if used[ei] {
             continue;
         }
+        // A variable found constant leaves terms such as `0*der(v)` (a zero capacitance):
+        // they go before matching, so the structure is the one these values give.
+        let constant = any_var(&eq.residual, &|v| {
+            exprs
+                .get(v)
+                .and_then(|e| e.as_ref())
+                .is_some_and(|e| num(e).is_some())
+        });
         eq.residual = subst(&eq.residual, &lookup);
+        if constant {
+            eq.residual = fold(&eq.residual);
+        }
         kept.push(eq);
     }
     work.eqs = Vec::new();

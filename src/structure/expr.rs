@@ -206,3 +206,88 @@ pub fn size(e: &Expr) -> usize {
     e.visit(&mut |_| n += 1);
     n
 }
+
+/// [`simplify`], and beyond it what values known at translation decide: a branch of an
+/// if-expression whose condition is a literal, relations and logic of literals, `smooth`,
+/// `noEvent` and `der` of a literal. Used where parameters were replaced by their values
+/// (`annotation(Evaluate = true)`, or a variable found constant), so that a term such as
+/// `0*der(v)` is gone before matching.
+pub fn fold(e: &Expr) -> Expr {
+    rewrite(e, &mut |x| match x {
+        Expr::Binary(op, a, b) => fold_binary(op, *a, *b),
+        Expr::Unary(UnOp::Neg, a) => neg(*a),
+        Expr::Unary(UnOp::Not, a) => match *a {
+            Expr::Boolean(b) => Expr::Boolean(!b),
+            a => Expr::Unary(UnOp::Not, Box::new(a)),
+        },
+        Expr::Smooth(_, a) | Expr::NoEvent(a) if num(&a).is_some() => *a,
+        Expr::Der(a) if num(&a).is_some() => lit(0.0),
+        Expr::If { branches, else_ } => fold_if(branches, *else_),
+        other => other,
+    })
+}
+
+fn fold_binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+    let boolean = |e: &Expr| match e {
+        Expr::Boolean(v) => Some(*v),
+        _ => None,
+    };
+    match op {
+        BinOp::Add => add(a, b),
+        BinOp::Sub => sub(a, b),
+        BinOp::Mul => mul(a, b),
+        BinOp::Div => div(a, b),
+        BinOp::Pow => pow(a, b),
+        BinOp::And | BinOp::Or => {
+            let absorbing = op == BinOp::Or;
+            match (boolean(&a), boolean(&b)) {
+                (Some(x), _) if x == absorbing => Expr::Boolean(absorbing),
+                (_, Some(y)) if y == absorbing => Expr::Boolean(absorbing),
+                (Some(_), _) => b,
+                (_, Some(_)) => a,
+                _ => Expr::binary(op, a, b),
+            }
+        }
+        _ => match (
+            num(&a).or(boolean(&a).map(f64::from)),
+            num(&b).or(boolean(&b).map(f64::from)),
+        ) {
+            (Some(x), Some(y)) => Expr::Boolean(match op {
+                BinOp::Lt => x < y,
+                BinOp::Le => x <= y,
+                BinOp::Gt => x > y,
+                BinOp::Ge => x >= y,
+                BinOp::Eq => x == y,
+                _ => x != y,
+            }),
+            _ => Expr::binary(op, a, b),
+        },
+    }
+}
+
+/// Branches whose condition is `false` dropped; the first whose condition is `true` ends the
+/// choice.
+fn fold_if(branches: Vec<(Expr, Expr)>, else_: Expr) -> Expr {
+    let mut kept = Vec::with_capacity(branches.len());
+    for (c, v) in branches {
+        match c {
+            Expr::Boolean(false) => {}
+            Expr::Boolean(true) if kept.is_empty() => return v,
+            Expr::Boolean(true) => {
+                return Expr::If {
+                    branches: kept,
+                    else_: Box::new(v),
+                };
+            }
+            c => kept.push((c, v)),
+        }
+    }
+    if kept.is_empty() {
+        else_
+    } else {
+        Expr::If {
+            branches: kept,
+            else_: Box::new(else_),
+        }
+    }
+}

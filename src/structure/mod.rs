@@ -1,6 +1,7 @@
 //! Structural analysis: from the flat DAE to a sorted index-1 system.
 //!
-//! Phases (each in its own module): residual form ([`prepare`]), alias elimination ([`alias`]),
+//! Phases (each in its own module): parameters evaluated at translation substituted
+//! ([`evaluated`]), residual form ([`prepare`]), alias elimination ([`alias`]),
 //! `der()` to derivative variables, a structural regularity check with Dulmage-Mendelsohn
 //! diagnostics ([`dm`]), Pantelides index reduction ([`pantelides`]) with symbolic
 //! differentiation ([`derivative`]), dummy-derivative state selection ([`dummy`]) and BLT
@@ -12,6 +13,7 @@ mod blt;
 pub(crate) mod derivative;
 mod dm;
 mod dummy;
+mod evaluated;
 pub(crate) mod expr;
 pub mod html;
 mod incidence;
@@ -21,6 +23,7 @@ mod prepare;
 pub mod print;
 pub(crate) mod redundancy;
 mod report;
+mod semilinear;
 mod state_select_rules;
 mod string_values;
 mod system;
@@ -76,6 +79,7 @@ struct Reduced {
 
 /// Runs structural analysis. Errors name the variables and equations involved.
 pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
+    evaluated::substitute(&mut model);
     string_values::lower(&mut model)?;
     let mut timings = Timings {
         phases: Vec::new(),
@@ -96,6 +100,7 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
         alias::eliminate(&mut work, &protected, &mut discrete.equations);
     }
     timings.lap("alias elimination");
+    semilinear::rule1(&mut work);
 
     replace_ders(&mut work)?;
     let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
@@ -130,7 +135,8 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
 /// elimination and matching (what [`crate::analysis::reactions`] reads: it needs every equation
 /// where the modeler wrote it, and no regular structure, since redundant constraints make a
 /// model structurally singular).
-pub(crate) fn preprocess(model: FlatModel) -> diag::Result<WorkingSystem> {
+pub(crate) fn preprocess(mut model: FlatModel) -> diag::Result<WorkingSystem> {
+    evaluated::substitute(&mut model);
     let mut work = WorkingSystem::new(model);
     prepare::prepare(&mut work)?;
     replace_ders(&mut work)?;

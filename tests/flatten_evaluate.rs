@@ -1,0 +1,191 @@
+//! Parameters evaluated at translation (MLS 18.3, `annotation(Evaluate = true)`): their values
+//! are substituted into the equations and the zero terms vanish before structural analysis (a
+//! capacitor with `C = 0` is an open branch, its voltage no state), and `--set` of such a
+//! parameter is refused instead of silently simulating the structure of the old value.
+
+mod flatten_common;
+use flatten_common::flat_model;
+use minimo::sim::{SimOptions, SimResult, simulate_analysis};
+use minimo::structure::{Analysis, AnalyzeOptions, analyze};
+
+/// A sine source, `R1` in series, then `C` parallel to `R2` to ground. `CapVal` is the
+/// capacitance, evaluated at translation; the capacitor takes it by a final modifier.
+fn divider(cap_val: &str) -> String {
+    format!(
+        r#"
+connector Pin
+  Real v;
+  flow Real i;
+end Pin;
+model TwoPin
+  Pin p;
+  Pin n;
+  Real v;
+  Real i;
+equation
+  v = p.v - n.v;
+  0 = p.i + n.i;
+  i = p.i;
+end TwoPin;
+model Resistor
+  extends TwoPin;
+  parameter Real R = 1;
+equation
+  v = R*i;
+end Resistor;
+model Capacitor
+  extends TwoPin;
+  parameter Real C = 1;
+equation
+  i = C*der(v);
+end Capacitor;
+model Source
+  extends TwoPin;
+equation
+  v = 10*sin(2*3.141592653589793*time);
+end Source;
+model Ground
+  Pin p;
+equation
+  p.v = 0;
+end Ground;
+model Divider
+  parameter Real CapVal = {cap_val} annotation(Evaluate = true);
+  parameter Real lossy = 1;
+  Source s;
+  Resistor r1(R = 1);
+  Resistor r2(R = 3*lossy);
+  Capacitor c(final C = CapVal);
+  Ground g;
+equation
+  connect(s.p, r1.p);
+  connect(r1.n, c.p);
+  connect(r1.n, r2.p);
+  connect(c.n, g.p);
+  connect(r2.n, g.p);
+  connect(s.n, g.p);
+end Divider;
+"#
+    )
+}
+
+fn analysis(text: &str) -> Analysis {
+    let flat = minimo::flatten::flatten_source("divider.mo", text, Some("Divider"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn run(a: &Analysis, set: &[&str]) -> Result<SimResult, String> {
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.05),
+        tolerance: Some(1e-8),
+        set: set.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    simulate_analysis(a, &opts).map_err(|e| format!("{e:?}"))
+}
+
+fn state_names(a: &Analysis) -> Vec<String> {
+    a.system
+        .states
+        .iter()
+        .map(|s| a.system.model.variables[s.var].name.clone())
+        .collect()
+}
+
+#[test]
+fn zero_capacitance_evaluated_is_an_open_branch() {
+    let a = analysis(&divider("0"));
+    assert!(
+        state_names(&a).is_empty(),
+        "no state with C = 0: {:?}",
+        state_names(&a)
+    );
+    let r = run(&a, &[]).unwrap();
+    // Without the capacitor the node is a divider: v = 10 sin(2 pi t) * 3/4.
+    for k in 1..20 {
+        let t = 0.05 * k as f64;
+        let v = r.value_at("c.v", t).unwrap();
+        let exact = 7.5 * (2.0 * std::f64::consts::PI * t).sin();
+        assert!((v - exact).abs() < 1e-6, "c.v at {t}: {v} vs {exact}");
+        assert!(r.value_at("c.i", t).unwrap().abs() < 1e-12);
+    }
+    // A parameter the evaluation does not involve can still be set.
+    let r = run(&a, &["lossy=3"]).unwrap();
+    let t = 0.25;
+    let exact = 10.0 * 9.0 / 10.0;
+    let v = r.value_at("c.v", t).unwrap();
+    assert!(
+        (v - exact).abs() < 1e-6,
+        "c.v at {t} with r2.R = 9: {v} vs {exact}"
+    );
+}
+
+#[test]
+fn set_of_an_evaluated_parameter_is_refused() {
+    let a = analysis(&divider("0"));
+    for set in ["CapVal=1e-3", "c.C=1e-3"] {
+        let e = run(&a, &[set]).unwrap_err();
+        assert!(
+            e.contains("evaluated when the model is translated"),
+            "{set}: {e}"
+        );
+        assert!(e.contains("Evaluate = true"), "{set}: {e}");
+    }
+}
+
+#[test]
+fn nonzero_evaluated_capacitance_keeps_its_state() {
+    let a = analysis(&divider("1e-3"));
+    assert_eq!(state_names(&a), vec!["c.v".to_string()]);
+    let r = run(&a, &[]).unwrap();
+    // The RC filter (tau = 0.75 ms) follows the divider closely, a little behind it.
+    let v = r.value_at("c.v", 0.25).unwrap();
+    assert!((v - 7.5).abs() < 1e-2 && v < 7.5, "c.v at 0.25: {v}");
+}
+
+#[test]
+fn evaluated_parameters_and_what_they_depend_on_are_marked() {
+    let text = divider("c0").replace(
+        "  parameter Real lossy = 1;",
+        "  parameter Real lossy = 1;\n  parameter Real c0 = 0;",
+    );
+    let m = flat_model(&text, Some("Divider"));
+    let var = |name: &str| {
+        m.variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    assert!(var("CapVal").evaluated && var("CapVal").structural);
+    assert!(var("c.C").evaluated, "bound to an evaluated parameter only");
+    assert!(var("c0").structural, "its value fixed CapVal's");
+    assert!(!var("lossy").structural && !var("r2.R").evaluated);
+    let a = analysis(&text);
+    assert!(state_names(&a).is_empty());
+    let e = run(&a, &["c0=1"]).unwrap_err();
+    assert!(e.contains("`c0`"), "{e}");
+}
+
+/// An evaluated Boolean selects the branch of an if-expression before matching: the branch
+/// not taken would make the loop singular.
+#[test]
+fn evaluated_condition_selects_the_branch() {
+    let text = r#"
+model Switch
+  parameter Boolean useDer = false annotation(Evaluate = true);
+  Real x(start = 1);
+  Real y;
+equation
+  y = if useDer then der(x) else 0;
+  x = 2*time + y;
+end Switch;
+"#;
+    let flat = minimo::flatten::flatten_source("switch.mo", text, None).unwrap();
+    let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+    assert!(state_names(&a).is_empty(), "{:?}", state_names(&a));
+    let r = run(&a, &[]).unwrap();
+    let x = r.value_at("x", 0.5).unwrap();
+    assert!((x - 1.0).abs() < 1e-9, "x at 0.5: {x}");
+}
