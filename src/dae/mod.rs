@@ -278,6 +278,10 @@ pub enum Builtin {
     /// `homotopy(actual, simplified)` (MLS 3.7.4.1): `actual`, except while initialization
     /// follows the solution from `simplified` to `actual` (`sim/homotopy.rs`).
     Homotopy,
+    /// `delay(expr, delayTime, delayMax)` (MLS 3.7.4.1; `delayMax = delayTime` when it was
+    /// not given): `expr` at `time - delayTime`, its start value before the start
+    /// (`sim/delay.rs`).
+    Delay,
 }
 
 /// A scalar expression of the flat system.

@@ -231,6 +231,7 @@ pub fn builtin_name(b: Builtin) -> &'static str {
         Builtin::Rem => "rem",
         Builtin::SemiLinear => "semiLinear",
         Builtin::Homotopy => "homotopy",
+        Builtin::Delay => "delay",
     }
 }
 

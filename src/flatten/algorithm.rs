@@ -21,8 +21,11 @@
 //!   in equations, with the current values substituted. Inside an `if` whose condition is
 //!   only known during simulation an `assert` is guarded by its branch (`assert(if c then
 //!   cond else true, ...)`) and a `terminate` becomes `when c then terminate(...)`.
-//! - `break` ends the innermost loop when the conditions leading to it are known at
-//!   translation (the loop is unrolled anyway).
+//! - `break` ends the innermost loop (which is unrolled anyway). Under an `if` whose condition
+//!   is known only during simulation it leaves the loop only where that condition holds: the
+//!   loop keeps the condition under which it has been left, and every later assignment of the
+//!   loop (in this and the remaining iterations) keeps the variable's value where it holds
+//!   (`v := if left then v else x`); `assert`s after it are guarded the same way.
 
 use super::Flattener;
 use super::equations::{Ctx, EqOut};
@@ -86,6 +89,10 @@ struct Exec {
     /// Nesting of `for`/`while` loops being run, and whether a `break` was reached.
     loops: usize,
     breaking: bool,
+    /// The condition, known only during simulation, under which the innermost loop has been
+    /// left by a `break` (`false` when none was reached): later statements of the loop act
+    /// only where it is false.
+    broken: Expr,
 }
 
 impl Flattener<'_> {
@@ -109,6 +116,7 @@ impl Flattener<'_> {
             initial: HashMap::new(),
             loops: 0,
             breaking: false,
+            broken: Expr::Boolean(false),
         };
         let mut env = Env::default();
         self.run_statements(&mut ex, statements, &mut env)?;
@@ -122,6 +130,7 @@ impl Flattener<'_> {
         }
         ex.collecting = false;
         ex.breaking = false;
+        ex.broken = Expr::Boolean(false);
         ex.out.clear();
         let mut env = Env::default();
         self.run_statements(&mut ex, statements, &mut env)?;
@@ -157,6 +166,30 @@ impl Flattener<'_> {
         }
         let at = self.prims.partition_point(|&i| self.insts[i].var0 <= v);
         at.checked_sub(1).and_then(|k| self.prims.get(k)).copied()
+    }
+
+    /// Whether `e` depends only on parameters and constants (MLS 3.8.2); a variable not
+    /// numbered yet counts as one (structural evaluation decides those itself).
+    pub(super) fn is_parameter_expr(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.visit(&mut |x| match x {
+            Expr::Var(v) => {
+                if let Some(i) = self.var_inst(*v) {
+                    ok &= matches!(
+                        self.variability(i),
+                        ast::Variability::Parameter | ast::Variability::Constant
+                    );
+                }
+            }
+            Expr::Time
+            | Expr::Pre(_)
+            | Expr::Der(_)
+            | Expr::Sample(..)
+            | Expr::Initial
+            | Expr::Terminal => ok = false,
+            _ => {}
+        });
+        ok
     }
 
     fn var_type(&self, v: VarId) -> Option<crate::dae::ScalarType> {
@@ -222,7 +255,7 @@ impl Flattener<'_> {
                 for (k, t) in targets.into_iter().enumerate() {
                     let x = vals.data[if vals.len() == 1 { 0 } else { k }].clone();
                     match t {
-                        Target::Var(v) => self.assign(ex, v, x, s.span, env),
+                        Target::Var(v) => self.assign(ex, v, x, s.span, env)?,
                         Target::Chosen(d) => self.assign_chosen(ex, d, x, s.span, env)?,
                     }
                 }
@@ -279,43 +312,24 @@ impl Flattener<'_> {
                 }
                 // All outputs come from the values before the statement.
                 for (v, x) in pending {
-                    self.assign(ex, v, x, s.span, env);
+                    self.assign(ex, v, x, s.span, env)?;
                 }
             }
             StatementKind::For { indices, body } => {
                 ex.loops += 1;
+                let outer = std::mem::replace(&mut ex.broken, Expr::Boolean(false));
                 let r = self.run_for(ex, indices, body, env);
                 ex.loops -= 1;
                 ex.breaking = false;
+                ex.broken = outer;
                 r?
             }
             StatementKind::If { branches, else_ } => self.run_if(ex, branches, else_, env)?,
             StatementKind::While { condition, body } => {
-                for _ in 0..MAX_WHILE {
-                    match self.known_condition(ex, condition, env)? {
-                        Some(true) => {
-                            ex.loops += 1;
-                            let r = self.run_statements(ex, body, env);
-                            ex.loops -= 1;
-                            r?;
-                            if std::mem::take(&mut ex.breaking) {
-                                return Ok(());
-                            }
-                        }
-                        Some(false) => return Ok(()),
-                        None => {
-                            return Err(Diagnostic::error(
-                                condition.span,
-                                "a `while` loop in a model's algorithm needs a condition known before simulation",
-                            )
-                            .with_help("move the loop into a function"));
-                        }
-                    }
-                }
-                return Err(Diagnostic::error(
-                    s.span,
-                    format!("this `while` loop did not end after {MAX_WHILE} iterations"),
-                ));
+                let outer = std::mem::replace(&mut ex.broken, Expr::Boolean(false));
+                let r = self.run_while(ex, condition, body, s.span, env);
+                ex.broken = outer;
+                r?
             }
             StatementKind::When { branches } => self.run_when(ex, branches, s.span, env)?,
             StatementKind::Call { func, args } => {
@@ -336,6 +350,9 @@ impl Flattener<'_> {
                 self.equation(&eq, ex.scope, &mut locals, ctx, &mut sub)?;
                 for mut e in sub.eqs {
                     self.substitute_equation(ex, &mut e, env)?;
+                    if !is_false(&ex.broken) {
+                        e = guard(e, std::slice::from_ref(&ex.broken), 1)?;
+                    }
                     if !ex.collecting {
                         ex.out.push(e);
                     }
@@ -358,11 +375,62 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    fn assign(&mut self, ex: &mut Exec, v: VarId, x: Expr, span: Span, env: &mut Env) {
+    /// `v := x`; after a `break` under a run-time condition, only where it was not taken.
+    fn assign(
+        &mut self,
+        ex: &mut Exec,
+        v: VarId,
+        x: Expr,
+        span: Span,
+        env: &mut Env,
+    ) -> EResult<()> {
         if ex.in_when {
             ex.when_assigned.insert(v);
         }
+        let x = if is_false(&ex.broken) {
+            x
+        } else {
+            let before = self.substitute(ex, &Expr::Var(v), env, span)?;
+            select(ex.broken.clone(), before, x)
+        };
         env.set(v, x, span);
+        Ok(())
+    }
+
+    /// A `while` loop whose condition is known at translation, unrolled.
+    fn run_while(
+        &mut self,
+        ex: &mut Exec,
+        condition: &ast::Expr,
+        body: &[Statement],
+        span: Span,
+        env: &mut Env,
+    ) -> EResult<()> {
+        for _ in 0..MAX_WHILE {
+            match self.known_condition(ex, condition, env)? {
+                Some(true) => {
+                    ex.loops += 1;
+                    let r = self.run_statements(ex, body, env);
+                    ex.loops -= 1;
+                    r?;
+                    if std::mem::take(&mut ex.breaking) || ex.broken == Expr::Boolean(true) {
+                        return Ok(());
+                    }
+                }
+                Some(false) => return Ok(()),
+                None => {
+                    return Err(Diagnostic::error(
+                        condition.span,
+                        "a `while` loop in a model's algorithm needs a condition known before simulation",
+                    )
+                    .with_help("move the loop into a function"));
+                }
+            }
+        }
+        Err(Diagnostic::error(
+            span,
+            format!("this `while` loop did not end after {MAX_WHILE} iterations"),
+        ))
     }
 
     /// The variables a target names (one per element); an element chosen by a subscript
@@ -420,7 +488,7 @@ impl Flattener<'_> {
         for (cond, v) in d.options {
             let before = self.substitute(ex, &Expr::Var(v), env, span)?;
             let value = super::dyn_target::element_value(&cond, x.clone(), before);
-            self.assign(ex, v, value, span, env);
+            self.assign(ex, v, value, span, env)?;
         }
         Ok(())
     }
@@ -535,7 +603,7 @@ impl Flattener<'_> {
             res?;
             // `break` ends the whole statement (a multi-index `for` is one loop); the
             // statement clears the flag.
-            if ex.breaking {
+            if ex.breaking || ex.broken == Expr::Boolean(true) {
                 break;
             }
         }
@@ -619,20 +687,32 @@ impl Flattener<'_> {
         }
         let mut results = Vec::new();
         let mut outs = Vec::new();
+        // Where each branch leaves the loop: a `break` reached in it, or under a further
+        // condition inside it.
+        let broken_before = ex.broken.clone();
+        let mut broken = Vec::new();
         for body in bodies.iter().copied().chain(std::iter::once(else_body)) {
             let mut e = env.clone();
             let n_out = ex.out.len();
+            ex.broken = broken_before.clone();
             self.run_statements(ex, body, &mut e)?;
-            if ex.breaking {
-                return Err(Diagnostic::error(
-                    conds_span(branches),
-                    "a `break` under a condition known only during simulation is not supported in a model's algorithm",
-                )
-                .with_help("move the loop into a function and call it from the algorithm"));
-            }
+            broken.push(if std::mem::take(&mut ex.breaking) {
+                Expr::Boolean(true)
+            } else {
+                std::mem::replace(&mut ex.broken, broken_before.clone())
+            });
             outs.push(ex.out.split_off(n_out));
             results.push(e);
         }
+        ex.broken = if broken.iter().all(|b| *b == broken_before) {
+            broken_before
+        } else {
+            let mut acc = broken.pop().unwrap_or(Expr::Boolean(false));
+            for (c, b) in conds.iter().zip(broken).rev() {
+                acc = select(c.clone(), b, acc);
+            }
+            acc
+        };
         for (k, eqs) in outs.into_iter().enumerate() {
             for eq in eqs {
                 let guarded = guard(eq, &conds, k)?;
@@ -697,6 +777,12 @@ impl Flattener<'_> {
                 "`when` statements cannot be nested",
             ));
         }
+        if !is_false(&ex.broken) {
+            return Err(Diagnostic::error(
+                span,
+                "a `when` statement after a `break` under a condition known only during simulation is not supported",
+            ));
+        }
         let mut out_branches = Vec::new();
         for (c, body) in branches {
             let cond = self.eval_substituted(ex, c, env)?;
@@ -749,9 +835,19 @@ pub(super) fn when_branches(conds: Vec<Expr>, eqs: Vec<Equation>) -> Vec<(Expr, 
     conds.into_iter().map(|c| (c, eqs.clone())).collect()
 }
 
-/// The span of the first condition of an `if` statement.
-fn conds_span(branches: &[(ast::Expr, Vec<Statement>)]) -> Span {
-    branches.first().map(|(c, _)| c.span).unwrap_or(Span::DUMMY)
+fn is_false(e: &Expr) -> bool {
+    *e == Expr::Boolean(false)
+}
+
+/// `if c then a else b`, folded when `c` is known.
+fn select(c: Expr, a: Expr, b: Expr) -> Expr {
+    if a == b {
+        return a;
+    }
+    Elem::select(c.clone(), a.clone(), b.clone()).unwrap_or_else(|_| Expr::If {
+        branches: vec![(c, a)],
+        else_: Box::new(b),
+    })
 }
 
 /// `eq`, produced by branch `k` of an `if` with conditions `conds` (`k == conds.len()` for

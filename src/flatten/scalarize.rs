@@ -950,6 +950,57 @@ fn on_each(
 }
 
 impl FCtx<'_, '_> {
+    /// `delay(expr, delayTime[, delayMax])` (MLS 3.7.4.1), element by element over `expr`:
+    /// `delayMax` (`delayTime` when it is absent) must be a parameter expression, and a
+    /// delay time known now must lie in `[0, delayMax]` (the simulator checks it otherwise).
+    fn delay_call(&mut self, vals: &[Tensor<Expr>], span: Span) -> EResult<Tensor<Expr>> {
+        if !(2..=3).contains(&vals.len()) {
+            return Err(Diagnostic::error(
+                span,
+                format!("`delay` takes 2 or 3 arguments, got {}", vals.len()),
+            ));
+        }
+        let scalar = |t: &Tensor<Expr>, what: &str| {
+            t.clone().into_scalar().map_err(|_| {
+                Diagnostic::error(span, format!("the {what} of `delay` must be a scalar"))
+            })
+        };
+        let d = scalar(&vals[1], "delay time")?;
+        let dmax = match vals.get(2) {
+            Some(t) => scalar(t, "maximum delay")?,
+            None => d.clone(),
+        };
+        if !self.f.is_parameter_expr(&dmax) {
+            return Err(Diagnostic::error(
+                span,
+                if vals.len() == 2 {
+                    "the delay time of `delay(expr, delayTime)` must be a parameter expression (MLS 3.7.4.1)"
+                } else {
+                    "the maximum delay `delayMax` of `delay` must be a parameter expression (MLS 3.7.4.1)"
+                },
+            )
+            .with_help("a delay time that changes during simulation needs a maximum delay: `delay(expr, delayTime, delayMax)`"));
+        }
+        let known = |e: &Expr| e.to_val().and_then(|v| v.as_f64());
+        if let (Some(a), Some(b)) = (known(&d), known(&dmax))
+            && !(0.0..=b).contains(&a)
+        {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "the delay time of `delay` is {a}: it must be between 0 and the maximum delay {b} (MLS 3.7.4.1)"
+                ),
+            ));
+        }
+        Ok(vals[0].clone().map(|x| {
+            if x.to_val().is_some() {
+                x
+            } else {
+                Expr::Call(dae::Builtin::Delay, vec![x, d.clone(), dmax.clone()])
+            }
+        }))
+    }
+
     /// A lookup in which the first variable subscripts take the values `forced`; a further
     /// variable subscript makes it one lookup per value of that subscript, joined by a run-time
     /// choice.
@@ -1237,6 +1288,7 @@ impl Ctx for FCtx<'_, '_> {
                 need(0)?;
                 Tensor::scalar(Expr::Terminal)
             }
+            "delay" => self.delay_call(&vals, span)?,
             "sample" => {
                 need(2)?;
                 let a = vals[0]

@@ -233,6 +233,8 @@ pub fn val_builtin(f: Builtin, args: &[Val]) -> Result<Val, String> {
             let (v, k1, k2) = (x(0)?, x(1)?, x(2)?);
             Val::Real(if v >= 0.0 { v * k1 } else { v * k2 })
         }
+        // A constant delayed is the constant.
+        Delay => args.first().cloned().ok_or("delay needs an argument")?,
         // A value outside initialization: the actual one.
         Homotopy => args
             .first()

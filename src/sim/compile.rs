@@ -117,6 +117,8 @@ fn compiler_for<'a>(sys: &'a SortedSystem, params: &'a ParamValues, start: &[f64
         initial: 0,
         terminal: 0,
         homotopy: (0, false),
+        delays: Vec::new(),
+        in_when_body: false,
         errors: Vec::new(),
         initial_dependent: {
             let mut d = vec![false; nvars];
@@ -269,6 +271,7 @@ pub fn compile(
         initial: c.initial,
         terminal: c.terminal,
         homotopy: c.homotopy.1.then_some(c.homotopy.0),
+        delays: c.delays,
         computed_by,
         iteration_steps: Vec::new(),
         torn: torn_sizes,

@@ -54,6 +54,11 @@ pub(super) struct Compiler<'a> {
     /// Span for error messages about the expression being compiled.
     pub(super) span: Span,
     pub(super) calls: funcall::Calls,
+    /// The `delay` lines of the program (`delay.rs`).
+    pub(super) delays: Vec<std::sync::Arc<super::delay::DelayLine>>,
+    /// Whether a `when` body is being compiled (`when_bodies.rs`): its code runs only at its
+    /// events, so a `delay` there would have no history between them.
+    pub(super) in_when_body: bool,
 }
 
 impl Compiler<'_> {
@@ -343,6 +348,7 @@ impl Compiler<'_> {
                 let blend = self.emit(Op::Add, s, m, 0);
                 self.emit(Op::Select, full, a, blend)
             }
+            Expr::Call(Builtin::Delay, args) if args.len() == 3 => self.delay(args),
             Expr::Call(f, args) => {
                 let op = match builtin_op(*f, args.len()) {
                     Ok(op) => op,
@@ -464,6 +470,41 @@ impl Compiler<'_> {
                 dst
             }
         }
+    }
+
+    /// `delay(x, d, dmax)`: `x` itself when it is known now or the delay is zero, else an
+    /// `Op::Call` on a new delay line reading copies of time, `x`, `d` and `dmax` (`delay.rs`).
+    fn delay(&mut self, args: &[Expr]) -> Reg {
+        if self.in_when_body {
+            return self.err("`delay` inside a `when` clause is not supported".into());
+        }
+        let x = self.expr(&args[0]);
+        let d = self.expr(&args[1]);
+        let dmax = self.expr(&args[2]);
+        if self.k(x).is_some() || self.k(d) == Some(0.0) {
+            return x;
+        }
+        let first = self.regs.len() as Reg;
+        for r in [self.time, x, d, dmax] {
+            let dst = self.new_reg(0.0);
+            self.push_copy(dst, r);
+        }
+        let line =
+            std::sync::Arc::new(super::delay::DelayLine::new(first + 1, format!("{args:?}")));
+        let site = match funcall::delay_site(line.clone()) {
+            Ok(index) => self.constant(index),
+            Err(m) => return self.err(m),
+        };
+        self.delays.push(line);
+        let dst = self.new_reg(0.0);
+        self.code.push(Instr {
+            op: Op::Call,
+            dst,
+            a: first,
+            b: first + 3,
+            c: site,
+        });
+        dst
     }
 
     /// `dst = src`, written even when CSE knows `src` (the copy is what places the value).

@@ -170,6 +170,8 @@ pub fn simulate_with(
         let n = engine.nstates();
         // The algebraic components diffsol's error test covers are part of its matrix too
         // (hundreds for the six crank loops of an engine's state set).
+        // The histories of the `delay`s go on in the program of the next phase.
+        let delays = engine.prog.delays.clone();
         let n_alg = match opts.method {
             super::Method::Tsit45 => 0,
             _ => super::integrate::error_controlled(run.sys(), &engine).len(),
@@ -207,6 +209,7 @@ pub fn simulate_with(
             tol,
             &mut messages,
         )?;
+        carry_delays(&delays, &engine.prog.delays, t)?;
     }
     let eval_stats = (total, jacobians);
     if let Some(pb) = &run.progress {
@@ -438,6 +441,28 @@ fn initialize(
         return Err(vec![d]);
     }
     Ok((messages, es, initial_row))
+}
+
+/// The histories of the `delay` lines of the phase before (`old`) in the new program's lines
+/// (matched by their arguments); a line without a match would restart its history: an error.
+fn carry_delays(
+    old: &[std::sync::Arc<super::delay::DelayLine>],
+    new: &[std::sync::Arc<super::delay::DelayLine>],
+    t: f64,
+) -> crate::diag::Result<()> {
+    for l in new {
+        let Some(o) = old.iter().find(|o| o.key == l.key) else {
+            return Err(vec![Diagnostic::error(
+                Span::DUMMY,
+                format!(
+                    "at time {t}, the states changed and a `delay` ({}) could not keep its history",
+                    l.key
+                ),
+            )]);
+        };
+        l.take_history(o);
+    }
+    Ok(())
 }
 
 /// After the phase that asked for a new choice of states (at time `t`, with `values` of every

@@ -39,11 +39,14 @@ struct Callee {
 /// Arguments and outputs (flattened; `None` when the function failed) of the last evaluation.
 type LastCall = (Vec<f64>, Option<Vec<Vec<f64>>>);
 
-/// One output element of one call in the tape.
-pub struct CallSite {
-    callee: Arc<Callee>,
-    output: usize,
-    element: usize,
+/// One output element of one call in the tape, or one `delay` (`delay.rs`).
+enum CallSite {
+    Function {
+        callee: Arc<Callee>,
+        output: usize,
+        element: usize,
+    },
+    Delay(Arc<super::delay::DelayLine>),
 }
 
 thread_local! {
@@ -137,27 +140,50 @@ impl Callee {
 
 /// The value of call site `index` (a register value) for the argument registers `args`.
 pub fn value(index: f64, args: &[f64]) -> f64 {
-    let Some(s) = site(index) else {
-        return f64::NAN;
-    };
-    s.callee.output(args, s.output, s.element)
+    match site(index).as_deref() {
+        Some(CallSite::Function {
+            callee,
+            output,
+            element,
+        }) => callee.output(args, *output, *element),
+        Some(CallSite::Delay(line)) => line.value(args).unwrap_or_else(|m| {
+            FAILURE.with(|f| *f.borrow_mut() = Some(m));
+            f64::NAN
+        }),
+        None => f64::NAN,
+    }
+}
+
+/// Registers a delay line as a call site; its index.
+pub fn delay_site(line: Arc<super::delay::DelayLine>) -> Result<f64, String> {
+    let mut t = table()
+        .write()
+        .map_err(|_| "internal: the table of call sites is unavailable".to_string())?;
+    t.push(Arc::new(CallSite::Delay(line)));
+    Ok((t.len() - 1) as f64)
 }
 
 /// The tangent of call site `index`: central differences in each argument with a nonzero
 /// tangent (see the module comment for the step).
 pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
-    let Some(s) = site(index) else {
-        return f64::NAN;
+    let (callee, output, element) = match site(index).as_deref() {
+        Some(CallSite::Function {
+            callee,
+            output,
+            element,
+        }) => (callee.clone(), *output, *element),
+        Some(CallSite::Delay(line)) => return line.tangent(args, targs),
+        None => return f64::NAN,
     };
     let mut real = Vec::with_capacity(args.len());
-    for (dims, ty) in &s.callee.inputs {
+    for (dims, ty) in &callee.inputs {
         let n: usize = dims.iter().product();
         real.extend(std::iter::repeat_n(*ty == ScalarType::Real, n));
     }
     let at = |x: &[f64]| -> f64 {
-        s.callee
+        callee
             .run(x)
-            .and_then(|o| o.get(s.output)?.get(s.element).copied())
+            .and_then(|o| o.get(output)?.get(element).copied())
             .unwrap_or(f64::NAN)
     };
     let mut d = 0.0;
@@ -285,7 +311,7 @@ impl Calls {
                 };
             }
         }
-        let site = CallSite {
+        let site = CallSite::Function {
             callee,
             output,
             element,

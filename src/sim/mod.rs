@@ -35,6 +35,7 @@ pub mod bounds;
 pub mod compile;
 pub mod compiler;
 pub mod dead_code;
+pub mod delay;
 pub mod dense_lu;
 pub mod diffsol_adapter;
 pub mod driver;

@@ -194,6 +194,8 @@ pub struct Program {
     /// The continuation parameter λ of `homotopy(actual, simplified)` (1 outside the
     /// homotopy phase of initialization), when the model calls it.
     pub homotopy: Option<Reg>,
+    /// The `delay` lines, fed at each accepted point (`delay.rs`).
+    pub delays: Vec<std::sync::Arc<super::delay::DelayLine>>,
     /// Which step computes each variable (for error messages).
     pub computed_by: Vec<Option<usize>>,
     /// Explicit steps of discrete variables that read a relation whose operands later steps

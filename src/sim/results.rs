@@ -111,7 +111,9 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
+    /// A row at `t`: also a point of the history of each `delay` (`delay.rs`).
     pub(super) fn record(&mut self, t: f64, engine: &Engine) {
+        super::delay::record(&engine.prog.delays, t, &engine.regs);
         self.time.push(t);
         self.rows
             .push(self.cols.iter().map(|&v| engine.regs[v]).collect());

@@ -119,6 +119,29 @@ impl Stepper<'_> {
         }
     }
 
+    /// The accepted step to `t` as a point of the history of each `delay` (`delay.rs`).
+    fn accept_delays<'a, Eqn, S>(
+        &self,
+        solver: &S,
+        eqn: &SimEqn<Eqn::M>,
+        t: f64,
+    ) -> Result<(), Vec<Diagnostic>>
+    where
+        Eqn: OdeEquations<T = f64> + 'a,
+        Eqn::M: Matrix<T = f64, V = Eqn::V>,
+        S: OdeSolverMethod<'a, Eqn>,
+    {
+        let mut y = solver.state().y.clone_as_vec();
+        y.truncate(eqn.nx);
+        let mut e = eqn.engine.borrow_mut();
+        if let Err(err) = e.eval_at(t, &y) {
+            return Err(vec![block_error(self.sys(), &e.prog, &err)]);
+        }
+        e.run_outputs();
+        super::delay::record(&e.prog.delays, t, &e.regs);
+        Ok(())
+    }
+
     /// The solver stands at `stop`: the end of the run, or a time event.
     pub(super) fn stop_reached<'a, Eqn, S>(
         &mut self,
@@ -158,7 +181,8 @@ impl Stepper<'_> {
         S: OdeSolverMethod<'a, Eqn>,
     {
         let t_start = solver.state().t;
-        let stop = match self.es.next_time_event(t_start) {
+        let delayed = super::delay::next_event(&eqn.engine.borrow().prog.delays, t_start);
+        let stop = match super::delay::earlier(self.es.next_time_event(t_start), delayed) {
             Some(te) if te < self.t_end => te,
             _ => self.t_end,
         };
@@ -190,6 +214,9 @@ impl Stepper<'_> {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
                     self.outputs_until(solver, eqn, t, true)?;
+                    if !eqn.engine.borrow().prog.delays.is_empty() {
+                        self.accept_delays(solver, eqn, t)?;
+                    }
                     if self.monitor {
                         let mut y = solver.state().y.clone_as_vec();
                         y.truncate(eqn.nx);
@@ -265,9 +292,11 @@ pub(super) fn algebraic_only(
     let mut crossings = 0usize;
     loop {
         let t = run.next_out();
-        let te = run
-            .es
-            .next_time_event(run.rec.time.last().copied().unwrap_or(run.t0));
+        let t_last = run.rec.time.last().copied().unwrap_or(run.t0);
+        let te = super::delay::earlier(
+            run.es.next_time_event(t_last),
+            super::delay::next_event(&engine.prog.delays, t_last),
+        );
         // A time event within rounding after the output point comes first: once `t` is
         // recorded, `next_time_event` only looks after it and would skip the event.
         let slack = 1e-11 * (1.0 + t.abs());

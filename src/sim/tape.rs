@@ -417,6 +417,8 @@ pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
         Builtin::SemiLinear => (Op::SemiLinear, 3),
         // Compiled with its continuation parameter (`Compiler::expr`); as a value, `actual`.
         Builtin::Homotopy => (Op::Copy, 2),
+        // Needs the history of the run: lowered by the compiler to a delay line.
+        Builtin::Delay => return Err("`delay` needs the simulation's history".into()),
     };
     if n != nargs {
         return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());

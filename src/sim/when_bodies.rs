@@ -53,7 +53,9 @@ fn private<T>(c: &mut Compiler, f: impl FnOnce(&mut Compiler) -> T) -> (T, Range
     c.section_start = start;
     c.no_event += 1;
     let copies = c.calls.copies_mark();
+    let outer = std::mem::replace(&mut c.in_when_body, true);
     let out = f(c);
+    c.in_when_body = outer;
     c.no_event -= 1;
     c.calls.forget_copies_since(copies);
     for i in start..c.code.len() {

@@ -351,6 +351,17 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
                 }
             }
         }
+        // d/dt x(t - T(t)) = x'(t - T) * (1 - T').
+        Builtin::Delay => {
+            let (d, dmax) = (arg(1)?, arg(2)?);
+            let dd = diff(d, t)?;
+            let delayed = call(Builtin::Delay, vec![da, d.clone(), dmax.clone()]);
+            if is_zero(&dd) {
+                delayed
+            } else {
+                mul(delayed, sub(one(), dd))
+            }
+        }
         // Linear in both arguments (for every value of the continuation parameter).
         Builtin::Homotopy => {
             let ds = diff(arg(1)?, t)?;

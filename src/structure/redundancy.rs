@@ -145,6 +145,8 @@ impl Point {
                         }
                     }
                     Builtin::Homotopy => x,
+                    // At a generic point: the value now stands for the delayed one.
+                    Builtin::Delay => x,
                 }
             }
             Expr::If { branches, else_ } => {
