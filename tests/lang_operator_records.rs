@@ -366,3 +366,56 @@ end Vectorized;
         close(at(&r, name, 2.0), want, 1e-9, name);
     }
 }
+
+#[test]
+fn a_record_binding_without_field_parts_binds_the_record_as_a_whole() {
+    // `if c then flip(u) else u` and `{... for k in 1:3}` have no syntactic fields: the value
+    // is the record's scalars (an array of them for an array of records), element by element.
+    let r = run(
+        r#"
+function flip
+  input Geo.Vec2 a;
+  output Geo.Vec2 b;
+algorithm
+  b := Geo.Vec2(a.y, a.x);
+end flip;
+model Whole
+  import Geo.Vec2;
+  parameter Boolean c = true;
+  parameter Boolean cs[3] = {true, false, true};
+  Vec2 u = Vec2(time, 2 * time + 1);
+  Vec2 us[3] = {Vec2(k, 10 * k) for k in 1:3};
+  Vec2 a = (if c then flip(u) else u);
+  Vec2 b = if not c then flip(u) else u;
+  Vec2 w[3] = {if cs[k] then flip(us[k]) else us[k] for k in 1:3};
+  Vec2 s[3] = {us[k] + u for k in 1:3};
+end Whole;
+"#,
+        "Whole",
+    );
+    for (name, want) in [
+        ("a.x", 3.0),
+        ("a.y", 1.0),
+        ("b.x", 1.0),
+        ("b.y", 3.0),
+        ("w[1].x", 10.0),
+        ("w[1].y", 1.0),
+        ("w[2].x", 2.0),
+        ("w[2].y", 20.0),
+        ("w[3].x", 30.0),
+        ("w[3].y", 3.0),
+        ("s[2].x", 3.0),
+        ("s[3].y", 33.0),
+    ] {
+        close(at(&r, name, 1.0), want, 1e-9, name);
+    }
+}
+
+#[test]
+fn a_scalar_bound_to_a_record_is_not_spread_over_its_fields() {
+    assert_err(
+        &format!("{VEC2}\nmodel Bad\n  Geo.Vec2 z = 2.0 * time;\nend Bad;\n"),
+        Some("Bad"),
+        &["record binding has a value of size scalar", "2 scalars"],
+    );
+}

@@ -635,6 +635,15 @@ pub fn vectorized_dims<E>(
     if !f.input_groups.is_empty() {
         return Ok(None);
     }
+    vectorized_dims_of_fields(f, vals)
+}
+
+/// [`vectorized_dims`] for inputs passed field by field too: a record input given an array of
+/// records has each field given as an array over the same leading dimensions.
+pub fn vectorized_dims_of_fields<E>(
+    f: &Function,
+    vals: &[Option<Tensor<E>>],
+) -> Result<Option<Vec<usize>>, String> {
     let mut found: Option<Vec<usize>> = None;
     for (v, a) in f.inputs.iter().zip(vals) {
         let Some(a) = a else { continue };

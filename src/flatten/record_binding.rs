@@ -82,24 +82,26 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    /// Whether `e` is a call of a function returning a record, or an if-expression whose
-    /// branches all are (`if c then Frames.planarRotation(..) else Frames.from_nxy(..)`): such
-    /// a record is bound as a whole.
+    /// Whether `e` binds the record as a whole rather than field by field: anything but a
+    /// record component, a record constructor call, or an if-expression choosing between
+    /// those. A call of a function returning a record (`Frames.nullRotation()`), an operator
+    /// on operator records (MLS 14: the operator function's result), an if-expression with
+    /// such a branch (`if c then conj(u) else u`), an array comprehension of records
+    /// (`{R(k) for k in 1:n}`) or `fill(..)` has no syntactic field parts: its value is the
+    /// record's scalars, computed by the evaluator, whose size is checked there.
     fn bound_by_function(&mut self, e: &Expr, b: &ModExpr) -> Result<bool, Diagnostic> {
         match &e.kind {
+            ExprKind::Ref(_) => Ok(false),
             ExprKind::Call { func, .. } => Ok(!self.is_record_constructor(func, b)?),
-            // An operator on records: only operator records have them (MLS 14), and the
-            // operator function's result binds the record as a whole.
-            ExprKind::Binary { .. } | ExprKind::Unary { .. } => Ok(true),
             ExprKind::If { branches, else_ } => {
                 for (_, v) in branches {
-                    if !self.bound_by_function(v, b)? {
-                        return Ok(false);
+                    if self.bound_by_function(v, b)? {
+                        return Ok(true);
                     }
                 }
                 self.bound_by_function(else_, b)
             }
-            _ => Ok(false),
+            _ => Ok(true),
         }
     }
 
@@ -163,8 +165,28 @@ impl Flattener<'_> {
         mode: Mode,
         dims: &[usize],
     ) -> Result<Tensor<FlatExpr>, Diagnostic> {
-        let t = self.mod_value(b, mode, &[total])?;
+        // No scalar is spread over the fields here: a record's value is all its scalars, and
+        // a Real bound to a record (`Complex c = 1`) is a type error, not `c.re = c.im = 1`.
+        let t = self.mod_value_as_is(b, mode)?;
+        if t.dims != [total] {
+            return Err(Diagnostic::error(
+                b.expr.span,
+                format!(
+                    "this record binding has a value of size {}, but the record has {total} \
+                     scalar{}",
+                    super::tensor::fmt_dims(&t.dims),
+                    if total == 1 { "" } else { "s" }
+                ),
+            )
+            .with_help("bind the record to a record of its own type"));
+        }
         let n: usize = dims.iter().product();
+        if offset + n > t.data.len() {
+            return Err(Diagnostic::error(
+                b.expr.span,
+                "internal error: a record field lies outside its record's value",
+            ));
+        }
         Ok(Tensor {
             dims: dims.to_vec(),
             data: t.data[offset..offset + n].to_vec(),

@@ -562,7 +562,15 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         ));
                     }
                     (Some(fields), Some(t)) => {
-                        if t.len() != g.scalars() {
+                        let n = g.scalars();
+                        if let Some(lead) = record_lead(&t, n) {
+                            // An array of records for a scalar record input (MLS 12.4.6):
+                            // each field gets the array of its values, and the call below
+                            // is applied element by element.
+                            push_field_arrays(&mut vals, fields, &t, &lead, n);
+                            continue;
+                        }
+                        if t.len() != n {
                             return Err(Diagnostic::error(
                                 span,
                                 format!(
@@ -623,8 +631,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
         }
         // A scalar input given an array (MLS 12.4.6): the call applied to each element.
-        if let Some(vd) =
-            func_eval::vectorized_dims(&f, &vals).map_err(|m| Diagnostic::error(span, m))?
+        if let Some(vd) = func_eval::vectorized_dims_of_fields(&f, &vals)
+            .map_err(|m| Diagnostic::error(span, m))?
         {
             return func_eval::vectorized_call(
                 &f,
@@ -1493,9 +1501,7 @@ impl Flattener<'_> {
     /// A modifier binding's value for one instance (element selection applied, scalar
     /// bindings broadcast over arrays declared with `each`).
     pub fn mod_value(&mut self, b: &ModExpr, mode: Mode, dims: &[usize]) -> EResult<Tensor<Expr>> {
-        let mut ctx = FCtx::new(self, b.scope, mode);
-        let t = eval::eval(&mut ctx, &b.expr)?;
-        let t = select(t, &b.index, b.expr.span)?;
+        let t = self.mod_value_as_is(b, mode)?;
         if t.dims == dims {
             return Ok(t);
         }
@@ -1514,6 +1520,14 @@ impl Flattener<'_> {
                 super::tensor::fmt_dims(dims)
             ),
         ))
+    }
+
+    /// A binding's value as the evaluator gives it (its element selected for an element of an
+    /// array), without fitting it to the component's size.
+    pub fn mod_value_as_is(&mut self, b: &ModExpr, mode: Mode) -> EResult<Tensor<Expr>> {
+        let mut ctx = FCtx::new(self, b.scope, mode);
+        let t = eval::eval(&mut ctx, &b.expr)?;
+        select(t, &b.index, b.expr.span)
     }
 
     /// A binding's value for a component of size `dims`: the whole binding, or (`part` =
@@ -1843,5 +1857,39 @@ impl FCtx<'_, '_> {
                 Node::Inst(i) | Node::Var(i, _) => *i,
             })
             .collect())
+    }
+}
+
+/// The leading dimensions of `t` when it is an array of records of `n` scalars each (the
+/// record's scalars are the last dimension of a record value); `None` for one record.
+fn record_lead(t: &Tensor<Expr>, n: usize) -> Option<Vec<usize>> {
+    match t.dims.split_last() {
+        Some((&last, lead)) if last == n && !lead.is_empty() && n > 0 => Some(lead.to_vec()),
+        _ => None,
+    }
+}
+
+/// Pushes, for each field (of sizes `fields`) of the records in `t` (dims `lead` followed by
+/// the `n` scalars of one record), the array of that field over `lead`.
+fn push_field_arrays(
+    vals: &mut Vec<Option<Tensor<Expr>>>,
+    fields: &[Vec<usize>],
+    t: &Tensor<Expr>,
+    lead: &[usize],
+    n: usize,
+) {
+    let count: usize = lead.iter().product();
+    let mut offset = 0;
+    for dims in fields {
+        let size: usize = dims.iter().product();
+        let mut data = Vec::with_capacity(count * size);
+        for k in 0..count {
+            let start = k * n + offset;
+            data.extend(t.data[start..start + size].iter().cloned());
+        }
+        let mut all = lead.to_vec();
+        all.extend(dims.iter().copied());
+        vals.push(Some(Tensor { dims: all, data }));
+        offset += size;
     }
 }
