@@ -52,3 +52,49 @@ end Schmitt;";
     let turns = y.windows(2).filter(|w| w[0] * w[1] < 0.0).count();
     assert!(turns >= 4, "{turns} switches");
 }
+
+/// The same loop under `noEvent` (as the MSL's IdealizedOpAmpLimited with `strict = true`):
+/// no relation, no event, and while |x| < 0.499 both saturated branches solve the loop. The
+/// branch must change only where the accepted solution ceases to exist: before, each
+/// evaluation started Newton from the last one, so a trial point of the integrator past the
+/// threshold flipped the loop for good and x turned early, at 0.4965 (MSL Multivibrator: at
+/// c.v = 7.16 instead of 7.5). Starting from the solution at the last accepted step
+/// (`sim/loop_anchor.rs`) it turns at 0.4989.
+#[test]
+fn a_bistable_loop_under_noevent_switches_at_its_threshold_not_at_trial_points() {
+    let text = "model SchmittNoEvent
+  parameter Real A = 1000;
+  parameter Real L = 1;
+  parameter Real k = 0.5;
+  Real x(start = 0.3, fixed = true);
+  Real u;
+  Real y;
+equation
+  u = k*y - x;
+  y = noEvent(if A*u > L then L else if A*u < -L then -L else A*u);
+  der(x) = y;
+end SchmittNoEvent;";
+    let opts = sim_options(6.0, 0.001, 1e-6);
+    let r = simulate_text(text, &opts).expect("simulates");
+    let x = r.column("x").expect("x");
+    let peak = x
+        .iter()
+        .zip(&r.time)
+        .filter(|(_, t)| **t > 1.0)
+        .map(|(x, _)| x.abs())
+        .fold(0.0f64, f64::max);
+    assert!(
+        (0.4985..0.5015).contains(&peak),
+        "x turns at {peak}, the exact switching point is 0.499"
+    );
+    let turns = r
+        .column("y")
+        .expect("y")
+        .windows(2)
+        .filter(|w| w[0] * w[1] < 0.0)
+        .count();
+    assert!(turns >= 4, "{turns} switches");
+    // Deterministic: the same run gives the same values.
+    let again = simulate_text(text, &opts).expect("simulates");
+    assert_eq!(again.column("x").expect("x"), x);
+}

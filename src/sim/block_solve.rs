@@ -77,6 +77,19 @@ impl Engine {
         for (i, &v) in vars.iter().enumerate() {
             self.regs[v] = z_start[i];
         }
+        // A nonlinear loop starts from its solution at the last accepted point
+        // (`sim/loop_anchor.rs`), so that the branch it takes does not depend on the points
+        // the integrator tried since.
+        let anchor_failed = !linear && {
+            match self.solve_from_anchor(si, &vars, &residuals, &z_start) {
+                Some(true) => {
+                    self.z_start = z_start;
+                    return Ok(());
+                }
+                Some(false) => true,
+                None => false,
+            }
+        };
         let mut result = self.newton(si, &vars, &residuals, linear, max_iter);
         if result.is_err() && !linear {
             // Start values that make the loop's equations meaningless (a thermal voltage
@@ -122,6 +135,9 @@ impl Engine {
             self.z_start = z_start;
             self.last_error = Some(err.clone());
             return Err(err);
+        }
+        if anchor_failed {
+            self.remember_alternative(si, &vars);
         }
         self.z_start = z_start;
         Ok(())

@@ -104,6 +104,8 @@ pub struct Engine {
     /// Per relation, the hysteresis added to its zero-crossing function for this phase of
     /// integration (`events::note_consistency`); empty or zero: none.
     pub root_shift: Vec<f64>,
+    /// Where each nonlinear loop's Newton iteration starts (`sim/loop_anchor.rs`).
+    pub(super) anchors: super::loop_anchor::Anchors,
 }
 
 impl Engine {
@@ -123,6 +125,7 @@ impl Engine {
             })
             .collect();
         let regs = prog.init_regs.clone();
+        let anchors = super::loop_anchor::Anchors::new(&prog.steps);
         let lus = vec![Lu::default(); prog.steps.len()];
         let mut deps: Vec<Vec<u32>> = vec![Vec::new(); n];
         let blocks: Vec<BlockJac> = prog
@@ -227,6 +230,7 @@ impl Engine {
             nan_at: None,
             set_checks: Vec::new(),
             root_shift: Vec::new(),
+            anchors,
         }
     }
 

@@ -125,6 +125,9 @@ macro_rules! integrate_with {
             loop {
                 // Each segment's solver takes the crossing functions' initial value anew.
                 problem.eqn.baseline.borrow_mut().restart();
+                // The loops start from the solution where the segment starts (the
+                // initialization's or the event's), not from the solver's first trial points.
+                problem.eqn.engine.borrow_mut().anchor_here();
                 let end = {
                     let p = &problem;
                     match method {

@@ -51,6 +51,7 @@ pub mod initial_code;
 pub mod int_range;
 pub mod integrate;
 pub mod jacobian;
+pub mod loop_anchor;
 pub mod mixed_search;
 pub mod options;
 pub mod params;

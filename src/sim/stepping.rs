@@ -142,6 +142,26 @@ impl Stepper<'_> {
         Ok(())
     }
 
+    /// The solver accepted a step: its loops' solutions there become the next anchors
+    /// (`sim/loop_anchor.rs`). Only for programs with nonlinear loops, where it costs an
+    /// evaluation unless the root functions just made one at that point.
+    fn accept<'a, Eqn, S>(&self, solver: &S, eqn: &SimEqn<Eqn::M>)
+    where
+        Eqn: OdeEquations<T = f64> + 'a,
+        Eqn::M: Matrix<T = f64, V = Eqn::V>,
+        S: OdeSolverMethod<'a, Eqn>,
+    {
+        let mut e = eqn.engine.borrow_mut();
+        if !e.has_anchors() {
+            return;
+        }
+        let st = solver.state();
+        let y = st.y.clone_as_vec();
+        // A failure here keeps the previous anchors; the integrator evaluated this point
+        // already, so it is not expected.
+        let _ = e.accept_point(st.t, &y[..eqn.nx]);
+    }
+
     /// The solver stands at `stop`: the end of the run, or a time event.
     pub(super) fn stop_reached<'a, Eqn, S>(
         &mut self,
@@ -213,10 +233,12 @@ impl Stepper<'_> {
             match solver.step() {
                 Ok(OdeSolverStopReason::InternalTimestep) => {
                     let t = solver.state().t;
+                    self.accept(solver, eqn);
                     self.outputs_until(solver, eqn, t, true)?;
                     if !eqn.engine.borrow().prog.delays.is_empty() {
                         self.accept_delays(solver, eqn, t)?;
                     }
+                    eqn.engine.borrow_mut().commit_anchors();
                     if self.monitor {
                         let mut y = solver.state().y.clone_as_vec();
                         y.truncate(eqn.nx);
