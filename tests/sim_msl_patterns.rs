@@ -212,3 +212,49 @@ end DiodeNoStates;
     );
     assert!((at(&r, "v", 0.6) - u(0.6) / (1.0 + 1e-5)).abs() < 1e-9);
 }
+
+/// MSL `KinematicPTP2` (RobotR3's path planning): a Boolean defined by a relation of quantities
+/// that the parameters fix (`noWphase = Ta2 >= Ta1`) sits in the set index reduction has to
+/// differentiate because `sd = der(s)`, `sdd = der(sd)`. Its derivative is `0 = 0`; kept as a
+/// constraint it was refused as redundant. With all limits 1: `s = t^2/2` up to 1, then
+/// `0.5 + (t-1) - (t-1)^2/2` up to 2; `x` integrates `sdd`, so `x = sd`.
+#[test]
+fn boolean_of_parameter_fixed_quantities_in_a_differentiated_if_equation() {
+    let text = "model Ptp
+  parameter Real dq = 1;
+  parameter Real qdm = 1;
+  parameter Real qddm = 1;
+  Real aux1; Real aux2; Real sdmax; Real sddmax; Real Ta1; Real Ta2; Real Te;
+  Boolean noW; Real s1; Real s; Real sd; Real sdd;
+  Real x(start = 0, fixed = true);
+equation
+  aux1 = dq/qdm;
+  aux2 = dq/qddm;
+  if aux1 <= 1e-14 or aux2 <= 1e-14 then
+    sdmax = 0; sddmax = 0; Ta1 = 0; Ta2 = 0; noW = false; Te = 0; s1 = 0; s = 0;
+  else
+    sdmax = 1/aux1;
+    sddmax = 1/aux2;
+    Ta1 = sqrt(1/sddmax);
+    Ta2 = sdmax/sddmax;
+    noW = Ta2 >= Ta1;
+    Te = if noW then 2*Ta1 else Ta2 + 1/sdmax;
+    s1 = sddmax*Ta1^2/2;
+    if time < Ta1 then
+      s = sddmax/2*time^2;
+    elseif time < Te then
+      s = s1 + sddmax*Ta1*(time - Ta1) - sddmax/2*(time - Ta1)^2;
+    else
+      s = s1 + sddmax*Ta1*(Te - Ta1) - sddmax/2*(Te - Ta1)^2;
+    end if;
+  end if;
+  sd = der(s);
+  sdd = der(sd);
+  der(x) = sdd;
+end Ptp;";
+    let r = simulate(text, 1.5, 0.5, Method::Bdf).unwrap_or_else(|e| panic!("{e}"));
+    assert!((at(&r, "s", 0.5) - 0.125).abs() < 1e-6);
+    assert!((at(&r, "s", 1.5) - 0.875).abs() < 1e-6);
+    assert!((at(&r, "x", 1.5) - 0.5).abs() < 1e-4);
+    assert!((at(&r, "sd", 1.5) - 0.5).abs() < 1e-6);
+}

@@ -64,9 +64,18 @@ pub fn pantelides(
                     vec![Diagnostic::error(eq.span, format!("index reduction has to differentiate this equation, but {msg}"))
                         .with_help("write the equation so that it can be differentiated (e.g. as a scalar function of scalar arguments)")]
                 })?;
+                let d = super::expr::simplify(&d);
+                // An equation of piecewise-constant quantities only (`b = x2 >= x1` for a Boolean
+                // `b`, or one that parameters alone determine) differentiates to `0 = 0`: it says
+                // nothing about derivatives, and keeping it would leave an empty, unmatchable
+                // constraint row (MSL KinematicPTP2's `noWphase` in RobotR3 was refused as
+                // redundant). The equation stays as it is, matched to its own variable.
+                if super::expr::is_zero(&d) {
+                    continue;
+                }
                 let eq = &work.eqs[l];
                 let new = SortedEquation {
-                    residual: super::expr::simplify(&d),
+                    residual: d,
                     origin: eq.origin,
                     differentiated: eq.differentiated + 1,
                     span: eq.span,
