@@ -356,14 +356,15 @@ end Vectorized;
     );
     for (name, want) in [
         ("n[1]", 25.0),
-        ("n[2]", 4.0),
+        ("n[2]", 1.0),
         ("n[3]", 4.0),
         ("s[1].x", 4.0),
         ("s[1].y", 3.0),
-        ("s[2].y", 2.0),
+        ("s[2].y", 1.0),
         ("s[3].x", -2.0),
     ] {
-        close(at(&r, name, 2.0), want, 1e-9, name);
+        // At the run's stop time, t = 1: v[2] = Vec2(1, 0).
+        close(at(&r, name, 1.0), want, 1e-9, name);
     }
 }
 
