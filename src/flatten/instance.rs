@@ -219,25 +219,41 @@ impl Flattener<'_> {
             return overrides;
         };
         for ce in overrides.values_mut() {
-            let node = self.tree.get(ce.id);
-            let (NodeBody::Short(s), Some(lexp)) = (&node.body, node.parent) else {
-                continue;
-            };
-            let pure_alias = s.base.parts.len() == 1
-                && !s.base.global
-                && s.array_dims.is_empty()
-                && s.modification.as_ref().is_none_or(|m| m.args.is_empty());
-            if !pure_alias {
-                continue;
-            }
-            let name = s.base.parts[0].name.clone();
-            if let Some(e) = self.enclosing_inst(lexp, None, p)
-                && let Some(outer) = self.insts[e].overrides.get(&name)
+            if let Some(c) = self.outer_choice(ce.id, p)
+                && c.short.array_dims.is_empty()
+                && c.short
+                    .modification
+                    .as_ref()
+                    .is_none_or(|m| m.args.is_empty())
             {
-                ce.id = outer.id;
+                ce.id = c.chosen;
             }
         }
         overrides
+    }
+
+    /// For a short class `ty` = `B` with a one-word base, written in a class of which an
+    /// instance enclosing `p` redeclared its class element `B`: that redeclared class.
+    fn outer_choice(&mut self, ty: ClassId, p: InstId) -> Option<OuterChoice> {
+        let node = self.tree.get(ty);
+        let (NodeBody::Short(s), Some(lex)) = (&node.body, node.parent) else {
+            return None;
+        };
+        if s.base.parts.len() != 1 || s.base.global {
+            return None;
+        }
+        let short = s.clone();
+        let inst = self.enclosing_inst(lex, None, p)?;
+        let chosen = self.insts[inst]
+            .overrides
+            .get(&short.base.parts[0].name)?
+            .id;
+        Some(OuterChoice {
+            short,
+            lex,
+            inst,
+            chosen,
+        })
     }
 
     /// The class element `name` as seen from instance `i` (redeclarations applied).
@@ -603,28 +619,22 @@ impl Flattener<'_> {
     /// is a class element that an enclosing instance redeclared (`redeclare model L = L`
     /// passing a choice down) takes the redeclared class as base.
     pub fn contextual_type(&mut self, ty: ClassId, p: InstId) -> Result<Rc<Expanded>, Diagnostic> {
-        let node = self.tree.get(ty);
-        let (NodeBody::Short(s), Some(lexp)) = (&node.body, node.parent) else {
-            return self.expanded(ty);
-        };
-        if s.base.parts.len() != 1 || s.base.global {
-            return self.expanded(ty);
-        }
-        let s = s.clone();
-        let name = s.base.parts[0].name.clone();
-        let Some(e) = self.enclosing_inst(lexp, None, p) else {
-            return self.expanded(ty);
-        };
-        let Some(ce) = self.insts[e].overrides.get(&name).cloned() else {
+        let Some(OuterChoice {
+            short: s,
+            lex: lexp,
+            inst: e,
+            chosen,
+        }) = self.outer_choice(ty, p)
+        else {
             return self.expanded(ty);
         };
         let static_base = self.lookup_class_name(&s.base, lexp, None)?;
-        if ce.id == static_base || ce.id == ty {
+        if chosen == static_base || chosen == ty {
             return self.expanded(ty);
         }
         // The redeclared class may itself pass a choice down from further out.
         let outer = self.insts[e].parent.unwrap_or(e);
-        let b = self.contextual_type(ce.id, outer)?;
+        let b = self.contextual_type(chosen, outer)?;
         self.expanded_short_with(ty, b)
     }
 
@@ -992,4 +1002,13 @@ pub fn unflatten(mut flat: usize, dims: &[usize]) -> Vec<usize> {
         flat /= dims[k];
     }
     idx
+}
+
+/// What [`Flattener::outer_choice`] finds: the short class, the class it is written in, the
+/// enclosing instance of that class and the class that instance chose for the base's name.
+struct OuterChoice {
+    short: Rc<ast::ShortClass>,
+    lex: ClassId,
+    inst: InstId,
+    chosen: ClassId,
 }
