@@ -4,8 +4,8 @@
 //! before compilation, by a small recursive evaluator with cycle detection; the compiled tape then
 //! sees parameters as constants (so they fold away).
 
-use super::tape::{apply, bin_op, builtin_op};
-use crate::dae::{Builtin, Expr, FlatModel, UnOp, VarId, Variability};
+use super::tape::{apply, apply_builtin, bin_op};
+use crate::dae::{Expr, FlatModel, UnOp, VarId, Variability};
 use crate::diag::{Diagnostic, Span, closest_name};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -287,7 +287,7 @@ impl Evaluator<'_> {
                 for a in args {
                     v.push(self.eval(a)?);
                 }
-                builtin(*f, &v)?
+                apply_builtin(*f, &v)?
             }
             Expr::If { branches, else_ } => {
                 for (c, x) in branches {
@@ -344,12 +344,6 @@ fn kind(e: &Expr) -> &'static str {
         Expr::Sample(..) => "sample",
         _ => "this expression",
     }
-}
-
-fn builtin(f: Builtin, v: &[f64]) -> Result<f64, String> {
-    let op = builtin_op(f, v.len()).map_err(|e| e.to_string())?;
-    let get = |i: usize| v.get(i).copied().unwrap_or(0.0);
-    Ok(apply(op, get(0), get(1), get(2)))
 }
 
 /// The error for parameter `i` whose value `x` from `binding` is not finite.

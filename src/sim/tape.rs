@@ -426,6 +426,14 @@ pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
     Ok(op)
 }
 
+/// The value of a built-in call on scalar values (parameter bindings, the structural checks'
+/// generic points): the same operation the compiled program runs.
+pub fn apply_builtin(f: Builtin, args: &[f64]) -> Result<f64, String> {
+    let op = builtin_op(f, args.len())?;
+    let get = |i: usize| args.get(i).copied().unwrap_or(0.0);
+    Ok(apply(op, get(0), get(1), get(2)))
+}
+
 pub fn bin_op(op: BinOp) -> Op {
     match op {
         BinOp::Add => Op::Add,

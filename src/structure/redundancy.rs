@@ -13,7 +13,8 @@
 
 use super::derivative::{Partial, diff};
 use super::work::WorkingSystem;
-use crate::dae::{BinOp, Builtin, Expr, UnOp, VarId};
+use crate::dae::{Builtin, Expr, UnOp, VarId};
+use crate::sim::tape::{apply, apply_builtin, bin_op};
 
 pub const MAX_ROWS: usize = 200;
 
@@ -90,64 +91,14 @@ impl Point {
             Expr::Unary(UnOp::Neg, a) => -self.eval(a)?,
             Expr::Unary(UnOp::Not, a) => b(self.eval(a)? == 0.0),
             Expr::NoEvent(a) | Expr::Smooth(_, a) | Expr::Pre(a) => self.eval(a)?,
-            Expr::Binary(op, x, y) => {
-                let (x, y) = (self.eval(x)?, self.eval(y)?);
-                match op {
-                    BinOp::Add => x + y,
-                    BinOp::Sub => x - y,
-                    BinOp::Mul => x * y,
-                    BinOp::Div => x / y,
-                    BinOp::Pow => x.powf(y),
-                    BinOp::And => b(x != 0.0 && y != 0.0),
-                    BinOp::Or => b(x != 0.0 || y != 0.0),
-                    BinOp::Lt => b(x < y),
-                    BinOp::Le => b(x <= y),
-                    BinOp::Gt => b(x > y),
-                    BinOp::Ge => b(x >= y),
-                    BinOp::Eq => b(x == y),
-                    BinOp::Ne => b(x != y),
-                }
-            }
+            // The operators and built-ins through the simulator's one table, so a value here is
+            // the value the compiled program computes (`sign(0) = 0`, Integer division, `^`).
+            Expr::Binary(op, x, y) => apply(bin_op(*op), self.eval(x)?, self.eval(y)?, 0.0),
+            // At a generic point the current value stands for the delayed one.
+            Expr::Call(Builtin::Delay, args) => self.eval(args.first()?)?,
             Expr::Call(f, args) => {
                 let a: Option<Vec<f64>> = args.iter().map(|x| self.eval(x)).collect();
-                let a = a?;
-                let x = *a.first()?;
-                let y = a.get(1).copied().unwrap_or(0.0);
-                match f {
-                    Builtin::Sin => x.sin(),
-                    Builtin::Cos => x.cos(),
-                    Builtin::Tan => x.tan(),
-                    Builtin::Asin => x.asin(),
-                    Builtin::Acos => x.acos(),
-                    Builtin::Atan => x.atan(),
-                    Builtin::Atan2 => x.atan2(y),
-                    Builtin::Sinh => x.sinh(),
-                    Builtin::Cosh => x.cosh(),
-                    Builtin::Tanh => x.tanh(),
-                    Builtin::Exp => x.exp(),
-                    Builtin::Log => x.ln(),
-                    Builtin::Log10 => x.log10(),
-                    Builtin::Sqrt => x.sqrt(),
-                    Builtin::Abs => x.abs(),
-                    Builtin::Sign => x.signum(),
-                    Builtin::Min => x.min(y),
-                    Builtin::Max => x.max(y),
-                    Builtin::Floor | Builtin::Integer => x.floor(),
-                    Builtin::Ceil => x.ceil(),
-                    Builtin::Div => (x / y).trunc(),
-                    Builtin::Mod => x - (x / y).floor() * y,
-                    Builtin::Rem => x - (x / y).trunc() * y,
-                    Builtin::SemiLinear => {
-                        if x >= 0.0 {
-                            a.get(1)? * x
-                        } else {
-                            a.get(2)? * x
-                        }
-                    }
-                    Builtin::Homotopy => x,
-                    // At a generic point: the value now stands for the delayed one.
-                    Builtin::Delay => x,
-                }
+                apply_builtin(*f, &a?).ok()?
             }
             Expr::If { branches, else_ } => {
                 for (c, v) in branches {
