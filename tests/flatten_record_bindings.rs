@@ -53,6 +53,29 @@ package P
   model WrongField
     parameter Params p = Params(kk = 0.5);
   end WrongField;
+  record Cell "a field sized by its default, and a final one computed from the others"
+    parameter Real a = 1;
+    parameter Real T[:, 2] = [0, a; 1, 1];
+    final parameter Real twice = 2*a;
+  end Cell;
+  model WholeArrays "arrays of records bound by fill, a comprehension, a comprehension of if"
+    parameter Cell co(a = 3);
+    parameter Cell cd(a = 5);
+    parameter Cell f[2] = fill(cd, 2);
+    parameter Cell g[3] = {if i == 2 then cd else co for i in 1:3};
+    Real sumA = f[1].a + f[2].a + g[1].a + g[2].a + g[3].a;
+    Real sumT = f[2].T[1, 2] + g[2].T[1, 2] + g[3].T[1, 2];
+    Real twice = g[2].twice;
+  end WholeArrays;
+  record Long
+    parameter Real a = 1;
+    parameter Real T[:, 2] = [0, a; 1, 1];
+  end Long;
+  model WrongSize "the bound record's table has 3 rows, the declaration's default 2"
+    parameter Long src(T = [0, 1; 1, 2; 2, 3]);
+    parameter Long l[1] = fill(src, 1);
+    Real y = l[1].T[1, 2];
+  end WrongSize;
 end P;
 "#;
 
@@ -97,4 +120,36 @@ fn a_record_reference_binding_leaves_final_fields_to_their_declarations() {
     let r = simulate("P.FinalField");
     let v = r.value_at("r", 0.5).expect("r");
     assert!((v - 2.0).abs() < 1e-12, "r = {v}");
+}
+
+#[test]
+fn fill_and_comprehensions_of_records_replace_the_fields_defaults() {
+    // Before, every field of `f` and `g` kept its declaration default (a = 1) with exit 0:
+    // the whole-record binding lost to the default written in the record.
+    let r = simulate("P.WholeArrays");
+    let get = |n: &str| r.value_at(n, 0.5).unwrap_or_else(|| panic!("no {n}"));
+    assert!(
+        (get("sumA") - (5.0 + 5.0 + 3.0 + 5.0 + 3.0)).abs() < 1e-12,
+        "{}",
+        get("sumA")
+    );
+    assert!(
+        (get("sumT") - (5.0 + 5.0 + 3.0)).abs() < 1e-12,
+        "{}",
+        get("sumT")
+    );
+    // A final field keeps its declaration, computed from the record's own `a`.
+    assert!((get("twice") - 10.0).abs() < 1e-12, "{}", get("twice"));
+}
+
+#[test]
+fn a_whole_record_binding_of_another_size_is_an_error_not_a_default() {
+    // `l[1].T` is sized by its default (2 rows) while the bound record's table has 3: the
+    // values cannot be placed, so the model is refused rather than run on the default.
+    let e = minimo::flatten::flatten_source("p.mo", LIB, Some("P.WrongSize")).unwrap_err();
+    assert!(
+        e.contains("this record binding has a value of size [7], but the record has 5 scalars"),
+        "{e}"
+    );
+    assert!(e.contains("p.mo:"), "{e}");
 }

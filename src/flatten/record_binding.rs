@@ -124,13 +124,17 @@ impl Flattener<'_> {
         )
     }
 
-    /// For a primitive instance without a binding of its own: the enclosing record bound as a
-    /// whole, its binding, the offset of `i`'s first scalar among the record's scalars and
-    /// the number of those scalars.
+    /// The enclosing record bound as a whole that gives primitive instance `i` its value: its
+    /// binding, the offset of `i`'s first scalar among the record's scalars and the number of
+    /// those scalars. `None` when no enclosing record is bound as a whole, or when `i` keeps a
+    /// binding of its own: one written outside the record, or a constant or final field's
+    /// declaration. A default written inside the record (`parameter Real a = 1;` in its
+    /// class) gives way: the record's binding is a modifier, applied over the declaration
+    /// (MLS 7.2), so `CD c[2] = fill(cd, 2)` gives `c[1].a` the value of `cd.a`, not 1.
     pub(super) fn whole_record_binding(
         &mut self,
         i: InstId,
-    ) -> Result<Option<(ModExpr, usize, usize)>, Diagnostic> {
+    ) -> Result<Option<(ModExpr, usize, Option<usize>)>, Diagnostic> {
         let mut p = self.insts[i].parent;
         while let Some(r) = p {
             if !matches!(
@@ -140,15 +144,31 @@ impl Flattener<'_> {
                 return Ok(None);
             }
             if let Some(b) = self.insts[r].mods.binding.clone() {
+                if !self.yields_to_record_binding(i, r) {
+                    return Ok(None);
+                }
                 let mut scalars = Vec::new();
                 self.record_prims(r, &mut scalars)?;
                 let mut offset = None;
-                let mut total = 0;
+                let mut total = Some(0);
                 for (x, n) in scalars {
                     if x == i {
-                        offset = Some(total);
+                        // `i`'s value may size a later field, but not an earlier one: its
+                        // place among the record's scalars depends on that size.
+                        let Some(o) = total else {
+                            return Err(Diagnostic::error(
+                                self.insts[i].span,
+                                format!(
+                                    "`{}` takes its value from the binding of the whole \
+                                     record, and its place there depends on the size of an \
+                                     earlier field, which depends on `{}`",
+                                    self.insts[i].path, self.insts[i].path
+                                ),
+                            ));
+                        };
+                        offset = Some(o);
                     }
-                    total += n;
+                    total = total.zip(n).map(|(t, n)| t + n);
                 }
                 return Ok(offset.map(|o| (b, o, total)));
             }
@@ -157,18 +177,45 @@ impl Flattener<'_> {
         Ok(None)
     }
 
-    /// The value of the field at scalar `offset` (of `total`) of a record bound as a whole.
+    /// Whether `i`'s own binding (if any) was written inside record instance `r` and may be
+    /// replaced by `r`'s binding of the whole.
+    fn yields_to_record_binding(&self, i: InstId, r: InstId) -> bool {
+        let Some(own) = &self.insts[i].mods.binding else {
+            return true;
+        };
+        if self.insts[i]
+            .elem
+            .as_deref()
+            .is_some_and(is_fixed_by_declaration)
+        {
+            return false;
+        }
+        let mut at = own.scope.inst;
+        while let Some(x) = at {
+            if x == r {
+                return true;
+            }
+            at = self.insts[x].parent;
+        }
+        false
+    }
+
+    /// The value of the field at scalar `offset` (of `total`, `None` while a later field is
+    /// being sized from this one's value) of a record bound as a whole.
     pub(super) fn field_value(
         &mut self,
         b: &ModExpr,
-        (offset, total): (usize, usize),
+        (offset, total): (usize, Option<usize>),
         mode: Mode,
         dims: &[usize],
     ) -> Result<Tensor<FlatExpr>, Diagnostic> {
         // No scalar is spread over the fields here: a record's value is all its scalars, and
         // a Real bound to a record (`Complex c = 1`) is a type error, not `c.re = c.im = 1`.
         let t = self.mod_value_as_is(b, mode)?;
-        if t.dims != [total] {
+        let total = total.unwrap_or(t.data.len());
+        // An array of records bound as a whole (`cellData[Ns, Np] = {{...}}`) has a value of
+        // several dimensions whose row-major order is the order of its elements' scalars.
+        if t.data.len() != total {
             return Err(Diagnostic::error(
                 b.expr.span,
                 format!(
@@ -194,16 +241,22 @@ impl Flattener<'_> {
     }
 
     /// The primitive instances below record instance `r` with their sizes, depth first in
-    /// declaration order (the order of a record's scalars as a value).
+    /// declaration order (the order of a record's scalars as a value). A field being sized
+    /// right now has no size yet (`None`): `T[:, 2] = [0, a; 1, 1]` asks for `a`, which asks
+    /// for the record's scalars.
     fn record_prims(
         &mut self,
         r: InstId,
-        out: &mut Vec<(InstId, usize)>,
+        out: &mut Vec<(InstId, Option<usize>)>,
     ) -> Result<(), Diagnostic> {
         for c in self.children(r)? {
+            if matches!(self.insts[c].state, super::instance::State::Busy) {
+                out.push((c, None));
+                continue;
+            }
             self.ready(c)?;
             match &self.insts[c].kind {
-                InstKind::Prim { dims, .. } => out.push((c, dims.iter().product())),
+                InstKind::Prim { dims, .. } => out.push((c, Some(dims.iter().product()))),
                 InstKind::Struct { .. } => self.record_prims(c, out)?,
                 InstKind::Array { elems, .. } => {
                     for e in elems.clone() {

@@ -1535,7 +1535,7 @@ impl Flattener<'_> {
     pub fn binding_value(
         &mut self,
         b: &ModExpr,
-        part: Option<(usize, usize)>,
+        part: Option<(usize, Option<usize>)>,
         mode: Mode,
         dims: &[usize],
     ) -> EResult<Tensor<Expr>> {
@@ -1573,18 +1573,17 @@ impl Flattener<'_> {
                 ));
             }
         };
-        let whole = match self.insts[i].mods.binding {
-            Some(_) => None,
-            None => self.whole_record_binding(i)?,
-        };
-        let binding = self.insts[i].mods.binding.clone().or_else(|| {
-            whole.as_ref().map(|w| w.0.clone()).or_else(|| {
+        let whole = self.whole_record_binding(i)?;
+        let binding = whole
+            .as_ref()
+            .map(|w| w.0.clone())
+            .or_else(|| self.insts[i].mods.binding.clone())
+            .or_else(|| {
                 self.insts[i]
                     .mods
                     .sub("start")
                     .and_then(|m| m.binding.clone())
-            })
-        });
+            });
         let Some(b) = binding else {
             let what = if self.variability(i) == ast::Variability::Constant {
                 "constant"

@@ -193,12 +193,12 @@ impl Flattener<'_> {
                 _ => {}
             }
         }
-        // The binding: the variable's own, else its element of an enclosing record bound as
-        // a whole by a function call (`record_binding.rs`).
-        let (b, part) = match mods.binding.clone() {
-            Some(b) => (b, None),
-            None => match self.whole_record_binding(i)? {
-                Some((b, offset, total)) => (b, Some((offset, total))),
+        // The binding: its element of an enclosing record bound as a whole by a function call
+        // (`record_binding.rs`), which replaces a default written in the record; else its own.
+        let (b, part) = match self.whole_record_binding(i)? {
+            Some((b, offset, total)) => (b, Some((offset, total))),
+            None => match mods.binding.clone() {
+                Some(b) => (b, None),
                 None => return Ok(()),
             },
         };
