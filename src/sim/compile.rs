@@ -104,6 +104,8 @@ fn compiler_for<'a>(sys: &'a SortedSystem, params: &'a ParamValues, start: &[f64
         konst: vec![None; nvars],
         consts: HashMap::new(),
         cse: HashMap::new(),
+        stale: vec![false; nvars],
+        stale_relations: Vec::new(),
         subs: HashMap::new(),
         section_start: 0,
         der_of: HashMap::new(),
@@ -183,6 +185,7 @@ pub fn compile(
         });
         computed_by[v] = Some(steps.len() - 1);
     }
+    c.mark_pending(sys.blocks.iter().flat_map(|b| b.vars.iter().copied()));
     for (bi, block) in sys.blocks.iter().enumerate() {
         let start_pc = c.code.len();
         c.section_start = start_pc;
@@ -196,6 +199,7 @@ pub fn compile(
                 };
                 c.expr_into(expr, var as Reg, start_pc);
                 // The variable is now computed: a later `Var(var)` reads its register.
+                c.stale[var] = false;
                 steps.push(Step::Explicit {
                     code: start_pc..c.code.len(),
                     var,
@@ -204,6 +208,10 @@ pub fn compile(
                 computed_by[var] = Some(steps.len() - 1);
             }
             BlockKind::Linear | BlockKind::Nonlinear => {
+                // The unknowns hold the current iterate wherever the block's code reads them.
+                for &v in &block.vars {
+                    c.stale[v] = false;
+                }
                 steps.push(implicit_step(&mut c, sys, bi, start_pc, &mut torn_sizes));
                 for &v in &block.vars {
                     computed_by[v] = Some(steps.len() - 1);
@@ -224,6 +232,7 @@ pub fn compile(
     // Event code: when clauses, discrete equations and asserts.
     let ev_start = c.code.len();
     c.section_start = ev_start;
+    c.refresh_relation_operands();
     let (mut whens, always) = event_clauses(&mut c, sys);
     let event_code = ev_start..c.code.len();
     // The `when` bodies, each run only when its branch fires (`when_bodies.rs`).

@@ -29,6 +29,16 @@ pub(super) struct Compiler<'a> {
     pub(super) konst: Vec<Option<f64>>,
     pub(super) consts: HashMap<u64, Reg>,
     pub(super) cse: HashMap<Key, Reg>,
+    /// Per register, whether its value in the main pass is not yet the current one where the
+    /// code being compiled runs: a variable that a later step of the main pass computes, or a
+    /// temporary computed from such a value. The sorting leaves relation operands out of the
+    /// order (`structure::incidence::incidence_frozen`: a relation holds its value between
+    /// events), so a relation's operands may read variables computed further on; CSE must not
+    /// hand such a temporary to a later step, and the relation's operands are computed again
+    /// once the main pass is done ([`Self::refresh_relation_operands`]).
+    pub(super) stale: Vec<bool>,
+    /// Relations whose operands were stale where they were compiled, with their expressions.
+    pub(super) stale_relations: Vec<(usize, Expr)>,
     /// Temporaries computed by `a - b`: `(a, b, instruction index)`, to fuse `(a - b) * c`.
     pub(super) subs: HashMap<Reg, (Reg, Reg, usize)>,
     /// First instruction of the block or section being compiled: fusion only looks back to here,
@@ -65,6 +75,7 @@ impl Compiler<'_> {
     pub(super) fn new_reg(&mut self, init: f64) -> Reg {
         self.regs.push(init);
         self.konst.push(None);
+        self.stale.push(false);
         (self.regs.len() - 1) as Reg
     }
 
@@ -138,11 +149,13 @@ impl Compiler<'_> {
                 (a, b)
             };
         let key = Key(op, a, b, c);
-        if let Some(&r) = self.cse.get(&key) {
+        if let Some(&r) = self.cse.get(&key)
+            && !self.stale[r as usize]
+        {
             return r;
         }
         let dst = self.new_reg(0.0);
-        self.code.push(Instr { op, dst, a, b, c });
+        self.push_tracked(Instr { op, dst, a, b, c });
         self.cse.insert(key, dst);
         if op == Op::Sub {
             self.subs.insert(dst, (a, b, self.code.len() - 1));
@@ -158,11 +171,13 @@ impl Compiler<'_> {
             (at >= self.section_start).then_some((x, y, other))
         })?;
         let key = Key(Op::SubMul, x, y, other);
-        if let Some(&r) = self.cse.get(&key) {
+        if let Some(&r) = self.cse.get(&key)
+            && !self.stale[r as usize]
+        {
             return Some(r);
         }
         let dst = self.new_reg(0.0);
-        self.code.push(Instr {
+        self.push_tracked(Instr {
             op: Op::SubMul,
             dst,
             a: x,
@@ -196,12 +211,14 @@ impl Compiler<'_> {
         };
         let _ = prod;
         let key = Key(fop, last.a, last.b, other);
-        if let Some(&r) = self.cse.get(&key) {
+        if let Some(&r) = self.cse.get(&key)
+            && !self.stale[r as usize]
+        {
             return Some(r);
         }
         // Keep the product instruction (CSE may share it) and add the fused one.
         let dst = self.new_reg(0.0);
-        self.code.push(Instr {
+        self.push_tracked(Instr {
             op: fop,
             dst,
             a: last.a,
@@ -447,7 +464,10 @@ impl Compiler<'_> {
             funcall::Lowered::Error(m) => self.err(m),
             funcall::Lowered::Site(index) => {
                 let site = self.constant(index);
-                let first = match self.calls.copied_args(&regs) {
+                // Copies made where an argument was stale (see `stale`) are made again.
+                let n = regs.len() as Reg;
+                let fresh = |first: Reg| !(first..first + n).any(|r| self.stale[r as usize]);
+                let first = match self.calls.copied_args(&regs).filter(|&f| fresh(f)) {
                     Some(first) => first,
                     None => {
                         let first = self.regs.len() as Reg;
@@ -460,7 +480,7 @@ impl Compiler<'_> {
                     }
                 };
                 let dst = self.new_reg(0.0);
-                self.code.push(Instr {
+                self.push_tracked(Instr {
                     op: Op::Call,
                     dst,
                     a: first,
@@ -497,7 +517,7 @@ impl Compiler<'_> {
         };
         self.delays.push(line);
         let dst = self.new_reg(0.0);
-        self.code.push(Instr {
+        self.push_tracked(Instr {
             op: Op::Call,
             dst,
             a: first,
@@ -507,9 +527,48 @@ impl Compiler<'_> {
         dst
     }
 
+    /// Appends `ins`, its destination stale when an operand is ([`Self::stale`]).
+    pub(super) fn push_tracked(&mut self, ins: Instr) {
+        let stale = ins
+            .reads()
+            .any(|r| self.stale.get(r as usize) == Some(&true));
+        if let Some(s) = self.stale.get_mut(ins.dst as usize) {
+            *s = stale;
+        }
+        self.code.push(ins);
+    }
+
+    /// Marks the variables the main pass computes as not yet computed: compiling their steps in
+    /// order clears them again ([`Self::stale`]).
+    pub(super) fn mark_pending(&mut self, vars: impl Iterator<Item = usize>) {
+        for v in vars {
+            if let Some(s) = self.stale.get_mut(v) {
+                *s = true;
+            }
+        }
+    }
+
+    /// Computes again, from the registers as the completed main pass leaves them, the operands
+    /// of the relations whose operands were stale where they were compiled: the zero-crossing
+    /// functions and the event iteration read these registers (after `run_outputs`), and the
+    /// stale ones held the previous evaluation's values (HeatLosses: the elastic gap's
+    /// `s_rel < s_rel0` read `s_rel` before its step, the root finder saw each point's crossing
+    /// function at the point before, stopped at a false root and the event flipped the contact
+    /// back and forth). Called at the start of the event code, which runs with the outputs.
+    pub(super) fn refresh_relation_operands(&mut self) {
+        for (i, e) in std::mem::take(&mut self.stale_relations) {
+            let Expr::Binary(_, l, r) = &e else { continue };
+            let (a, b) = (self.expr(l), self.expr(r));
+            let op = self.relations[i].op;
+            self.relations[i].a = a;
+            self.relations[i].b = b;
+            self.rel_index.insert((op, a, b), i);
+        }
+    }
+
     /// `dst = src`, written even when CSE knows `src` (the copy is what places the value).
     pub(super) fn push_copy(&mut self, dst: Reg, src: Reg) {
-        self.code.push(Instr {
+        self.push_tracked(Instr {
             op: Op::Copy,
             dst,
             a: src,
@@ -537,6 +596,9 @@ impl Compiler<'_> {
         let reg = self.new_reg(0.0);
         self.rel_index.insert((op, a, b), self.relations.len());
         let text = crate::structure::print::expr_text(e, &self.model.variables);
+        if self.stale[a as usize] || self.stale[b as usize] {
+            self.stale_relations.push((self.relations.len(), e.clone()));
+        }
         self.relations.push(Relation {
             op,
             a,

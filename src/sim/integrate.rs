@@ -13,7 +13,9 @@ use super::stepping::{
 use crate::dae::VarId;
 use crate::diag::Diagnostic;
 use crate::structure::SortedSystem;
-use diffsol::{FaerSparseLU, FaerSparseMat, Matrix, NalgebraLU, NalgebraMat, OdeBuilder, Vector};
+use diffsol::{
+    FaerSparseLU, FaerSparseMat, Matrix, NalgebraLU, NalgebraMat, OdeBuilder, Tableau, Vector,
+};
 
 /// The variables diffsol's error test covers besides the states: the dummy states of the
 /// dynamic state sets (the pendulum's `y` and `der(y)` while `x`, `vx` are the states). The main
@@ -134,6 +136,7 @@ macro_rules! integrate_with {
                         Method::Bdf => {
                             let mut state =
                                 p.bdf_state::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            floor_first_step(&mut state, p);
                             start_algebraic_rates(&mut state, &p.eqn);
                             let mut s = p
                                 .bdf_solver::<$ls>(state)
@@ -141,11 +144,23 @@ macro_rules! integrate_with {
                             run.segment(&mut s, &p.eqn)?
                         }
                         Method::Esdirk34 => {
-                            let mut s = p.esdirk34::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            let mut state = p
+                                .rk_state_and_consistent::<$ls>(&Tableau::esdirk34())
+                                .map_err(|e| solver_error(e, p.t0))?;
+                            floor_first_step(&mut state, p);
+                            let mut s = p
+                                .esdirk34_solver::<$ls>(state)
+                                .map_err(|e| solver_error(e, p.t0))?;
                             run.segment(&mut s, &p.eqn)?
                         }
                         Method::TrBdf2 => {
-                            let mut s = p.tr_bdf2::<$ls>().map_err(|e| solver_error(e, p.t0))?;
+                            let mut state = p
+                                .rk_state_and_consistent::<$ls>(&Tableau::tr_bdf2())
+                                .map_err(|e| solver_error(e, p.t0))?;
+                            floor_first_step(&mut state, p);
+                            let mut s = p
+                                .tr_bdf2_solver::<$ls>(state)
+                                .map_err(|e| solver_error(e, p.t0))?;
                             run.segment(&mut s, &p.eqn)?
                         }
                         Method::Tsit45 => {
@@ -203,6 +218,28 @@ macro_rules! integrate_with {
             })
         }
     };
+}
+
+/// Raises a fresh state's first step to a size the integrator can work with. diffsol estimates
+/// it by Hairer's rule (`0.01 ||y|| / ||f||`, then from the change of `f` over an explicit Euler
+/// probe), which suits non-stiff problems; right after an event that starts a fast stiff
+/// transient with states near zero it gave 2e-16 at t = 1.05 (CauerLowPassSC: eleven switched
+/// capacitors dumping their charge through 1e-5 Ohm), one ulp of the time: the first step could
+/// not be reduced at all and BDF, ESDIRK34 and TR-BDF2 all stopped with "step size too small"
+/// (tsit45 and looser tolerances passed). The floor is 100 times diffsol's smallest step, so a
+/// too large start still has room for several rejections, and 1e4 ulps of the time, so that
+/// `t + h` resolves `h` to four digits; the error test then takes the step from there.
+pub(super) fn floor_first_step<M, S, Eqn>(state: &mut S, p: &diffsol::OdeSolverProblem<Eqn>)
+where
+    M: Matrix<T = f64>,
+    Eqn: diffsol::OdeEquations<T = f64, M = M, V = M::V>,
+    S: diffsol::OdeSolverState<M::V>,
+{
+    let st = state.as_mut();
+    let floor = (100.0 * p.ode_options.min_timestep).max(1e4 * f64::EPSILON * st.t.abs());
+    if st.h.abs() < floor {
+        *st.h = floor.copysign(*st.h);
+    }
 }
 
 /// The rates of the algebraic components in a fresh BDF state (`sim/alg_rates.rs`).
