@@ -20,6 +20,7 @@
 
 mod algorithm;
 mod algorithm_when;
+mod algorithm_while;
 mod balance;
 mod classtree;
 mod connect;
