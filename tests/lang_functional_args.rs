@@ -207,3 +207,54 @@ fn msl_quadrature_lobatto_in_a_model() {
         close(v[x], want * v[q], 1e-9, "x");
     }
 }
+
+/// `Modelica.Math.Nonlinear.solveOneNonlinearEquation` and `quadratureLobatto` called from a
+/// model with the MSL's utility functions: the root of `u^2 - 1` in [0, 1.5] is 1, the root
+/// of `3u - sin(w u) - 1` leaves no residual, and the integral of `sin` over [0, pi] is 2.
+#[test]
+fn msl_nonlinear_solver_and_quadrature_in_a_model() {
+    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
+    if !lib.join("Modelica").is_dir() {
+        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+        return;
+    }
+    let text = "model S
+  Real u1 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun1(), 0, 1.5);
+  Real u2 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun2(w = 3 + time), 0, 5);
+  Real r2 = 3*u2 - sin((3 + time)*u2) - 1;
+  Real i1 = Modelica.Math.Nonlinear.quadratureLobatto(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun4(), 0, Modelica.Constants.pi);
+end S;
+";
+    let path = std::env::temp_dir().join(format!("minimo_nonlinear_{}.mo", std::process::id()));
+    std::fs::write(&path, text).expect("model file");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("simulate")
+        .arg(&path)
+        .arg("--lib")
+        .arg(&lib)
+        .args(["--stop-time", "1", "--interval", "0.5"])
+        .output()
+        .expect("runs minimo");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("time,u1,u2,r2,i1"));
+    let mut rows = 0;
+    for l in lines {
+        let v: Vec<f64> = l
+            .split(',')
+            .map(|v| v.parse().unwrap_or(f64::NAN))
+            .collect();
+        close(v[1], 1.0, 1e-10, "u1");
+        assert!(v[2] > 0.0 && v[2] < 5.0, "u2 = {}", v[2]);
+        close(v[3], 0.0, 1e-10, "r2");
+        close(v[4], 2.0, 1e-10, "i1");
+        rows += 1;
+    }
+    assert_eq!(rows, 3);
+}
