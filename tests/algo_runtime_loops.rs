@@ -2,7 +2,7 @@
 //! and `delay` (MLS 3.7.4.1). Each model's result is compared with values computed by hand.
 
 mod flatten_common;
-use flatten_common::{at, close, sim_options, simulate_text};
+use flatten_common::{at, close, last, sim_options, simulate_text};
 
 /// The first index `i` in 1..8 with `i * u > 2.5` for `u = 1 + time`: the loop is left by
 /// a `break` whose condition changes with time, and the assignments after it in the loop
@@ -142,4 +142,116 @@ fn delay_arguments_are_checked() {
     .err()
     .expect("a delay time growing above delayMax stops the run");
     assert!(e.contains("maximum delay"), "{e}");
+}
+
+/// Newton's iteration for `sqrt(time + 1)` as a `while` loop of a model algorithm (MLS
+/// 11.2.5): the number of iterations depends on time, so the loop runs at simulation time as
+/// a generated function; the result matches the analytic root, and the loop count (a Real
+/// assigned in the loop) is positive after time 0.
+#[test]
+fn while_loop_with_a_run_time_condition_runs_each_evaluation() {
+    let text = "model M
+  Real x;
+  Real n;
+  Real err;
+  parameter Real tol = 1e-13;
+algorithm
+  x := 1;
+  n := 0;
+  while abs(x * x - (time + 1)) > tol * (time + 1) loop
+    x := 0.5 * (x + (time + 1) / x);
+    n := n + 1;
+  end while;
+  err := x - sqrt(time + 1);
+end M;
+";
+    let r = simulate_text(text, &sim_options(3.0, 0.5, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..=6 {
+        let t = 0.5 * f64::from(k);
+        close(at(&r, "x", t), (t + 1.0).sqrt(), 1e-12, "x");
+        close(at(&r, "err", t), 0.0, 1e-12, "err");
+        let n = at(&r, "n", t);
+        assert!(if k == 0 { n == 0.0 } else { n >= 1.0 }, "n = {n} at {t}");
+    }
+}
+
+/// A `while` loop whose condition reads a parameter (known only during simulation: it can
+/// be `--set`), over an array indexed by an Integer the loop assigns, inside a `for` loop
+/// whose index it reads: the values before the loop go in, the assigned elements come out.
+#[test]
+fn while_loop_reads_and_assigns_arrays_and_for_indices() {
+    let text = "model M
+  parameter Real p = 2;
+  Real v[3];
+  Integer k;
+  Real s;
+algorithm
+  v := {1, 2, 3};
+  s := 0;
+  for j in 1:2 loop
+    k := 1;
+    while k <= 3 loop
+      if v[k] >= p + j then
+        k := k + 1;
+      else
+        v[k] := v[k] + 1;
+        s := s + j;
+      end if;
+    end while;
+  end for;
+end M;
+";
+    let r = simulate_text(text, &sim_options(1.0, 0.5, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    // By hand: j = 1 raises v[1] from 1 to 3 and v[2] from 2 to 3 (3 steps adding 1 to s);
+    // j = 2 raises each element from 3 to 4 (3 steps adding 2).
+    for (name, x) in [
+        ("v[1]", 4.0),
+        ("v[2]", 4.0),
+        ("v[3]", 4.0),
+        ("s", 9.0),
+        ("k", 4.0),
+    ] {
+        close(last(&r, name), x, 0.0, name);
+    }
+}
+
+/// A `while` loop that never ends stops the run with the loop's location and the time.
+#[test]
+fn endless_while_loop_stops_with_its_location_and_time() {
+    let text = "model M
+  Real x;
+algorithm
+  x := 0;
+  while time >= 0.5 loop
+    x := x + 1;
+  end while;
+end M;
+";
+    let e = simulate_text(text, &sim_options(1.0, 0.25, 1e-6)).expect_err("an endless loop");
+    for fragment in [
+        "time 0.5",
+        "the `while` loop at m.mo:5:3 did not end after 1000000 iterations",
+    ] {
+        assert!(e.contains(fragment), "missing `{fragment}` in: {e}");
+    }
+}
+
+/// What a function cannot do stays refused inside a run-time `while` loop, with the reason.
+#[test]
+fn run_time_while_loop_refuses_pre_and_when() {
+    let text = "model M
+  Real x;
+  discrete Real y(start = 0);
+algorithm
+  x := 0;
+  while x < time loop
+    x := x + pre(y) + 0.1;
+  end while;
+end M;
+";
+    let e = simulate_text(text, &sim_options(1.0, 0.25, 1e-6)).expect_err("pre in the loop");
+    assert!(
+        e.contains("`pre()` inside a `while` loop whose condition is known only during simulation"),
+        "{e}"
+    );
 }

@@ -126,3 +126,47 @@ fn a_package_choice_passed_down_is_the_enclosing_instance_choice() {
     assert_eq!(binding(&m, "d2.c.b.y"), "200");
     assert_eq!(binding(&m, "c0.b.y"), "10");
 }
+
+/// `E.X` for a class `E` whose `extends` modifier redeclares `X` names the new class (MLS
+/// 7.3), both in a declaration and as a base class; a replacement that does not fit the
+/// constraint is refused there too.
+#[test]
+fn a_class_redeclared_in_an_extends_modifier_is_found_by_a_composite_name() {
+    let text = "model M
+  model B
+    Real x = 2.0;
+    Real y = 3.0;
+  end B;
+  model B2
+    extends B(x = 7);
+  end B2;
+  package D
+    replaceable model X = B;
+  end D;
+  package E
+    extends D(redeclare model X = B2);
+  end E;
+  E.X z;
+end M;
+";
+    let f = flat(text, Some("M"));
+    assert!(f.contains("z.x = 7"), "{f}");
+    let text = "model M
+  model A
+    Real x = 1.0;
+  end A;
+  model B
+    Real x = 2.0;
+    Real y = 3.0;
+  end B;
+  package D
+    replaceable model X = B constrainedby B;
+  end D;
+  package E
+    extends D(redeclare model X = A);
+  end E;
+  E.X z;
+end M;
+";
+    flatten_common::assert_err(text, Some("M"), &["redeclaration of `X` is not compatible"]);
+}

@@ -8,7 +8,9 @@
 //! executing the section, and they are explicit, so sorting keeps them as one assignment each.
 //!
 //! - `for` loops are unrolled (their ranges are parameters, as in for-equations); `while`
-//!   loops only when their condition is known at translation.
+//!   loops while their condition is known at translation; the iterations from the first
+//!   whose condition is known only during simulation run in a generated function
+//!   (`algorithm_while.rs`).
 //! - `if` statements whose conditions are known pick their branch; others merge the branches'
 //!   values into if-expressions.
 //! - `when` statements become when-equations. Inside them a variable the statement assigns
@@ -397,7 +399,7 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    /// A `while` loop whose condition is known at translation, unrolled.
+    /// A `while` loop, unrolled as long as its condition is known at translation.
     fn run_while(
         &mut self,
         ex: &mut Exec,
@@ -418,19 +420,57 @@ impl Flattener<'_> {
                     }
                 }
                 Some(false) => return Ok(()),
-                None => {
-                    return Err(Diagnostic::error(
-                        condition.span,
-                        "a `while` loop in a model's algorithm needs a condition known before simulation",
-                    )
-                    .with_help("move the loop into a function"));
-                }
+                // The remaining iterations run at simulation time.
+                None => return self.run_while_function(ex, condition, body, span, env),
             }
         }
         Err(Diagnostic::error(
             span,
             format!("this `while` loop did not end after {MAX_WHILE} iterations"),
         ))
+    }
+
+    /// A `while` loop whose condition is known only during simulation: a generated function
+    /// of the values before the loop gives each variable the loop assigns its value after it
+    /// (`algorithm_while.rs`).
+    fn run_while_function(
+        &mut self,
+        ex: &mut Exec,
+        condition: &ast::Expr,
+        body: &[Statement],
+        span: Span,
+        env: &mut Env,
+    ) -> EResult<()> {
+        let lf = self.while_function(ex.scope, &ex.locals, &ex.component, condition, body, span)?;
+        let mut args = Vec::with_capacity(lf.inputs.len());
+        for t in &lf.inputs {
+            let mut data = Vec::with_capacity(t.data.len());
+            for x in &t.data {
+                data.push(self.substitute(ex, x, env, span)?);
+            }
+            args.push(match (t.dims.is_empty(), data.pop()) {
+                (true, Some(x)) if data.is_empty() => x,
+                (_, last) => {
+                    data.extend(last);
+                    Expr::Array {
+                        dims: t.dims.clone(),
+                        elements: data,
+                    }
+                }
+            });
+        }
+        for (output, vars) in lf.outputs.iter().enumerate() {
+            for (element, &v) in vars.iter().enumerate() {
+                let call = Expr::UserCall {
+                    function: lf.name.clone(),
+                    args: args.clone(),
+                    output,
+                    element,
+                };
+                self.assign(ex, v, call, span, env)?;
+            }
+        }
+        Ok(())
     }
 
     /// The variables a target names (one per element); an element chosen by a subscript

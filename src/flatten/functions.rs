@@ -22,7 +22,9 @@ impl Flattener<'_> {
         self.fn_building.insert(name.clone());
         // A function called while another is built has its own record variables.
         let outer_records = std::mem::take(&mut self.fn_records);
+        let outer_functional = std::mem::take(&mut self.fn_functional);
         let r = self.build_function(class, &name);
+        self.fn_functional = outer_functional;
         self.fn_records = outer_records;
         self.fn_building.remove(&name);
         match r {
@@ -39,7 +41,11 @@ impl Flattener<'_> {
     }
 
     #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
-    fn build_function(&mut self, class: ClassId, name: &str) -> Result<Function, Diagnostic> {
+    pub(super) fn build_function(
+        &mut self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Function, Diagnostic> {
         let exp = self.expanded(class)?;
         let span = self.tree.get(class).span;
         // Any external function becomes native: the ModelicaStandardTables ones are evaluated by
@@ -161,6 +167,10 @@ impl Flattener<'_> {
                     }
                     continue;
                 }
+                None if te.is_function() && causality == ast::Causality::Input => {
+                    self.functional_input(name, c, &mut f, &mut bound)?;
+                    continue;
+                }
                 None => {
                     return Err(Diagnostic::error(
                         c.decl().name.span,
@@ -255,6 +265,52 @@ impl Flattener<'_> {
         f.derivative = self.derivative_annotation(class)?;
         self.mark_builtin_external(class, &mut f);
         Ok(f)
+    }
+
+    /// A functional input of the specialization being built: the values its partial
+    /// application binds are inputs `formal.name` (`functional_args.rs`).
+    fn functional_input(
+        &mut self,
+        name: &str,
+        c: &super::expand::CompElem,
+        f: &mut Function,
+        bound: &mut Vec<String>,
+    ) -> Result<(), Diagnostic> {
+        let Some(v) = self.fn_functional.get(&c.name).cloned() else {
+            return Err(Diagnostic::error(
+                c.decl().name.span,
+                format!(
+                    "function `{name}`: the functional input `{}` is given a function only in a call (MLS 12.4.2)",
+                    c.name
+                ),
+            ));
+        };
+        let actual = self.function(v.class)?;
+        for p in &v.bound {
+            let Some(input) = self
+                .functions
+                .get(&actual)
+                .and_then(|g| g.inputs.iter().find(|i| i.name == *p))
+                .cloned()
+            else {
+                return Err(Diagnostic::error(
+                    c.decl().name.span,
+                    format!("`{actual}` has no input `{p}` of a built-in type to bind"),
+                ));
+            };
+            let var = FunctionVar {
+                name: format!("{}.{p}", c.name),
+                ty: input.ty,
+                // Sizes come with the value passed (the declared ones name the inputs of
+                // the function passed, not of this one).
+                dims: input.dims.iter().map(|_| None).collect(),
+                default: None,
+            };
+            bound.push(var.name.clone());
+            f.input_groups.push(plain_group(&var.name, f.inputs.len()));
+            f.inputs.push(var);
+        }
+        Ok(())
     }
 
     /// `external "builtin"` calling one of minimo's built-in functions with the function's
@@ -584,6 +640,22 @@ impl Flattener<'_> {
                 ),
             ));
         }
+        if !builtin {
+            if let Some((id, a)) = self.functional_input_call(func, args)? {
+                let full = self.function(id)?;
+                let args = self.rewrite_args(&a, class, bound)?;
+                return Ok(ast::Expr {
+                    kind: ExprKind::Call {
+                        func: super::functional_args::name_ref(&full, func.span),
+                        args,
+                    },
+                    span: func.span,
+                });
+            }
+            if let Some(call) = self.specialized_call(func, args, class, bound)? {
+                return Ok(call);
+            }
+        }
         let full = self.rewrite_func_name(func, class)?;
         let fname = super::eval::cref_name(&full);
         let args = match self.record_call_args(&fname, args, class, bound)? {
@@ -607,6 +679,32 @@ impl Flattener<'_> {
             kind: ExprKind::Call { func: full, args },
             span: func.span,
         })
+    }
+
+    /// A call of a function with functional inputs inside a function body: a call of its
+    /// specialization (`functional_args.rs`).
+    fn specialized_call(
+        &mut self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Option<ast::Expr>, Diagnostic> {
+        let Ok(id) = self.lookup_class_name(&func.as_name(), class, None) else {
+            return Ok(None);
+        };
+        if !self.expanded(id)?.is_function() || !self.has_functional_inputs(id)? {
+            return Ok(None);
+        }
+        let (spec, a) = self.specialize_call(id, args, func.span, class, None)?;
+        let args = self.rewrite_args(&a, class, bound)?;
+        Ok(Some(ast::Expr {
+            kind: ExprKind::Call {
+                func: super::functional_args::name_ref(&spec, func.span),
+                args,
+            },
+            span: func.span,
+        }))
     }
 
     fn rewrite_cref_subs(

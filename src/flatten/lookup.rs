@@ -48,6 +48,11 @@ impl Flattener<'_> {
             return Err(d);
         };
         for (k, p) in parts.iter().enumerate().skip(1) {
+            if let Some(c) = self.redeclared_member(cur, p)? {
+                self.check_member_access(cur, p, Some(c), lex, name.parts[k].span)?;
+                cur = c;
+                continue;
+            }
             match self.member_class(cur, p) {
                 Some(c) => {
                     self.check_member_access(cur, p, Some(c), lex, name.parts[k].span)?;
@@ -97,6 +102,30 @@ impl Flattener<'_> {
         }
         let e = self.expanded(class).ok()?;
         e.classes.get(name).map(|c| c.id)
+    }
+
+    /// A class element of `class` that an `extends` modifier of `class` redeclares
+    /// (`extends D(redeclare model X = B2)`): `class.X` names the new class (MLS 7.3), after
+    /// the plug-compatibility and `final` checks of the redeclaration.
+    fn redeclared_member(
+        &mut self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Option<ClassId>, Diagnostic> {
+        if self.child_class(class, name).is_some() {
+            return Ok(None);
+        }
+        let Ok(e) = self.expanded(class) else {
+            return Ok(None);
+        };
+        let redeclared = e.self_mod.subs.iter().any(|(n, m)| {
+            n == name && matches!(m.redeclare, Some(super::modifier::Redecl::Class { .. }))
+        });
+        if !redeclared {
+            return Ok(None);
+        }
+        let overrides = self.class_overrides(&e, &e.self_mod)?;
+        Ok(overrides.get(name).map(|c| c.id))
     }
 
     /// The first part of a name: instance classes, then lexical scopes, then the top level.

@@ -20,6 +20,7 @@
 
 mod algorithm;
 mod algorithm_when;
+mod algorithm_while;
 mod balance;
 mod classtree;
 mod connect;
@@ -38,6 +39,7 @@ mod external_object;
 mod flexible_size;
 mod fn_records;
 pub mod func_eval;
+mod functional_args;
 mod functions;
 mod identical;
 mod implicit;
@@ -123,6 +125,9 @@ pub(crate) struct Flattener<'s> {
     pub warnings: Vec<Diagnostic>,
     /// Record variables of the function being built (`functions.rs`).
     pub fn_records: fn_records::FnRecords,
+    /// Functions given to the functional inputs of the specialization being built
+    /// (`functional_args.rs`).
+    pub fn_functional: functional_args::FunctionalBindings,
     /// The virtual connection graph of overdetermined connectors (MLS 9.4).
     pub conn_graph: overdetermined::ConnGraph,
     /// Components of expandable connectors declared with a size `:` and no binding: removed
@@ -161,6 +166,7 @@ impl<'s> Flattener<'s> {
             inner_parts: HashMap::new(),
             warnings: Vec::new(),
             fn_records: Default::default(),
+            fn_functional: Default::default(),
             op_records_seen: false,
             conn_graph: Default::default(),
             sizeless: HashSet::new(),

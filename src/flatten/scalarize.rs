@@ -495,7 +495,20 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 format!("`{}` is not a function", self.f.tree.get(class).full),
             ));
         }
-        let mut fname = self.f.function(class)?;
+        // A function with functional inputs: its specialization for the functions given.
+        let specialized = if self.f.has_functional_inputs(class)? {
+            Some(
+                self.f
+                    .specialize_call(class, args, span, self.scope.lex, self.scope.inst)?,
+            )
+        } else {
+            None
+        };
+        let args = specialized.as_ref().map_or(args, |(_, a)| a);
+        let mut fname = match &specialized {
+            Some((name, _)) => name.clone(),
+            None => self.f.function(class)?,
+        };
         let mut f = self
             .f
             .functions

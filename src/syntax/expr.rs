@@ -111,6 +111,53 @@ impl Builder<'_> {
         }
     }
 
+    /// The value of a named argument: an expression or a partial application (MLS 12.4.2.1).
+    fn arg_value(&self, v: P) -> R<Expr> {
+        if v.as_rule() == Rule::partial_function {
+            self.partial_function(v)
+        } else {
+            self.expr(v)
+        }
+    }
+
+    /// `function f(k = 2)`.
+    fn partial_function(&self, c: P) -> R<Expr> {
+        let pspan = self.span(&c);
+        let mut func = None;
+        let mut fargs = FunctionArgs {
+            positional: Vec::new(),
+            named: Vec::new(),
+            iterators: Vec::new(),
+            span: pspan,
+        };
+        for x in c.into_inner() {
+            match x.as_rule() {
+                Rule::kw_function => {}
+                Rule::name => func = Some(self.name(x)),
+                Rule::named_argument => {
+                    let mut it = x.into_inner();
+                    if let (Some(n), Some(v)) = (it.next(), it.next()) {
+                        fargs.named.push(NamedArg {
+                            name: self.ident(n),
+                            value: self.arg_value(v)?,
+                        });
+                    }
+                }
+                _ => return err(self.unexpected(&x)),
+            }
+        }
+        let Some(func) = func else {
+            return err(Diagnostic::error(
+                pspan,
+                "internal parser error: partial function",
+            ));
+        };
+        Ok(Expr {
+            kind: ExprKind::PartialFunction { func, args: fargs },
+            span: pspan,
+        })
+    }
+
     fn function_arguments(&self, p: P, span: Span) -> R<FunctionArgs> {
         let mut args = FunctionArgs {
             positional: Vec::new(),
@@ -130,47 +177,12 @@ impl Builder<'_> {
                     };
                     args.named.push(NamedArg {
                         name: self.ident(n),
-                        value: self.expr(v)?,
+                        value: self.arg_value(v)?,
                     });
                 }
                 Rule::partial_function => {
-                    let pspan = self.span(&c);
-                    let mut func = None;
-                    let mut fargs = FunctionArgs {
-                        positional: Vec::new(),
-                        named: Vec::new(),
-                        iterators: Vec::new(),
-                        span: pspan,
-                    };
-                    for x in c.into_inner() {
-                        match x.as_rule() {
-                            Rule::kw_function => {}
-                            Rule::name => func = Some(self.name(x)),
-                            Rule::named_argument => {
-                                let mut it = x.into_inner();
-                                if let (Some(n), Some(v)) = (it.next(), it.next()) {
-                                    fargs.named.push(NamedArg {
-                                        name: self.ident(n),
-                                        value: self.expr(v)?,
-                                    });
-                                }
-                            }
-                            _ => return err(self.unexpected(&x)),
-                        }
-                    }
-                    let Some(func) = func else {
-                        return err(Diagnostic::error(
-                            pspan,
-                            "internal parser error: partial function",
-                        ));
-                    };
-                    self.push_positional(
-                        &mut args,
-                        Expr {
-                            kind: ExprKind::PartialFunction { func, args: fargs },
-                            span: pspan,
-                        },
-                    )?;
+                    let e = self.partial_function(c)?;
+                    self.push_positional(&mut args, e)?;
                 }
                 Rule::kw_for => {}
                 Rule::for_indices => args.iterators = self.for_indices(c)?,

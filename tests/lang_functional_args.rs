@@ -1,0 +1,260 @@
+//! Functional input arguments (MLS 12.4.2): a function name or a partial application
+//! `function f(k = 2)` passed to an input of function type. Results are compared with
+//! integrals and roots worked out by hand.
+
+mod flatten_common;
+use flatten_common::{at, close, err, last, sim_options, simulate_text};
+use std::path::PathBuf;
+
+const QUADRATURE: &str = "
+  partial function Integrand
+    input Real x;
+    output Real y;
+  end Integrand;
+  function simpson \"Composite Simpson rule: exact for cubics\"
+    input Integrand f;
+    input Real a;
+    input Real b;
+    input Integer n = 4;
+    output Real s;
+  protected
+    Real h = (b - a) / (2 * n);
+  algorithm
+    s := f(a) + f(b);
+    for i in 1:2 * n - 1 loop
+      s := s + (if mod(i, 2) == 1 then 4 else 2) * f(a + i * h);
+    end for;
+    s := s * h / 3;
+  end simpson;
+  function halves \"Passes its functional input on\"
+    input Integrand g;
+    input Real a;
+    input Real b;
+    output Real s = simpson(g, a, (a + b) / 2) + simpson(g, (a + b) / 2, b);
+  end halves;
+  function square
+    extends Integrand;
+  algorithm
+    y := x * x;
+  end square;
+  function cubic
+    extends Integrand;
+    input Real c;
+    input Real d = 1;
+  algorithm
+    y := c * x ^ 3 + d * x;
+  end cubic;
+";
+
+fn model(decls: &str, body: &str) -> String {
+    format!("model M\n{QUADRATURE}\n{decls}\nequation\n{body}\nend M;\n")
+}
+
+/// A function name and a partial application whose bound value changes in time: the
+/// integral of `c x^3 + x` over [0, 2] is `4 c + 2`.
+#[test]
+fn function_names_and_partial_applications_are_passed() {
+    let text = model(
+        "  Real sq;\n  Real i;\n  Real j;",
+        "  sq = simpson(square, 0, 3);
+  i = simpson(function cubic(c = 1 + time), 0, 2);
+  j = simpson(b = 2, f = function cubic(d = 3, c = 2 * time), a = 0);",
+    );
+    let r = simulate_text(&text, &sim_options(1.0, 0.25, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..=4 {
+        let t = 0.25 * f64::from(k);
+        close(at(&r, "sq", t), 9.0, 1e-12, "sq");
+        close(at(&r, "i", t), 4.0 * (1.0 + t) + 2.0, 1e-12, "i");
+        close(at(&r, "j", t), 4.0 * (2.0 * t) + 6.0, 1e-12, "j");
+    }
+}
+
+/// A functional input passed on inside a function body keeps the values its partial
+/// application bound; a partial application in a model algorithm reads a `for` index.
+#[test]
+fn a_functional_input_is_passed_on_with_its_bound_values() {
+    let text = format!(
+        "model M\n{QUADRATURE}\n  Real h;\n  Real s;\nalgorithm\n  h := halves(function cubic(c = time), 0, 2);\n  s := 0;\n  for k in 1:3 loop\n    s := s + simpson(function cubic(c = k), 0, 1);\n  end for;\nend M;\n"
+    );
+    let r = simulate_text(&text, &sim_options(1.0, 0.5, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..=2 {
+        let t = 0.5 * f64::from(k);
+        close(at(&r, "h", t), 4.0 * t + 2.0, 1e-12, "h");
+    }
+    // Sum over k of (k/4 + 1/2).
+    close(last(&r, "s"), 6.0 / 4.0 + 1.5, 1e-12, "s");
+}
+
+/// A partial application binding the first inputs, passed by name: the call's positional
+/// argument goes to the input left free (MLS 12.4.2.1).
+#[test]
+fn positional_arguments_fill_the_inputs_left_free() {
+    let text = model(
+        "  function lin\n    input Real a;\n    input Real x;\n    output Real y = a * x;\n  end lin;\n  Real v;",
+        "  v = simpson(a = 0, b = 2, f = function lin(a = 3 + time));",
+    );
+    let r = simulate_text(&text, &sim_options(1.0, 0.5, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..=2 {
+        let t = 0.5 * f64::from(k);
+        close(at(&r, "v", t), 2.0 * (3.0 + t), 1e-12, "v");
+    }
+}
+
+/// Bisection with a functional input: the root of `u^2 - p` is `sqrt(p)`.
+#[test]
+fn a_root_finder_takes_the_function_to_solve() {
+    let text = "model M
+  partial function F
+    input Real u;
+    output Real y;
+  end F;
+  function shifted
+    extends F;
+    input Real p;
+  algorithm
+    y := u * u - p;
+  end shifted;
+  function bisect
+    input F f;
+    input Real lo;
+    input Real hi;
+    output Real u;
+  protected
+    Real a = lo;
+    Real b = hi;
+  algorithm
+    while b - a > 1e-13 loop
+      u := (a + b) / 2;
+      if f(a) * f(u) <= 0 then
+        b := u;
+      else
+        a := u;
+      end if;
+    end while;
+    u := (a + b) / 2;
+  end bisect;
+  parameter Real p = 2;
+  Real r = bisect(function shifted(p = p + time), 0, 4);
+end M;
+";
+    let r = simulate_text(text, &sim_options(1.0, 0.5, 1e-6)).unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..=2 {
+        let t = 0.5 * f64::from(k);
+        close(at(&r, "r", t), (2.0 + t).sqrt(), 1e-12, "r");
+    }
+}
+
+/// A function whose inputs do not fit the functional input's type is refused (MLS 6.4), as
+/// is a value that is not a function.
+#[test]
+fn functions_that_do_not_fit_are_refused() {
+    let text = model(
+        "  function other\n    input Real z;\n    output Real y = z;\n  end other;\n  Real v;",
+        "  v = simpson(other, 0, 1);",
+    );
+    let e = err(&text, Some("M"));
+    assert!(e.contains("does not fit the function type"), "{e}");
+    let text = model("  Real v;", "  v = simpson(1.0, 0, 1);");
+    let e = err(&text, Some("M"));
+    assert!(
+        e.contains("a functional input needs a function name"),
+        "{e}"
+    );
+}
+
+/// `Modelica.Math.Nonlinear.Examples.QuadratureLobatto3`: `x = s q` where the parameter `s`
+/// is the integral of `A sin(ws u)` over [0, 1], `(1 - cos 2) / 2` for `A = 1`, `ws = 2`.
+#[test]
+fn msl_quadrature_lobatto_in_a_model() {
+    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
+    if !lib.join("Modelica").is_dir() {
+        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("minimo_lobatto_{}.csv", std::process::id()));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .args(["simulate", "--lib"])
+        .arg(&lib)
+        .args([
+            "-m",
+            "Modelica.Math.Nonlinear.Examples.QuadratureLobatto3",
+            "--stop-time",
+            "1",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs minimo");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).expect("result file");
+    let _ = std::fs::remove_file(&out);
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let (q, x) = (
+        head.iter().position(|h| *h == "q").expect("q"),
+        head.iter().position(|h| *h == "x").expect("x"),
+    );
+    let want = (1.0 - 2f64.cos()) / 2.0;
+    for l in lines {
+        let v: Vec<f64> = l
+            .split(',')
+            .map(|v| v.parse().unwrap_or(f64::NAN))
+            .collect();
+        close(v[x], want * v[q], 1e-9, "x");
+    }
+}
+
+/// `Modelica.Math.Nonlinear.solveOneNonlinearEquation` and `quadratureLobatto` called from a
+/// model with the MSL's utility functions: the root of `u^2 - 1` in [0, 1.5] is 1, the root
+/// of `3u - sin(w u) - 1` leaves no residual, and the integral of `sin` over [0, pi] is 2.
+#[test]
+fn msl_nonlinear_solver_and_quadrature_in_a_model() {
+    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
+    if !lib.join("Modelica").is_dir() {
+        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+        return;
+    }
+    let text = "model S
+  Real u1 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun1(), 0, 1.5);
+  Real u2 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun2(w = 3 + time), 0, 5);
+  Real r2 = 3*u2 - sin((3 + time)*u2) - 1;
+  Real i1 = Modelica.Math.Nonlinear.quadratureLobatto(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun4(), 0, Modelica.Constants.pi);
+end S;
+";
+    let path = std::env::temp_dir().join(format!("minimo_nonlinear_{}.mo", std::process::id()));
+    std::fs::write(&path, text).expect("model file");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("simulate")
+        .arg(&path)
+        .arg("--lib")
+        .arg(&lib)
+        .args(["--stop-time", "1", "--interval", "0.5"])
+        .output()
+        .expect("runs minimo");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("time,u1,u2,r2,i1"));
+    let mut rows = 0;
+    for l in lines {
+        let v: Vec<f64> = l
+            .split(',')
+            .map(|v| v.parse().unwrap_or(f64::NAN))
+            .collect();
+        close(v[1], 1.0, 1e-10, "u1");
+        assert!(v[2] > 0.0 && v[2] < 5.0, "u2 = {}", v[2]);
+        close(v[3], 0.0, 1e-10, "r2");
+        close(v[4], 2.0, 1e-10, "i1");
+        rows += 1;
+    }
+    assert_eq!(rows, 3);
+}
