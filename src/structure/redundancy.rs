@@ -18,6 +18,7 @@ use crate::dae::{BinOp, Builtin, Expr, UnOp, VarId};
 pub const MAX_ROWS: usize = 200;
 
 /// Values for evaluating expressions at a generic point.
+#[derive(Clone)]
 pub struct Point {
     values: Vec<Option<f64>>,
     time: f64,
