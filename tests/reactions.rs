@@ -196,3 +196,96 @@ fn cli_json_is_deterministic_and_errors_are_reported() {
     let (code, _, _) = cli(&["reactions", "examples/rlc.mo", "--at", "soon"]);
     assert_eq!(code, 2);
 }
+
+/// The 3-D library states its joints at acceleration level through intermediate variables, and
+/// its bodies turn with quaternions: C is read at velocity level, columns der(v), der(wb).
+#[test]
+fn spherical_joint_reactions_are_unique() {
+    let p = point(
+        &["examples/multibody/SphericalPendulum.mo"],
+        "SphericalPendulum",
+    );
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // Three rows (the joint point's relative acceleration), on the body's six velocities; the
+    // drift stabilization names the distance of the points: holonomic.
+    assert_eq!((p.n, p.holonomic, p.nonholonomic), (6, 3, 0));
+    assert_eq!((p.rank, p.redundancy, p.dof), (3, 0, 3));
+    assert_eq!(names(&p, true), ["joint"]);
+    assert!(p.pairs[0].rows.iter().all(|r| r.unique));
+}
+
+#[test]
+fn one_revolute_hinge_is_determinate() {
+    let p = point(&["tests/reactions/DoorOneHinge.mo"], "DoorOneHinge");
+    assert_eq!(p.n, 6);
+    assert_eq!((p.rank, p.redundancy, p.dof), (5, 0, 1));
+    assert_eq!(names(&p, true), ["upper"]);
+}
+
+#[test]
+fn two_coaxial_hinges_share_five_constraints() {
+    let p = point(&["examples/multibody/DoorTwoHinges.mo"], "DoorTwoHinges");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // Each hinge: 5 rows of rank 5; together still rank 5 (the door turns about y only): p = 5.
+    assert_eq!(p.n, 6);
+    assert_eq!(p.holonomic + p.nonholonomic + p.acceleration, 10);
+    assert_eq!((p.rank, p.redundancy, p.dof), (5, 5, 1));
+    assert!(names(&p, true).is_empty());
+    assert_eq!(names(&p, false), ["upper", "lower"]);
+    for pair in &p.pairs {
+        assert_eq!((pair.rank, pair.rank_others, pair.shared), (5, 5, 5));
+        // The axial force (the row of the point's y acceleration) is not unique, and neither is
+        // any other row: an axial pull of one hinge against the other is a self-stress.
+        let axial = pair
+            .rows
+            .iter()
+            .find(|r| r.equation.contains(".aBa[2] ="))
+            .unwrap();
+        assert!(!axial.unique, "{}", axial.equation);
+        assert!(pair.rows.iter().all(|r| !r.unique));
+        assert!(
+            pair.undetermined_on.contains(&"der(door.v[2])".to_string()),
+            "{:?}",
+            pair.undetermined_on
+        );
+    }
+}
+
+#[test]
+fn rigid_roller_contact_is_one_unique_row() {
+    let p = point(&["examples/multibody/RigidRoller.mo"], "RigidRoller");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert_eq!((p.n, p.holonomic), (6, 1));
+    assert_eq!((p.rank, p.redundancy), (1, 0));
+    assert_eq!(names(&p, true), ["contact"]);
+}
+
+/// The omni vehicle (joint-coordinate wheels and rollers, rigid roller contacts): with three wheels
+/// the three normal forces are unique; with four the platform stands on four points, one more than
+/// its height, roll and pitch need: p = 1, and the self-stress (1, -1, 1, -1)/2 gives each contact
+/// ‖B_X‖ = ‖row‖/2 = sqrt(1 + Rp²)/2 (a row: the contact point's vertical velocity,
+/// v_y + arm × ω with arm Rp = 0.15).
+#[test]
+fn omni_vehicle_on_four_wheels_has_one_redundant_contact() {
+    let p = point(&["examples/multibody/OmniVehicle4.mo"], "OmniVehicle4");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    // Platform 6, wheels 4, rollers 16 velocities.
+    assert_eq!((p.n, p.holonomic), (26, 4));
+    assert_eq!((p.rank, p.redundancy, p.dof), (3, 1, 23));
+    assert!(names(&p, true).is_empty());
+    let expected = (1.0f64 + 0.15 * 0.15).sqrt() / 2.0;
+    for k in 1..=4 {
+        let name = format!("vehicle.wheels[{k}].rollers[1].contact");
+        let x = p.pairs.iter().find(|x| x.name == name).unwrap();
+        assert!(!x.unique);
+        assert!((x.b_norm - expected).abs() < 1e-6, "{name}: {}", x.b_norm);
+        assert!(
+            x.undetermined_on
+                .contains(&"der(vehicle.platform.v[2])".to_string())
+        );
+    }
+    let p = point(&["examples/multibody/OmniVehicle.mo"], "OmniVehicle");
+    assert_eq!((p.n, p.holonomic), (21, 3));
+    assert_eq!((p.rank, p.redundancy), (3, 0));
+    assert_eq!(names(&p, true).len(), 3);
+}

@@ -2,3 +2,4 @@
 //! ([`reactions`]).
 
 pub mod reactions;
+mod reactions_spatial;

@@ -23,7 +23,8 @@
 //!   with the rows in order when there are as many of them as rows.
 //!
 //! `Minimo.Multibody.Planar` is written in that form. The 3-D library states its joints at the
-//! acceleration level through intermediate variables, which this reading does not eliminate.
+//! acceleration level through intermediate variables and turns its bodies with quaternions: when
+//! this reading finds no constraint, [`super::reactions_spatial`] reads C at velocity level.
 //!
 //! Rank decisions use the singular values with the tolerance [`RANK_TOL`] times the largest
 //! one; the Jacobian is symbolic (exact up to rounding), so the gap between the last nonzero
@@ -124,7 +125,7 @@ pub struct RowReport {
 
 /// Levels of the variables a constraint is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Level {
+pub(super) enum Level {
     Position = 0,
     Velocity = 1,
     Acceleration = 2,
@@ -168,7 +169,15 @@ fn find_rep(rep: &mut [VarId], mut v: VarId) -> VarId {
 /// Analyses the reactions of `model` at its start values, or at `opts.times` of a simulation.
 pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<ReactionReport> {
     let work = crate::structure::preprocess(model.clone())?;
-    let mech = Mechanism::find(&work)?;
+    let mech = match Mechanism::find(&work) {
+        Ok(m) => m,
+        Err(planar) => {
+            return analyze_spatial(model, &work, opts).map_err(|mut spatial| {
+                spatial.extend(planar);
+                spatial
+            });
+        }
+    };
     let coordinates: Vec<String> = mech
         .coords
         .iter()
@@ -209,6 +218,75 @@ pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<Reactio
             }
             let point = mech.point(&work, values, t)?;
             points.push(mech.analyse(&work, &point, t, "simulation"));
+        }
+    }
+    Ok(ReactionReport {
+        model: work.model.name.clone(),
+        coordinates,
+        tolerance: RANK_TOL,
+        points,
+    })
+}
+
+/// The analysis of constraints stated at the acceleration level (the 3-D library): see
+/// [`super::reactions_spatial`].
+fn analyze_spatial(
+    model: FlatModel,
+    work: &WorkingSystem,
+    opts: &ReactionOptions,
+) -> diag::Result<ReactionReport> {
+    use super::reactions_spatial::{Spatial, analyse_point};
+    let sp = Spatial::new(work);
+    let states = sp.states();
+    let mut points = Vec::new();
+    let mut coordinates = Vec::new();
+    let n_vars = work.model.variables.len();
+    // Parameters bound to function calls (a mounting matrix from a quaternion) are evaluated as
+    // the simulator does; the point's own evaluation only knows the built-in operators.
+    let params = crate::sim::params::evaluate(&model, &Default::default())?;
+    let with_params = |mut values: Vec<Option<f64>>| {
+        for (v, x) in params.values.iter().enumerate() {
+            if v < n_vars && !work.is_unknown(v) && x.is_finite() {
+                values[v] = Some(*x);
+            }
+        }
+        values
+    };
+    if opts.times.is_empty() {
+        let t0 = opts.sim.start_time.unwrap_or(0.0);
+        let start = Point::with_values(work, Vec::new(), t0);
+        let mut values = vec![None; n_vars];
+        for &s in &states {
+            values[s] = work.model.variables[s]
+                .start
+                .as_ref()
+                .and_then(|e| start.eval(e));
+        }
+        let (cols, p) = analyse_point(&sp, with_params(values), t0, "start values")?;
+        coordinates = cols;
+        points.push(p);
+    } else {
+        let analysis = crate::structure::analyze(model.clone(), &Default::default())?;
+        let mut sim = opts.sim.clone();
+        let last = opts.times.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        if sim.stop_time.is_none_or(|s| s < last) {
+            sim.stop_time = Some(last);
+        }
+        let res = crate::sim::simulate_analysis(&analysis, &sim)?;
+        for &t in &opts.times {
+            let mut values = vec![None; n_vars];
+            for &s in &states {
+                let name = &work.model.variables[s].name;
+                values[s] = Some(res.value_at(name, t).ok_or_else(|| {
+                    vec![Diagnostic::error(
+                        work.model.variables[s].span,
+                        format!("the simulation result has no trajectory of `{name}`"),
+                    )]
+                })?);
+            }
+            let (cols, p) = analyse_point(&sp, with_params(values), t, "simulation")?;
+            coordinates = cols;
+            points.push(p);
         }
     }
     Ok(ReactionReport {
@@ -334,93 +412,142 @@ impl Mechanism {
                 ));
             }
         }
-        let of_kind =
-            |l: Level| -> Vec<usize> { (0..nr).filter(|&i| self.rows[i].level == l).collect() };
-        let hol = of_kind(Level::Position);
-        let non = of_kind(Level::Velocity);
-        let acc = of_kind(Level::Acceleration);
-        let sv = singular_values(&c);
-        let smax = sv.first().copied().unwrap_or(0.0);
-        let tol = RANK_TOL * smax.max(f64::MIN_POSITIVE);
-        let rank_of = |rows: &[usize]| rank(&select_rows(&c, rows), tol);
-        let r = sv.iter().filter(|&&s| s > tol).count();
-        let null = left_null(&c, tol);
-        let pairs = self
-            .pairs
+        let rows: Vec<RowInfo> = self
+            .rows
             .iter()
-            .map(|pair| {
-                let others: Vec<usize> = (0..nr).filter(|i| !pair.rows.contains(i)).collect();
-                let rx = rank_of(&pair.rows);
-                let ry = rank_of(&others);
-                let cx = select_rows(&c, &pair.rows);
-                let nx = select_rows(&null, &pair.rows);
-                let b = cx.transpose() * &nx;
-                let b_norm = b.norm();
-                let scale = smax.max(f64::MIN_POSITIVE);
-                let undetermined_on: Vec<String> = (0..n)
-                    .filter(|&k| b.row(k).norm() > 1e-7 * scale)
-                    .map(|k| vars[self.coords[k]].name.clone())
-                    .collect();
-                let shared = (rx + ry).saturating_sub(r);
-                let unique = shared == 0;
-                let rows = pair
-                    .rows
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &i)| RowReport {
-                        kind: match self.rows[i].level {
-                            Level::Position => "holonomic",
-                            Level::Velocity => "nonholonomic",
-                            Level::Acceleration => "acceleration",
-                        }
-                        .to_string(),
-                        equation: residual_text(&work.eqs[self.rows[i].eq].residual, vars),
-                        multiplier: pair
-                            .multipliers
-                            .as_ref()
-                            .map(|m| vars[m[k]].name.clone()),
-                        unique: null.row(i).norm() <= 1e-7,
-                    })
-                    .collect();
-                let reason = if unique {
-                    format!(
-                        "span(C_Xᵀ) ⊕ span(C_Yᵀ) = span(Cᵀ) is a direct sum: rank C_X + rank C_Y = {rx} + {ry} = {r} = rank C, so B_X = 0"
-                    )
-                } else {
-                    format!(
-                        "span(C_Xᵀ) and span(C_Yᵀ) share {shared} dimension(s): rank C_X + rank C_Y = {rx} + {ry} = {} > {r} = rank C, ‖B_X‖ = {b_norm:.6}; the total reaction can be split between this pair and the others in more than one way",
-                        rx + ry
-                    )
-                };
-                PairReport {
-                    name: pair.name.clone(),
-                    rows,
-                    rank: rx,
-                    rank_others: ry,
-                    shared,
-                    unique,
-                    b_norm,
-                    undetermined_on,
-                    reason,
-                }
+            .map(|r| RowInfo {
+                level: r.level,
+                equation: residual_text(&work.eqs[r.eq].residual, vars),
             })
             .collect();
-        PointReport {
-            time: t,
-            source: source.to_string(),
-            n,
-            holonomic: hol.len(),
-            nonholonomic: non.len(),
-            acceleration: acc.len(),
-            rank_holonomic: rank_of(&hol),
-            rank_nonholonomic: rank_of(&non),
-            rank: r,
-            redundancy: nr - r,
-            dof: n - r,
-            singular_values: sv,
-            pairs,
-            warnings,
-        }
+        let pairs: Vec<PairInfo> = self
+            .pairs
+            .iter()
+            .map(|pair| PairInfo {
+                name: pair.name.clone(),
+                rows: pair.rows.clone(),
+                multipliers: pair
+                    .multipliers
+                    .as_ref()
+                    .map(|m| m.iter().map(|&v| vars[v].name.clone()).collect()),
+                note: None,
+            })
+            .collect();
+        let cols: Vec<String> = self.coords.iter().map(|&v| vars[v].name.clone()).collect();
+        summarize(&c, &rows, &pairs, &cols, (t, source), warnings)
+    }
+}
+
+/// One row of C: its level and the equation it comes from.
+pub(super) struct RowInfo {
+    pub level: Level,
+    pub equation: String,
+}
+
+/// One kinematic pair: its rows of C and, when known, a multiplier per row.
+pub(super) struct PairInfo {
+    pub name: String,
+    pub rows: Vec<usize>,
+    pub multipliers: Option<Vec<String>>,
+    /// How the rows were obtained, when they are not the model's equations one by one.
+    pub note: Option<String>,
+}
+
+/// The paper's analysis of the constraint matrix `c` (rows: constraints, columns: the
+/// generalized coordinates or velocities named by `cols`).
+pub(super) fn summarize(
+    c: &DMatrix<f64>,
+    rows: &[RowInfo],
+    pairs: &[PairInfo],
+    cols: &[String],
+    (t, source): (f64, &str),
+    warnings: Vec<String>,
+) -> PointReport {
+    let (nr, n) = (c.nrows(), c.ncols());
+    let of_kind = |l: Level| -> Vec<usize> { (0..nr).filter(|&i| rows[i].level == l).collect() };
+    let hol = of_kind(Level::Position);
+    let non = of_kind(Level::Velocity);
+    let acc = of_kind(Level::Acceleration);
+    let sv = singular_values(c);
+    let smax = sv.first().copied().unwrap_or(0.0);
+    let tol = RANK_TOL * smax.max(f64::MIN_POSITIVE);
+    let rank_of = |rs: &[usize]| rank(&select_rows(c, rs), tol);
+    let r = sv.iter().filter(|&&s| s > tol).count();
+    let null = left_null(c, tol);
+    let pairs = pairs
+        .iter()
+        .map(|pair| {
+            let others: Vec<usize> = (0..nr).filter(|i| !pair.rows.contains(i)).collect();
+            let rx = rank_of(&pair.rows);
+            let ry = rank_of(&others);
+            let cx = select_rows(c, &pair.rows);
+            let nx = select_rows(&null, &pair.rows);
+            let b = cx.transpose() * &nx;
+            let b_norm = b.norm();
+            let scale = smax.max(f64::MIN_POSITIVE);
+            let undetermined_on: Vec<String> = (0..n)
+                .filter(|&k| b.row(k).norm() > 1e-7 * scale)
+                .map(|k| cols[k].clone())
+                .collect();
+            let shared = (rx + ry).saturating_sub(r);
+            let unique = shared == 0;
+            let row_reports = pair
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| RowReport {
+                    kind: match rows[i].level {
+                        Level::Position => "holonomic",
+                        Level::Velocity => "nonholonomic",
+                        Level::Acceleration => "acceleration",
+                    }
+                    .to_string(),
+                    equation: rows[i].equation.clone(),
+                    multiplier: pair.multipliers.as_ref().map(|m| m[k].clone()),
+                    unique: null.row(i).norm() <= 1e-7,
+                })
+                .collect();
+            let mut reason = if unique {
+                format!(
+                    "span(C_Xᵀ) ⊕ span(C_Yᵀ) = span(Cᵀ) is a direct sum: rank C_X + rank C_Y = {rx} + {ry} = {r} = rank C, so B_X = 0"
+                )
+            } else {
+                format!(
+                    "span(C_Xᵀ) and span(C_Yᵀ) share {shared} dimension(s): rank C_X + rank C_Y = {rx} + {ry} = {} > {r} = rank C, ‖B_X‖ = {b_norm:.6}; the total reaction can be split between this pair and the others in more than one way",
+                    rx + ry
+                )
+            };
+            if let Some(note) = &pair.note {
+                reason = format!("{reason} ({note})");
+            }
+            PairReport {
+                name: pair.name.clone(),
+                rows: row_reports,
+                rank: rx,
+                rank_others: ry,
+                shared,
+                unique,
+                b_norm,
+                undetermined_on,
+                reason,
+            }
+        })
+        .collect();
+    PointReport {
+        time: t,
+        source: source.to_string(),
+        n,
+        holonomic: hol.len(),
+        nonholonomic: non.len(),
+        acceleration: acc.len(),
+        rank_holonomic: rank_of(&hol),
+        rank_nonholonomic: rank_of(&non),
+        rank: r,
+        redundancy: nr - r,
+        dof: n - r,
+        singular_values: sv,
+        pairs,
+        warnings,
     }
 }
 
@@ -696,12 +823,12 @@ fn group_pairs(work: &WorkingSystem, rows: &[Row]) -> Vec<Pair> {
     pairs
 }
 
-fn select_rows(c: &DMatrix<f64>, rows: &[usize]) -> DMatrix<f64> {
+pub(super) fn select_rows(c: &DMatrix<f64>, rows: &[usize]) -> DMatrix<f64> {
     DMatrix::from_fn(rows.len(), c.ncols(), |i, j| c[(rows[i], j)])
 }
 
 /// Singular values, largest first.
-fn singular_values(c: &DMatrix<f64>) -> Vec<f64> {
+pub(super) fn singular_values(c: &DMatrix<f64>) -> Vec<f64> {
     if c.nrows() == 0 || c.ncols() == 0 {
         return Vec::new();
     }
@@ -716,13 +843,13 @@ fn singular_values(c: &DMatrix<f64>) -> Vec<f64> {
     sv
 }
 
-fn rank(c: &DMatrix<f64>, tol: f64) -> usize {
+pub(super) fn rank(c: &DMatrix<f64>, tol: f64) -> usize {
     singular_values(c).iter().filter(|&&s| s > tol).count()
 }
 
 /// An orthonormal basis (columns) of the left null space of `c` (`Ñ` with `cᵀ Ñ = 0`). The
 /// matrix is padded with zero columns to a square one so that the SVD's U is complete.
-fn left_null(c: &DMatrix<f64>, tol: f64) -> DMatrix<f64> {
+pub(super) fn left_null(c: &DMatrix<f64>, tol: f64) -> DMatrix<f64> {
     let (m, n) = (c.nrows(), c.ncols());
     if m == 0 {
         return DMatrix::zeros(0, 0);

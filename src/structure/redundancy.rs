@@ -19,6 +19,7 @@ use crate::sim::tape::{apply, apply_builtin, bin_op};
 pub const MAX_ROWS: usize = 200;
 
 /// Values for evaluating expressions at a generic point.
+#[derive(Clone)]
 pub struct Point {
     values: Vec<Option<f64>>,
     time: f64,

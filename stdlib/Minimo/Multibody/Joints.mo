@@ -95,6 +95,32 @@ package Joints "Constraints between two bodies; joints written at the accelerati
     lambda = 0;
   end Fixed;
 
+  model Spherical "Spherical (ball) joint: B's marked point stays on A's point, free rotation, no couple"
+    extends Constraint;
+    parameter Units.Length rA[3] = zeros(3) "the joint point, body A axes (from A's centre of mass)";
+    parameter Units.Length rB[3] = zeros(3) "the joint point, body B axes (from B's centre of mass)";
+    parameter Units.Rate wStab(min = 0) = 0 "drift stabilization (Baumgarte) of the distance between the points; 0: none";
+    Units.Length RB[3] "the marked point of B, world";
+    Units.Length dRel[3] "B's point relative to A's point, world";
+    Units.Velocity vBa[3] "absolute velocity of B's marked point";
+    Units.Velocity vBe[3] "convective velocity (point of A coinciding with it)";
+    Units.Velocity vBr[3] "relative velocity of B's marked point";
+    Units.Acceleration aBa[3] "absolute acceleration of B's marked point";
+    Units.Acceleration aBe[3] "convective acceleration";
+  equation
+    RB = frame_b.r + frame_b.T*rB;
+    P = RB;
+    dRel = RB - frame_a.r - frame_a.T*rA;
+    vBa = frame_b.v + cross(frame_b.w, RB - frame_b.r);
+    vBe = frame_a.v + cross(frame_a.w, RB - frame_a.r);
+    vBr = vBa - vBe;
+    aBa = frame_b.a + cross(frame_b.eps, RB - frame_b.r) + cross(frame_b.w, cross(frame_b.w, RB - frame_b.r));
+    aBe = frame_a.a + cross(frame_a.eps, RB - frame_a.r) + cross(frame_a.w, cross(frame_a.w, RB - frame_a.r));
+    // No relative acceleration of the point (as Joint with mu = 0), no couple.
+    aBa = aBe + 2*cross(frame_a.w, vBr) - 2*wStab*vBr - wStab^2*dRel;
+    MA = zeros(3);
+  end Spherical;
+
   model RevoluteBody = Parts.HingedBody
     "Revolute joint in joint coordinates: a rigid body on a revolute joint to its parent, the angle and rate are its states (the same class as Parts.HingedBody)";
 end Joints;
