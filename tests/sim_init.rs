@@ -175,6 +175,34 @@ fn steady_state_initialization() {
 }
 
 #[test]
+fn initial_derivative_of_a_variable_the_equations_never_differentiate() {
+    // `w = der(phi)` is algebraic, yet `der(w)` is given at the start (MSL InitializeFlange):
+    // der(w) = der(v) = -phi, so phi(0) = -0.5 and phi = -0.5 cos(t), w = 0.5 sin(t).
+    let r = ok(
+        "model M Real phi; Real v; Real w; equation der(phi) = v; der(v) = -phi; w = der(phi);
+         initial equation v = 0; der(w) = 0.5; end M;",
+        2.0,
+    );
+    for t in [0.0, 1.0, 2.0] {
+        assert!((at(&r, "phi", t) + 0.5 * t.cos()).abs() < 1e-6, "t = {t}");
+        assert!((at(&r, "w", t) - 0.5 * t.sin()).abs() < 1e-6, "t = {t}");
+    }
+    // The same of an expression of an algebraic variable: y = phi^2, der(2*y) = 4 phi v.
+    let r = ok(
+        "model M Real phi; Real v; Real y; equation der(phi) = v; der(v) = -phi; y = phi^2;
+         initial equation phi = 1; der(2*y) = 2; end M;",
+        1.0,
+    );
+    // 4 phi(0) v(0) = 2 gives v(0) = 0.5: phi = cos(t) + 0.5 sin(t).
+    for t in [0.0, 1.0] {
+        assert!(
+            (at(&r, "phi", t) - (t.cos() + 0.5 * t.sin())).abs() < 1e-6,
+            "t = {t}"
+        );
+    }
+}
+
+#[test]
 fn over_determined_initial_system_names_equations_and_states() {
     let e = run(
         "model M Real x(start = 1, fixed = true); equation der(x) = -x; initial equation x = 2; end M;",

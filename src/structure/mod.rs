@@ -103,6 +103,7 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
     semilinear::rule1(&mut work);
 
     replace_ders(&mut work)?;
+    initial_derivatives(&mut work)?;
     let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
         .map(|e| pantelides::row(&work, e))
         .collect();
@@ -294,6 +295,69 @@ fn replace_ders(work: &mut WorkingSystem) -> diag::Result<()> {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// `der(e)` in an initial equation of an `e` the equations never differentiate (MSL
+/// `InitializeFlange` sets `der(w)` of an algebraic `w = der(flange.phi)`): the variables of
+/// `e` get their derivative variables before index reduction, so Pantelides finds the
+/// equations defining them without an equation for the derivative, differentiates those, and
+/// state selection treats the variables as candidates like any other (MLS 3.7.4.2: `der` of a
+/// differentiable expression).
+fn initial_derivatives(work: &mut WorkingSystem) -> diag::Result<()> {
+    let mut args = Vec::new();
+    for eq in &work.model.initial_equations {
+        visit_equation(&eq.kind, &mut |x| {
+            if let Expr::Der(a) = x {
+                args.push((eq.span, (**a).clone()));
+            }
+        });
+    }
+    let mut errors = Vec::new();
+    for (span, a) in args {
+        if let Err(msg) = work.time_derivative(&a) {
+            errors.push(Diagnostic::error(
+                span,
+                format!("cannot take this derivative: {msg}"),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Visits every expression of an equation, nested bodies included.
+fn visit_equation(kind: &EquationKind, f: &mut impl FnMut(&Expr)) {
+    match kind {
+        EquationKind::Simple { lhs, rhs } => {
+            lhs.visit(f);
+            rhs.visit(f);
+        }
+        EquationKind::If { branches, else_ } => {
+            for (c, body) in branches {
+                c.visit(f);
+                for eq in body {
+                    visit_equation(&eq.kind, f);
+                }
+            }
+            for eq in else_ {
+                visit_equation(&eq.kind, f);
+            }
+        }
+        EquationKind::When { branches } => {
+            for (c, body) in branches {
+                c.visit(f);
+                for eq in body {
+                    visit_equation(&eq.kind, f);
+                }
+            }
+        }
+        EquationKind::Reinit { value, .. } => value.visit(f),
+        EquationKind::Assert { condition, .. } => condition.visit(f),
+        EquationKind::Terminate { .. } => {}
     }
 }
 
