@@ -4,7 +4,6 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use super::eval::is_generic_builtin;
 use super::expand::Prim;
 use super::modifier::Scope;
 use super::tensor::{Tensor, Val};
@@ -574,7 +573,7 @@ impl Flattener<'_> {
         bound: &mut Vec<String>,
         record_ok: bool,
     ) -> Result<ast::Expr, Diagnostic> {
-        let builtin = func.parts.len() == 1 && is_generic_builtin(&super::eval::cref_name(func));
+        let builtin = self.is_builtin_call(func, class, None);
         if !builtin && let Some(rec) = self.record_constructor(func, class) {
             return Err(Diagnostic::error(
                 func.span,
@@ -633,7 +632,7 @@ impl Flattener<'_> {
     ) -> Result<ast::ComponentRef, Diagnostic> {
         let name = super::eval::cref_name(func);
         let keep = func.parts.len() == 1
-            && (is_generic_builtin(&name)
+            && (self.is_builtin_call(func, class, None)
                 || matches!(
                     name.as_str(),
                     "assert"
@@ -667,6 +666,15 @@ impl Flattener<'_> {
             ));
         }
         let full = self.function(id)?;
+        if !full.contains('.') && super::eval::is_generic_builtin(&full) {
+            // Function bodies hold resolved names, and a one-word name there is the built-in.
+            return Err(Diagnostic::error(
+                func.span,
+                format!(
+                    "a top-level function named like the built-in `{full}` is not supported: put it in a package"
+                ),
+            ));
+        }
         Ok(ast::ComponentRef {
             global: false,
             parts: full

@@ -1160,6 +1160,11 @@ impl Ctx for FCtx<'_, '_> {
     fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
         self.lookup_forced(cref, Vec::new())
     }
+    fn shadows_builtin(&mut self, func: &ast::ComponentRef) -> bool {
+        !self
+            .f
+            .is_builtin_call(func, self.scope.lex, self.scope.inst)
+    }
 
     #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn call(
