@@ -504,7 +504,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
         let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
         // The argument given for each input (not for record inputs, split into fields).
-        let mut bound_exprs: Vec<Option<&ast::Expr>> = Vec::new();
+        let mut bound_exprs: Vec<Option<&ast::Expr>>;
         if f.input_groups.is_empty() {
             let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
             let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
