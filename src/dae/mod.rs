@@ -443,6 +443,10 @@ pub struct ArgGroup {
     pub first: usize,
     /// Sizes of the fields (a record), or `None` for a value of a non-record type (one entry).
     pub fields: Option<Vec<Vec<usize>>>,
+    /// For an array of records (`input Complex v[:]`), the number of its dimensions: each
+    /// field entry has them first, before the field's own sizes.
+    #[serde(default)]
+    pub record_dims: usize,
 }
 
 impl ArgGroup {

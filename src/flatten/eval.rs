@@ -22,6 +22,12 @@ pub trait Ctx {
         args: &ast::FunctionArgs,
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Self::E>>>>;
+    /// Whether the one-word call `func`, named like a built-in, finds a function class in
+    /// scope first (MLS 5.3: imports and local classes shadow the built-ins). Function bodies
+    /// and flat expressions hold resolved names, so only contexts over source code look.
+    fn shadows_builtin(&mut self, _func: &ast::ComponentRef) -> bool {
+        false
+    }
     /// Binds an iterator (`for i in ...`) until the matching `pop_local`.
     fn push_local(&mut self, name: &str, v: Tensor<Self::E>);
     fn pop_local(&mut self);
@@ -679,7 +685,7 @@ pub fn call<C: Ctx>(
     span: Span,
 ) -> EResult<Vec<Tensor<C::E>>> {
     let name = cref_name(func);
-    if func.parts.len() == 1 && is_generic_builtin(&name) {
+    if func.parts.len() == 1 && is_generic_builtin(&name) && !ctx.shadows_builtin(func) {
         return Ok(vec![call_builtin(ctx, &name, args, span)?]);
     }
     match ctx.call(func, args, span)? {

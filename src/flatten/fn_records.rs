@@ -27,6 +27,8 @@ pub struct FnRecords {
     pub vars: std::collections::HashMap<String, Vec<String>>,
     /// Record variable -> its declared record class, where its constants are looked up.
     pub classes: std::collections::HashMap<String, ClassId>,
+    /// Record variable declared as an array of records -> its number of dimensions.
+    pub arrays: std::collections::HashMap<String, usize>,
     /// Statements that must run before the statement being rewritten (temporaries).
     pub pre: Vec<ast::Statement>,
     /// Temporary record fields to add to the function's locals.
@@ -155,11 +157,14 @@ impl Flattener<'_> {
 
     /// Declares the function variable `name` of record type `rec`: one [`FunctionVar`] per
     /// field, registered in `self.fn_records`; returns the variables and the group.
+    /// An array of records (`rec_dims` not empty, `None` for `:`) has those dimensions first
+    /// in each field variable (`Complex v[:]` -> `v.re[:]`, `v.im[:]`).
     pub fn record_variable(
         &mut self,
         name: &str,
         rec: ClassId,
         first: usize,
+        rec_dims: &[Option<ast::Expr>],
         span: Span,
     ) -> Result<(Vec<FunctionVar>, ArgGroup), Diagnostic> {
         let mut nested = Vec::new();
@@ -169,10 +174,21 @@ impl Flattener<'_> {
             .map(|f| FunctionVar {
                 name: f.name.clone(),
                 ty: f.ty,
-                dims: f.dims.iter().map(|&k| Some(int_expr(k, span))).collect(),
+                dims: rec_dims
+                    .iter()
+                    .cloned()
+                    .chain(f.dims.iter().map(|&k| Some(int_expr(k, span))))
+                    .collect(),
                 default: None,
             })
             .collect();
+        if rec_dims.is_empty() {
+            self.fn_records.arrays.remove(name);
+        } else {
+            self.fn_records
+                .arrays
+                .insert(name.to_string(), rec_dims.len());
+        }
         self.fn_records.vars.insert(
             name.to_string(),
             fields.iter().map(|f| f.name.clone()).collect(),
@@ -185,6 +201,7 @@ impl Flattener<'_> {
             name: name.to_string(),
             first,
             fields: Some(fields.into_iter().map(|f| f.dims).collect()),
+            record_dims: rec_dims.len(),
         };
         Ok((vars, group))
     }
@@ -208,15 +225,7 @@ impl Flattener<'_> {
                 ),
             ));
         }
-        if c.parts[..c.parts.len() - 1]
-            .iter()
-            .any(|p| !p.subscripts.is_empty())
-        {
-            return Err(Diagnostic::error(
-                c.span,
-                "arrays of records are not supported in functions",
-            ));
-        }
+        let lead = self.record_subscripts(c)?;
         let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();
         let name = name.join(".");
         let last = c.parts.last().expect("non-empty reference");
@@ -241,8 +250,79 @@ impl Flattener<'_> {
             ));
         }
         let mut r = cref(&name, c.span);
-        r.parts[0].subscripts = last.subscripts.clone();
+        r.parts[0].subscripts = lead;
+        r.parts[0]
+            .subscripts
+            .extend(last.subscripts.iter().cloned());
         Ok(Some(r))
+    }
+
+    /// `size(v, k)` of an array of records `v`: the same of its first field variable, whose
+    /// leading dimensions are the array's. `None` otherwise (`size(v)` and `ndims(v)` would
+    /// count the field's own dimensions too, so they stay refused).
+    pub fn record_array_size_args(
+        &self,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+    ) -> Option<ast::FunctionArgs> {
+        if func.parts[0].ident.name != "size" || args.positional.len() != 2 {
+            return None;
+        }
+        let ExprKind::Ref(c) = &args.positional[0].kind else {
+            return None;
+        };
+        if c.global || c.parts.len() != 1 || !c.parts[0].subscripts.is_empty() {
+            return None;
+        }
+        let name = &c.parts[0].ident.name;
+        self.fn_records.arrays.get(name)?;
+        let first = self.fn_records.vars.get(name)?.first()?;
+        let mut a = args.clone();
+        a.positional[0] = ref_expr(first, c.span);
+        Some(a)
+    }
+
+    /// The subscripts of the record part of a reference into an array of records (`v[i]` in
+    /// `v[i].re`): they select along the leading dimensions of each field variable. Only the
+    /// first part may have them, and then one per dimension of the array.
+    fn record_subscripts(&self, c: &ast::ComponentRef) -> Result<Vec<ast::Subscript>, Diagnostic> {
+        let n = c.parts.len() - 1;
+        let unsupported = || {
+            Diagnostic::error(
+                c.span,
+                "arrays of records inside records are not supported in functions",
+            )
+        };
+        if c.parts[1..n].iter().any(|p| !p.subscripts.is_empty()) {
+            return Err(unsupported());
+        }
+        self.leading_subscripts(&c.parts[0], c.span)
+    }
+
+    /// The subscripts of `first`, the first part of a reference, as leading subscripts of
+    /// the fields of the array of records it names (none for a whole record or array).
+    pub fn leading_subscripts(
+        &self,
+        first: &ast::RefPart,
+        span: Span,
+    ) -> Result<Vec<ast::Subscript>, Diagnostic> {
+        if first.subscripts.is_empty() {
+            return Ok(vec![]);
+        }
+        match self.fn_records.arrays.get(&first.ident.name) {
+            Some(&k) if k == first.subscripts.len() => Ok(first.subscripts.clone()),
+            Some(&k) => Err(Diagnostic::error(
+                span,
+                format!(
+                    "`{}` is an array of records with {k} dimension(s): give one subscript per dimension",
+                    first.ident.name
+                ),
+            )),
+            None => Err(Diagnostic::error(
+                span,
+                format!("`{}` is not an array", first.ident.name),
+            )),
+        }
     }
 
     /// `R.c` (or `R.sub.c`) for a constant `c` declared in the record class of function
@@ -320,6 +400,27 @@ impl Flattener<'_> {
             return self.record_value(&call, class, bound);
         }
         match &e.kind {
+            ExprKind::Ref(c)
+                if !c.global
+                    && c.parts.len() == 1
+                    && !c.parts[0].subscripts.is_empty()
+                    && self.fn_records.arrays.contains_key(&c.parts[0].ident.name) =>
+            {
+                // `v[i]` of an array of records: each field at those leading subscripts.
+                let subs = self.leading_subscripts(&c.parts[0], c.span)?;
+                let fs = self.fn_records.vars[&c.parts[0].ident.name].clone();
+                let mut out = Vec::new();
+                for f in fs {
+                    let mut r = cref(&f, e.span);
+                    r.parts[0].subscripts = subs.clone();
+                    let r = self.rewrite_cref_subs(&r, class, bound)?;
+                    out.push(ast::Expr {
+                        kind: ExprKind::Ref(r),
+                        span: e.span,
+                    });
+                }
+                Ok(out)
+            }
             ExprKind::Ref(c) if !c.global && c.parts.iter().all(|p| p.subscripts.is_empty()) => {
                 let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();
                 let name = name.join(".");
@@ -355,10 +456,15 @@ impl Flattener<'_> {
                 let tmp = format!("$rec{}", self.fn_records.next_temp);
                 let mut targets = Vec::new();
                 let mut refs = Vec::new();
-                for o in outs {
+                for mut o in outs {
                     let n = format!("{tmp}{}", &o.name[group.name.len()..]);
                     targets.push(Some(cref(&n, e.span)));
                     refs.push(ref_expr(&n, e.span));
+                    // The sizes of an array of records may name the callee's inputs: the
+                    // temporary takes them from the value assigned.
+                    for d in o.dims.iter_mut().take(group.record_dims) {
+                        *d = None;
+                    }
                     self.fn_records.temps.push(FunctionVar { name: n, ..o });
                 }
                 self.fn_records.pre.push(ast::Statement {

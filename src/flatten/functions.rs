@@ -4,7 +4,6 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use super::eval::is_generic_builtin;
 use super::expand::Prim;
 use super::modifier::Scope;
 use super::tensor::{Tensor, Val};
@@ -101,14 +100,15 @@ impl Flattener<'_> {
                 ) =>
                 {
                     let span = c.decl().name.span;
-                    if !c.decl().dims.is_empty() || !c.clause.type_dims.is_empty() {
-                        return Err(Diagnostic::error(
-                            span,
-                            format!(
-                                "function `{name}`: arrays of records (`{}`) are not supported in functions",
-                                c.name
-                            ),
-                        ));
+                    // An array of records: its dimensions lead each field's (`v.re[:]`).
+                    let mut rec_dims = Vec::new();
+                    for d in c.decl().dims.iter().chain(&c.clause.type_dims) {
+                        rec_dims.push(match d {
+                            ast::Subscript::Colon(_) => None,
+                            ast::Subscript::Expr(e) => {
+                                Some(self.rewrite_expr(e, class, &mut bound)?)
+                            }
+                        });
                     }
                     let list = match causality {
                         ast::Causality::Input => &f.inputs,
@@ -116,7 +116,7 @@ impl Flattener<'_> {
                         ast::Causality::None => &f.locals,
                     };
                     let (vars, group) =
-                        self.record_variable(&c.name, ty_class, list.len(), span)?;
+                        self.record_variable(&c.name, ty_class, list.len(), &rec_dims, span)?;
                     bound.extend(vars.iter().map(|v| v.name.clone()));
                     if let Some(
                         ast::Modification::Binding { expr, .. }
@@ -445,15 +445,16 @@ impl Flattener<'_> {
         let kind = match &s.kind {
             StatementKind::Assign { target, value }
                 if target.parts.len() == 1
-                    && target.parts[0].subscripts.is_empty()
                     && !target.global
                     && self
                         .fn_records
                         .vars
                         .contains_key(&target.parts[0].ident.name) =>
             {
-                // `R := record value`: field by field.
+                // `R := record value`: field by field (`v[i] := ...` of an array of records
+                // at those leading subscripts).
                 let fields = self.fn_records.vars[&target.parts[0].ident.name].clone();
+                let lead = self.leading_subscripts(&target.parts[0], target.span)?;
                 let vals = self.record_value(value, class, bound)?;
                 out.append(&mut self.fn_records.pre);
                 if vals.len() != fields.len() {
@@ -468,18 +469,19 @@ impl Flattener<'_> {
                     ));
                 }
                 for (f, v) in fields.iter().zip(vals) {
+                    let t = ast::ComponentRef {
+                        global: false,
+                        parts: vec![ast::RefPart {
+                            ident: ast::Ident {
+                                name: f.clone(),
+                                span: target.span,
+                            },
+                            subscripts: lead.clone(),
+                        }],
+                        span: target.span,
+                    };
                     out.push(stmt(StatementKind::Assign {
-                        target: ast::ComponentRef {
-                            global: false,
-                            parts: vec![ast::RefPart {
-                                ident: ast::Ident {
-                                    name: f.clone(),
-                                    span: target.span,
-                                },
-                                subscripts: vec![],
-                            }],
-                            span: target.span,
-                        },
+                        target: self.rewrite_cref_subs(&t, class, bound)?,
                         value: v,
                     }));
                 }
@@ -630,7 +632,10 @@ impl Flattener<'_> {
         bound: &mut Vec<String>,
         record_ok: bool,
     ) -> Result<ast::Expr, Diagnostic> {
-        let builtin = func.parts.len() == 1 && is_generic_builtin(&super::eval::cref_name(func));
+        let builtin = self.is_builtin_call(func, class, None);
+        if builtin && let Some(a) = self.record_array_size_args(func, args) {
+            return self.rewrite_expr_call(func, &a, class, bound, record_ok);
+        }
         if !builtin && let Some(rec) = self.record_constructor(func, class) {
             return Err(Diagnostic::error(
                 func.span,
@@ -707,7 +712,7 @@ impl Flattener<'_> {
         }))
     }
 
-    fn rewrite_cref_subs(
+    pub(super) fn rewrite_cref_subs(
         &mut self,
         c: &ast::ComponentRef,
         class: ClassId,
@@ -731,7 +736,7 @@ impl Flattener<'_> {
     ) -> Result<ast::ComponentRef, Diagnostic> {
         let name = super::eval::cref_name(func);
         let keep = func.parts.len() == 1
-            && (is_generic_builtin(&name)
+            && (self.is_builtin_call(func, class, None)
                 || matches!(
                     name.as_str(),
                     "assert"
@@ -765,6 +770,15 @@ impl Flattener<'_> {
             ));
         }
         let full = self.function(id)?;
+        if !full.contains('.') && super::eval::is_generic_builtin(&full) {
+            // Function bodies hold resolved names, and a one-word name there is the built-in.
+            return Err(Diagnostic::error(
+                func.span,
+                format!(
+                    "a top-level function named like the built-in `{full}` is not supported: put it in a package"
+                ),
+            ));
+        }
         Ok(ast::ComponentRef {
             global: false,
             parts: full
@@ -934,6 +948,7 @@ fn plain_group(name: &str, first: usize) -> crate::dae::ArgGroup {
         name: name.to_string(),
         first,
         fields: None,
+        record_dims: 0,
     }
 }
 

@@ -165,6 +165,55 @@ impl Flattener<'_> {
         Ok(self.root_class(name))
     }
 
+    /// Whether the call of `func` written in class `lex` (instance `inst`) is minimo's
+    /// built-in of that name. MLS 5.3: a function class in scope (local, inherited, imported,
+    /// enclosing, top level) comes first; the built-ins are found only when that lookup fails,
+    /// so `import Modelica.ComplexMath.abs; abs(z)` calls the imported function. A class that
+    /// is the same built-in (`Modelica.Math.sin`, `external "builtin"` calling `sin`, found
+    /// from inside `Modelica.Math`) stays the built-in.
+    pub fn is_builtin_call(
+        &mut self,
+        func: &ast::ComponentRef,
+        lex: ClassId,
+        inst: Option<usize>,
+    ) -> bool {
+        if func.parts.len() != 1 {
+            return false;
+        }
+        let name = &func.parts[0].ident.name;
+        if !super::eval::is_generic_builtin(name) {
+            return false;
+        }
+        if func.global {
+            // `.sqrt(x)`: only a top-level class of that name comes before the built-in.
+            return self
+                .root_class(name)
+                .is_none_or(|c| !self.is_other_function(c, name));
+        }
+        self.shadowing_function(name, lex, inst).is_none()
+    }
+
+    /// The function class a one-word name finds before the built-in of that name, if any.
+    pub fn shadowing_function(
+        &mut self,
+        name: &str,
+        lex: ClassId,
+        inst: Option<usize>,
+    ) -> Option<ClassId> {
+        let c = self.lookup_first(name, lex, inst).ok().flatten()?;
+        self.is_other_function(c, name).then_some(c)
+    }
+
+    /// Whether class `c` is a function other than the built-in `name` (not `external
+    /// "builtin"` calling `name`).
+    fn is_other_function(&mut self, c: ClassId, name: &str) -> bool {
+        let same_builtin =
+            self.tree.get(c).long().is_some_and(|b| {
+                b.builtin_args.is_some() && b.external_name.as_deref() == Some(name)
+            });
+        !same_builtin && self.expanded(c).is_ok_and(|e| e.is_function())
+    }
+
     /// Whether the element `name` of instance `inst` can be named from code written in class
     /// `lex`. Code written in a base class sees only the elements of that base (MLS 5.3.1,
     /// 7.1): `x = y` in `Base` cannot mean the `y` a class extending `Base` declares.

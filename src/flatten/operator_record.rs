@@ -364,9 +364,8 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
         ExprKind::String(_) => ArgTy::scalar(OTy::String),
         ExprKind::Ref(c) => s.ref_type(c).unwrap_or(ArgTy::scalar(OTy::Other)),
         ExprKind::Call { func, .. } => {
-            let builtin = func.parts.len() == 1
-                && super::eval::is_generic_builtin(&super::eval::cref_name(func));
-            if builtin {
+            let (lex, inst) = (s.lex(), s.inst());
+            if s.flat().is_builtin_call(func, lex, inst) {
                 return Ok(ArgTy::scalar(OTy::Other));
             }
             match desugar(s, e)? {
@@ -477,12 +476,10 @@ fn constructor<'b, S: OpScope<'b>>(
     args: &ast::FunctionArgs,
     span: Span,
 ) -> EResult<Option<ast::Expr>> {
-    if !args.iterators.is_empty()
-        || (func.parts.len() == 1 && super::eval::is_generic_builtin(&super::eval::cref_name(func)))
-    {
+    let (lex, inst) = (s.lex(), s.inst());
+    if !args.iterators.is_empty() || s.flat().is_builtin_call(func, lex, inst) {
         return Ok(None);
     }
-    let (lex, inst) = (s.lex(), s.inst());
     let Ok(class) = s.flat().lookup_class_name(&func.as_name(), lex, inst) else {
         return Ok(None);
     };

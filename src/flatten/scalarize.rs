@@ -517,7 +517,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
         let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
         // The argument given for each input (not for record inputs, split into fields).
-        let mut bound_exprs: Vec<Option<&ast::Expr>> = Vec::new();
+        let mut bound_exprs: Vec<Option<&ast::Expr>>;
         if f.input_groups.is_empty() {
             let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
             let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
@@ -561,13 +561,20 @@ impl<'a, 'b> FCtx<'a, 'b> {
             // Record inputs: the argument's scalars split into the record's fields.
             let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
             let bound = eval::bind_args(&names, args, &fname, span)?;
+            // The argument of each non-record input, for sizes its value gives.
+            bound_exprs = vec![None; f.inputs.len()];
             for (g, b) in f.input_groups.iter().zip(bound) {
                 let v = match b {
                     Some(e) => Some(eval::eval(self, e)?),
                     None => None,
                 };
                 match (&g.fields, v) {
-                    (None, v) => vals.push(v),
+                    (None, v) => {
+                        if let Some(slot) = bound_exprs.get_mut(g.first) {
+                            *slot = b;
+                        }
+                        vals.push(v);
+                    }
                     (Some(_), None) => {
                         return Err(Diagnostic::error(
                             span,
@@ -576,6 +583,23 @@ impl<'a, 'b> FCtx<'a, 'b> {
                     }
                     (Some(fields), Some(t)) => {
                         let n = g.scalars();
+                        if g.record_dims > 0 {
+                            // An array of records for an array-of-records input: each field
+                            // gets the array of its values.
+                            let lead = record_lead(&t, n)
+                                .filter(|l| l.len() == g.record_dims)
+                                .ok_or_else(|| {
+                                    Diagnostic::error(
+                                        span,
+                                        format!(
+                                            "`{fname}`: the input `{}` takes an array of records with {} dimension(s)",
+                                            g.name, g.record_dims
+                                        ),
+                                    )
+                                })?;
+                            push_field_arrays(&mut vals, fields, &t, &lead, n);
+                            continue;
+                        }
                         if let Some(lead) = record_lead(&t, n) {
                             // An array of records for a scalar record input (MLS 12.4.6):
                             // each field gets the array of its values, and the call below
@@ -940,6 +964,10 @@ fn group_outputs(f: &crate::dae::Function, outs: Vec<Tensor<Expr>>) -> Vec<Tenso
         let mut data = Vec::new();
         match g.fields {
             None => grouped.extend(outs.next()),
+            Some(_) if g.record_dims > 0 => {
+                let fields: Vec<Tensor<Expr>> = outs.by_ref().take(g.count()).collect();
+                grouped.push(interleave_records(&fields, g.record_dims));
+            }
             Some(_) => {
                 for _ in 0..g.count() {
                     data.extend(outs.next().map(|t| t.data).unwrap_or_default());
@@ -952,6 +980,26 @@ fn group_outputs(f: &crate::dae::Function, outs: Vec<Tensor<Expr>>) -> Vec<Tenso
         }
     }
     grouped
+}
+
+/// An array of records from its field arrays (each with the `k` dimensions of the array
+/// first): dims `lead ++ [scalars of one record]`, the form record arrays have in equations.
+fn interleave_records(fields: &[Tensor<Expr>], k: usize) -> Tensor<Expr> {
+    let lead: Vec<usize> = fields
+        .first()
+        .map(|f| f.dims.iter().take(k).copied().collect())
+        .unwrap_or_default();
+    let count: usize = lead.iter().product();
+    let sizes: Vec<usize> = fields.iter().map(|f| f.data.len() / count.max(1)).collect();
+    let mut data = Vec::new();
+    for i in 0..count {
+        for (f, &size) in fields.iter().zip(&sizes) {
+            data.extend(f.data[i * size..(i + 1) * size].iter().cloned());
+        }
+    }
+    let mut dims = lead;
+    dims.push(sizes.iter().sum());
+    Tensor { dims, data }
 }
 
 /// An event or derivative operator applied element by element to the first argument: `wrap`
@@ -1172,6 +1220,11 @@ impl Ctx for FCtx<'_, '_> {
     }
     fn lookup(&mut self, cref: &ast::ComponentRef) -> EResult<Tensor<Expr>> {
         self.lookup_forced(cref, Vec::new())
+    }
+    fn shadows_builtin(&mut self, func: &ast::ComponentRef) -> bool {
+        !self
+            .f
+            .is_builtin_call(func, self.scope.lex, self.scope.inst)
     }
 
     #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
