@@ -158,6 +158,21 @@ struct Mechanism {
     members: BTreeMap<VarId, Vec<VarId>>,
 }
 
+/// The model simulated up to the last of the times asked for (or the options' stop time if
+/// later), for the analysis at those times.
+fn simulate_through(
+    model: FlatModel,
+    opts: &ReactionOptions,
+) -> diag::Result<crate::sim::SimResult> {
+    let analysis = crate::structure::analyze(model, &Default::default())?;
+    let mut sim = opts.sim.clone();
+    let last = opts.times.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    if sim.stop_time.is_none_or(|s| s < last) {
+        sim.stop_time = Some(last);
+    }
+    crate::sim::simulate_analysis(&analysis, &sim)
+}
+
 fn find_rep(rep: &mut [VarId], mut v: VarId) -> VarId {
     while rep[v] != v {
         rep[v] = rep[rep[v]];
@@ -198,13 +213,7 @@ pub fn analyze(model: FlatModel, opts: &ReactionOptions) -> diag::Result<Reactio
         let point = mech.point(&work, values, t0)?;
         points.push(mech.analyse(&work, &point, t0, "start values"));
     } else {
-        let analysis = crate::structure::analyze(model, &Default::default())?;
-        let mut sim = opts.sim.clone();
-        let last = opts.times.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        if sim.stop_time.is_none_or(|s| s < last) {
-            sim.stop_time = Some(last);
-        }
-        let res = crate::sim::simulate_analysis(&analysis, &sim)?;
+        let res = simulate_through(model, opts)?;
         for &t in &opts.times {
             let mut values = vec![None; work.model.variables.len()];
             for &v in mech.coords.iter().chain(&mech.velocity) {
@@ -266,13 +275,7 @@ fn analyze_spatial(
         coordinates = cols;
         points.push(p);
     } else {
-        let analysis = crate::structure::analyze(model.clone(), &Default::default())?;
-        let mut sim = opts.sim.clone();
-        let last = opts.times.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        if sim.stop_time.is_none_or(|s| s < last) {
-            sim.stop_time = Some(last);
-        }
-        let res = crate::sim::simulate_analysis(&analysis, &sim)?;
+        let res = simulate_through(model.clone(), opts)?;
         for &t in &opts.times {
             let mut values = vec![None; n_vars];
             for &s in &states {

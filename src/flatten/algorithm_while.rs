@@ -437,7 +437,7 @@ impl Flattener<'_> {
                 &format!("a call of `{full}`, which takes or returns records"),
             ));
         }
-        Ok(plain_ref(&full, span))
+        Ok(ast::ComponentRef::single(&full, span))
     }
 
     /// A name the loop reads or assigns: an index bound inside the loop stays; a model name
@@ -494,7 +494,7 @@ impl Flattener<'_> {
             .join(".");
         self.note_used(rw, c, &name, written)?;
         let subscripts = subs(self, rw, last)?;
-        let mut r = plain_ref(&name, c.span);
+        let mut r = ast::ComponentRef::single(&name, c.span);
         r.parts[0].subscripts = subscripts;
         Ok(r)
     }
@@ -585,25 +585,9 @@ fn not_in_loop(span: Span, what: &str) -> Diagnostic {
     .with_help("such a loop runs as a function of the values it reads; move the loop into a function")
 }
 
-/// A one-part reference to the function variable `name` (the name may contain dots: it is
-/// the model name the variable stands for).
-fn plain_ref(name: &str, span: Span) -> ast::ComponentRef {
-    ast::ComponentRef {
-        global: false,
-        parts: vec![ast::RefPart {
-            ident: ast::Ident {
-                name: name.to_string(),
-                span,
-            },
-            subscripts: vec![],
-        }],
-        span,
-    }
-}
-
 fn reference(name: &str, span: Span) -> ast::Expr {
     ast::Expr {
-        kind: ExprKind::Ref(plain_ref(name, span)),
+        kind: ExprKind::Ref(ast::ComponentRef::single(name, span)),
         span,
     }
 }
@@ -630,7 +614,7 @@ fn binary(op: ast::BinOp, lhs: ast::Expr, rhs: ast::Expr) -> ast::Expr {
 fn assign(name: &str, value: ast::Expr, span: Span) -> Statement {
     Statement {
         kind: StatementKind::Assign {
-            target: plain_ref(name, span),
+            target: ast::ComponentRef::single(name, span),
             value,
         },
         comment: ast::Comment::default(),
@@ -653,7 +637,7 @@ fn iteration_assert(location: &str, span: Span) -> Statement {
     };
     Statement {
         kind: StatementKind::Call {
-            func: plain_ref("assert", span),
+            func: ast::ComponentRef::single("assert", span),
             args: ast::FunctionArgs {
                 positional: vec![condition, message],
                 named: vec![],

@@ -36,23 +36,9 @@ pub struct FnRecords {
     pub next_temp: usize,
 }
 
-fn cref(name: &str, span: Span) -> ast::ComponentRef {
-    ast::ComponentRef {
-        global: false,
-        parts: vec![ast::RefPart {
-            ident: ast::Ident {
-                name: name.to_string(),
-                span,
-            },
-            subscripts: vec![],
-        }],
-        span,
-    }
-}
-
 fn ref_expr(name: &str, span: Span) -> ast::Expr {
     ast::Expr {
-        kind: ExprKind::Ref(cref(name, span)),
+        kind: ExprKind::Ref(ast::ComponentRef::single(name, span)),
         span,
     }
 }
@@ -249,7 +235,7 @@ impl Flattener<'_> {
                 },
             ));
         }
-        let mut r = cref(&name, c.span);
+        let mut r = ast::ComponentRef::single(&name, c.span);
         r.parts[0].subscripts = lead;
         r.parts[0]
             .subscripts
@@ -362,7 +348,7 @@ impl Flattener<'_> {
         if !is_const {
             return Ok(None);
         }
-        let mut r = cref(&last.ident.name, c.span);
+        let mut r = ast::ComponentRef::single(&last.ident.name, c.span);
         r.parts[0].subscripts = last.subscripts.clone();
         let e = ast::Expr {
             kind: ExprKind::Ref(r),
@@ -411,7 +397,7 @@ impl Flattener<'_> {
                 let fs = self.fn_records.vars[&c.parts[0].ident.name].clone();
                 let mut out = Vec::new();
                 for f in fs {
-                    let mut r = cref(&f, e.span);
+                    let mut r = ast::ComponentRef::single(&f, e.span);
                     r.parts[0].subscripts = subs.clone();
                     let r = self.rewrite_cref_subs(&r, class, bound)?;
                     out.push(ast::Expr {
@@ -458,7 +444,7 @@ impl Flattener<'_> {
                 let mut refs = Vec::new();
                 for mut o in outs {
                     let n = format!("{tmp}{}", &o.name[group.name.len()..]);
-                    targets.push(Some(cref(&n, e.span)));
+                    targets.push(Some(ast::ComponentRef::single(&n, e.span)));
                     refs.push(ref_expr(&n, e.span));
                     // The sizes of an array of records may name the callee's inputs: the
                     // temporary takes them from the value assigned.

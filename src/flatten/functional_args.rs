@@ -359,17 +359,7 @@ pub(super) fn name_ref(full: &str, span: Span) -> ast::ComponentRef {
 
 fn local_ref(name: &str, span: Span) -> ast::Expr {
     ast::Expr {
-        kind: ExprKind::Ref(ast::ComponentRef {
-            global: false,
-            parts: vec![ast::RefPart {
-                ident: ast::Ident {
-                    name: name.to_string(),
-                    span,
-                },
-                subscripts: vec![],
-            }],
-            span,
-        }),
+        kind: ExprKind::Ref(ast::ComponentRef::single(name, span)),
         span,
     }
 }

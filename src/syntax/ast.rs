@@ -371,6 +371,22 @@ pub struct ComponentRef {
 }
 
 impl ComponentRef {
+    /// A reference of one part without subscripts (`name` may contain dots: generated code
+    /// names a model variable or a function by its flat name this way).
+    pub fn single(name: &str, span: Span) -> ComponentRef {
+        ComponentRef {
+            global: false,
+            parts: vec![RefPart {
+                ident: Ident {
+                    name: name.to_string(),
+                    span,
+                },
+                subscripts: vec![],
+            }],
+            span,
+        }
+    }
+
     /// The reference read as a class name (a called function or record), subscripts dropped.
     pub fn as_name(&self) -> Name {
         Name {
