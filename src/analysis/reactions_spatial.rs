@@ -199,12 +199,9 @@ impl<'a> Spatial<'a> {
     fn evaluate(&self, values: Vec<Option<f64>>, t: f64, states: &[VarId]) -> Evaluated {
         let work = self.work;
         let mut point = Point::with_values(work, values, t);
-        let mut known = vec![false; work.model.variables.len()];
-        for v in 0..known.len() {
-            if !work.is_unknown(v) {
-                known[v] = true;
-            }
-        }
+        let mut known: Vec<bool> = (0..work.model.variables.len())
+            .map(|v| !work.is_unknown(v))
+            .collect();
         for &s in states {
             if let Some(x) = point.eval(&Expr::Var(s)) {
                 self.set(&mut point, self.rep[s], x);
@@ -542,9 +539,9 @@ fn group_rows(
         }
     }
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for k in 0..left.len() {
+    for (k, &eq) in left.iter().enumerate() {
         let g = find(&mut parent, k);
-        groups.entry(g).or_default().push(left[k]);
+        groups.entry(g).or_default().push(eq);
     }
     let mut rows: Vec<RowInfo> = Vec::new();
     let mut data: Vec<DVector<f64>> = Vec::new();
@@ -579,13 +576,12 @@ fn group_rows(
             .map(|&i| residual_text(&work.eqs[kin[i].eq].residual, vars))
             .collect();
         let start = rows.len();
-        let note;
-        if open.is_empty() {
+        let note = if open.is_empty() {
             for (r, t) in texts.into_iter().enumerate() {
                 rows.push(RowInfo { level, equation: t });
                 data.push(f.row(r).transpose());
             }
-            note = None;
+            None
         } else {
             let ju = DMatrix::from_fn(eqs.len(), open.len(), |r, k| {
                 kin[eqs[r]]
@@ -610,13 +606,13 @@ fn group_rows(
                 });
                 data.push(combined.row(r).transpose());
             }
-            note = Some(format!(
+            Some(format!(
                 "rows: its {} kinematic equations with {} eliminated: {}",
                 eqs.len(),
                 names.join(", "),
                 texts.join("; ")
-            ));
-        }
+            ))
+        };
         let idx: Vec<usize> = (start..rows.len()).collect();
         if idx.is_empty() {
             continue;
