@@ -47,10 +47,7 @@ impl Flattener<'_> {
         for c in &exp.components {
             let ty = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty)?;
-            let causality = match c.clause.prefix.causality {
-                ast::Causality::None => te.type_prefix.causality,
-                given => given,
-            };
+            let causality = super::functions::declared_causality(c, &te);
             if causality == which {
                 out.push((c.name.clone(), te.is_function().then_some(ty)));
             }

@@ -85,11 +85,7 @@ impl Flattener<'_> {
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty_class)?;
-            // `type InArg = input Real`: the prefix may come with the type (MLS 4.5.2).
-            let causality = match c.clause.prefix.causality {
-                ast::Causality::None => te.type_prefix.causality,
-                given => given,
-            };
+            let causality = declared_causality(c, &te);
             let ty = match &te.prim {
                 Some(Prim::Scalar(t)) => *t,
                 Some(Prim::Enum(_)) => crate::dae::ScalarType::Enumeration,
@@ -975,5 +971,17 @@ fn m_span(m: &ast::Modification) -> crate::diag::Span {
         ast::Modification::Class { span, .. }
         | ast::Modification::Binding { span, .. }
         | ast::Modification::Assign { span, .. } => *span,
+    }
+}
+
+/// A component's causality: its own prefix, else the one its type carries (`type InArg =
+/// input Real`, MLS 4.5.2).
+pub(super) fn declared_causality(
+    c: &super::expand::CompElem,
+    te: &super::expand::Expanded,
+) -> ast::Causality {
+    match c.clause.prefix.causality {
+        ast::Causality::None => te.type_prefix.causality,
+        given => given,
     }
 }
