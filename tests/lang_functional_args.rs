@@ -3,8 +3,7 @@
 //! integrals and roots worked out by hand.
 
 mod flatten_common;
-use flatten_common::{at, close, err, last, sim_options, simulate_text};
-use std::path::PathBuf;
+use flatten_common::{at, close, err, last, msl_library, sim_options, simulate_text};
 
 const QUADRATURE: &str = "
   partial function Integrand
@@ -166,11 +165,9 @@ fn functions_that_do_not_fit_are_refused() {
 /// is the integral of `A sin(ws u)` over [0, 1], `(1 - cos 2) / 2` for `A = 1`, `ws = 2`.
 #[test]
 fn msl_quadrature_lobatto_in_a_model() {
-    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
-    if !lib.join("Modelica").is_dir() {
-        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+    let Some(lib) = msl_library() else {
         return;
-    }
+    };
     let out = std::env::temp_dir().join(format!("minimo_lobatto_{}.csv", std::process::id()));
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
         .args(["simulate", "--lib"])
@@ -213,11 +210,9 @@ fn msl_quadrature_lobatto_in_a_model() {
 /// of `3u - sin(w u) - 1` leaves no residual, and the integral of `sin` over [0, pi] is 2.
 #[test]
 fn msl_nonlinear_solver_and_quadrature_in_a_model() {
-    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
-    if !lib.join("Modelica").is_dir() {
-        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+    let Some(lib) = msl_library() else {
         return;
-    }
+    };
     let text = "model S
   Real u1 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun1(), 0, 1.5);
   Real u2 = Modelica.Math.Nonlinear.solveOneNonlinearEquation(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun2(w = 3 + time), 0, 5);

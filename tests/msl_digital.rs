@@ -4,17 +4,13 @@
 //! truth table: output `y` equals input `x` while `enable` is '1', and is 'Z' (high impedance)
 //! while `enable` is '0'.
 
-use std::path::PathBuf;
+mod flatten_common;
 
-fn msl() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
-    p.join("Modelica").is_dir().then_some(p)
-}
+use flatten_common::msl_library;
 
 #[test]
 fn buf3s_follows_its_truth_table() {
-    let Some(lib) = msl() else {
-        eprintln!("SKIPPED: the MSL test data is missing beside the checkout");
+    let Some(lib) = msl_library() else {
         return;
     };
     let out = std::env::temp_dir().join(format!("minimo_buf3s_{}.csv", std::process::id()));

@@ -16,26 +16,11 @@
 //! The library is test data beside the checkout (`../shared/msl/`, or `MINIMO_MSL`); without it
 //! the tests say so and pass (as the MSL is not part of the repository).
 
-use minimo::sim::{SimOptions, SimResult};
-use std::path::{Path, PathBuf};
+mod flatten_common;
 
-/// The MSL 4.1.0 folder, or `None` (with a message) when the test data is not there.
-fn msl() -> Option<PathBuf> {
-    let dir = std::env::var_os("MINIMO_MSL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl"));
-    let lib = dir.join("v4.1.0");
-    if lib.join("Modelica/package.mo").is_file() {
-        Some(lib)
-    } else {
-        eprintln!(
-            "\nSKIPPED: the MSL test data is missing: `{}` has no Modelica/package.mo \
-             (put ../shared/msl beside the checkout or set MINIMO_MSL)\n",
-            lib.display()
-        );
-        None
-    }
-}
+use flatten_common::msl_library;
+use minimo::sim::{SimOptions, SimResult};
+use std::path::Path;
 
 /// Flattens, analyses and simulates `Modelica.Mechanics.MultiBody.Examples.<model>`.
 fn simulate(lib: &Path, model: &str, opts: SimOptions) -> SimResult {
@@ -120,7 +105,7 @@ fn max_dev(r: &SimResult, name: &str, reference: &[f64], dt: f64) -> f64 {
 
 #[test]
 fn pendulum_follows_the_pendulum_ode() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let (stop, dt) = (5.0, 0.01);
     let r = simulate(&lib, "Elementary.Pendulum", options(stop, dt, 1e-8));
     // The model's own parameters: a point mass at r_CM on a joint about z, gravity along -y.
@@ -145,7 +130,7 @@ fn pendulum_follows_the_pendulum_ode() {
 
 #[test]
 fn undamped_pendulum_keeps_its_energy() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let mut opts = options(5.0, 0.01, 1e-8);
     opts.set = vec!["damper.d=0".to_string()];
     let r = simulate(&lib, "Elementary.Pendulum", opts);
@@ -174,7 +159,7 @@ fn undamped_pendulum_keeps_its_energy() {
 
 #[test]
 fn double_pendulum_follows_the_lagrange_equations() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let (stop, dt) = (3.0, 0.01);
     let r = simulate(&lib, "Elementary.DoublePendulum", options(stop, dt, 1e-8));
     // Two boxes r = {0.5, 0, 0}, 0.06 x 0.06, density 7700, about z; a damper d on joint 1.
@@ -253,7 +238,7 @@ fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 
 #[test]
 fn fourbar1_loop_closes_and_keeps_its_energy() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let r = simulate(&lib, "Loops.Fourbar1", options(5.0, 0.01, 1e-8));
     let (x, y, z) = ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]);
     let id: Mat = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
@@ -345,7 +330,7 @@ fn fourbar1_loop_closes_and_keeps_its_energy() {
 
 #[test]
 fn engine_v6_crank_and_pistons() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let (stop, dt) = (0.1, 0.001);
     let r = simulate(&lib, "Loops.EngineV6", options(stop, dt, 1e-8));
     // Cylinder 1 (crank offset and inclination both -30 degrees) starts at its top dead centre:
@@ -374,7 +359,7 @@ fn engine_v6_crank_and_pistons() {
 /// interval: 1 ms to 0.1 s, and 0.2 ms and 5 ms to 0.05 s (to keep the test short).
 #[test]
 fn engine_v6_crank_speed_follows_rumoca() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     for (interval, stop) in [(0.001, 0.1), (0.0002, 0.05), (0.005, 0.05)] {
         let r = simulate(&lib, "Loops.EngineV6", options(stop, interval, 1e-8));
         // The crank speed: from 10 rad/s (95.5 rpm) the gas forces accelerate it. rumoca

@@ -7,6 +7,9 @@
 //! naming a folder holding `v4.1.0/`); without it the tests say so and pass. Models that do not
 //! match yet are listed with their reason in `tests/msl/thermal/known_failures.txt`.
 
+mod flatten_common;
+
+use flatten_common::msl_library;
 use minimo::regress::runner::{self, Config};
 use minimo::regress::table::Table;
 use minimo::regress::tube::Tolerance;
@@ -23,24 +26,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The MSL 4.1.0 folder, or `None` (with a message) when the test data is absent.
-fn msl_lib() -> Option<PathBuf> {
-    let dir = std::env::var_os("MINIMO_MSL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/msl"))
-        .join("v4.1.0");
-    if dir.join("Modelica/package.mo").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: the MSL test data is missing (`{}` has no Modelica/package.mo); put it \
-             beside the checkout (../shared/msl) or set MINIMO_MSL",
-            dir.display()
-        );
-        None
-    }
-}
-
 fn work_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("minimo-thermal-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).expect("temporary folder");
@@ -49,7 +34,7 @@ fn work_dir(tag: &str) -> PathBuf {
 
 #[test]
 fn thermal_examples_match_their_references() {
-    let Some(lib) = msl_lib() else { return };
+    let Some(lib) = msl_library() else { return };
     let work_dir = work_dir("regress");
     let config = Config {
         minimo: PathBuf::from(env!("CARGO_BIN_EXE_minimo")),
@@ -130,7 +115,7 @@ fn at(t: &Table, name: &str, time: f64) -> f64 {
 /// Tf = (C1 T1 + C2 T2)/(C1 + C2) = 323.15 K. Tolerance 1e-4 K at relative tolerance 1e-8.
 #[test]
 fn two_masses_equalise_exponentially() {
-    let Some(lib) = msl_lib() else { return };
+    let Some(lib) = msl_library() else { return };
     let t = simulate(
         &lib,
         "Modelica.Thermal.HeatTransfer.Examples.TwoMasses",
@@ -151,7 +136,7 @@ fn two_masses_equalise_exponentially() {
 /// V_flow = 1 m3/s); the convection G = 1 W/K needs Q/G = 10 K. Tolerance 1e-4 K.
 #[test]
 fn simple_cooling_energy_balance() {
-    let Some(lib) = msl_lib() else { return };
+    let Some(lib) = msl_library() else { return };
     let t = simulate(
         &lib,
         "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
@@ -184,7 +169,7 @@ fn simple_cooling_energy_balance() {
 /// starts to simulate, give it a reference (tests/msl/thermal/make_references.py) instead.
 #[test]
 fn unreferenced_examples_fail_cleanly() {
-    let Some(lib) = msl_lib() else { return };
+    let Some(lib) = msl_library() else { return };
     for name in ["TwoMass", "TestOpenTank", "TestCylinder"] {
         let model = format!("Modelica.Thermal.FluidHeatFlow.Examples.{name}");
         let dir = work_dir(name);

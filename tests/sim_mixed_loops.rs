@@ -6,7 +6,7 @@
 
 mod flatten_common;
 
-use flatten_common::{close, sim_options, simulate_text};
+use flatten_common::{close, msl_library, sim_options, simulate_text};
 
 /// `a + b = t` twice (with `p = 1`): any split solves it. Even where the motion does not
 /// depend on the split (`der(s) = a + b`), minimo cannot yet tell that it never will, so it
@@ -45,18 +45,12 @@ end NoSplit;";
     assert!(e.contains("singular") && !e.contains("not unique"), "{e}");
 }
 
-fn msl() -> Option<std::path::PathBuf> {
-    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl/v4.1.0");
-    p.join("Modelica").is_dir().then_some(p)
-}
-
 /// The Schmitt trigger of the MSL signal generator leaves -15 V at t = 0.024998 (the integrator
 /// output reaches 10 V); it must go to +15 V (the only consistent mode), not stay in the
 /// linear mode below -15 V. Triangle: 10 V at the switch, falling at 400 V/s afterwards.
 #[test]
 fn schmitt_trigger_switches_to_the_other_saturation() {
-    let Some(lib) = msl() else {
-        eprintln!("MSL not found beside the checkout: skipped");
+    let Some(lib) = msl_library() else {
         return;
     };
     let out = std::env::temp_dir().join(format!("minimo_mixed_{}.csv", std::process::id()));

@@ -136,3 +136,24 @@ pub fn simulate_file(
     args.extend_from_slice(extra);
     run_on(&path, &["simulate"], &args)
 }
+
+/// The MSL 4.1.0 folder (`../shared/msl/v4.1.0` beside the checkout, or `$MINIMO_MSL/v4.1.0`),
+/// or `None` with a SKIPPED message when the test data is not there.
+pub fn msl_library() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("MINIMO_MSL")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/msl")
+        })
+        .join("v4.1.0");
+    if dir.join("Modelica/package.mo").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "\nSKIPPED: the MSL test data is missing: `{}` has no Modelica/package.mo \
+             (put ../shared/msl beside the checkout or set MINIMO_MSL)\n",
+            dir.display()
+        );
+        None
+    }
+}
