@@ -3,7 +3,10 @@
 //! integrals and roots worked out by hand.
 
 mod flatten_common;
-use flatten_common::{at, close, err, last, msl_library, sim_options, simulate_text};
+use flatten_common::{
+    at, close, err, last, msl_library, sim_options, simulate_text, simulate_with_library,
+    write_model,
+};
 
 const QUADRATURE: &str = "
   partial function Integrand
@@ -168,39 +171,18 @@ fn msl_quadrature_lobatto_in_a_model() {
     let Some(lib) = msl_library() else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("minimo_lobatto_{}.csv", std::process::id()));
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .args(["simulate", "--lib"])
-        .arg(&lib)
-        .args([
+    let t = simulate_with_library(
+        &lib,
+        &[
             "-m",
             "Modelica.Math.Nonlinear.Examples.QuadratureLobatto3",
             "--stop-time",
             "1",
-            "-o",
-        ])
-        .arg(&out)
-        .output()
-        .expect("runs minimo");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+        ],
     );
-    let text = std::fs::read_to_string(&out).expect("result file");
-    let _ = std::fs::remove_file(&out);
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let (q, x) = (
-        head.iter().position(|h| *h == "q").expect("q"),
-        head.iter().position(|h| *h == "x").expect("x"),
-    );
+    let (q, x) = (t.col("q"), t.col("x"));
     let want = (1.0 - 2f64.cos()) / 2.0;
-    for l in lines {
-        let v: Vec<f64> = l
-            .split(',')
-            .map(|v| v.parse().unwrap_or(f64::NAN))
-            .collect();
+    for v in &t.rows {
         close(v[x], want * v[q], 1e-9, "x");
     }
 }
@@ -220,36 +202,15 @@ fn msl_nonlinear_solver_and_quadrature_in_a_model() {
   Real i1 = Modelica.Math.Nonlinear.quadratureLobatto(function Modelica.Math.Nonlinear.Examples.UtilityFunctions.fun4(), 0, Modelica.Constants.pi);
 end S;
 ";
-    let path = std::env::temp_dir().join(format!("minimo_nonlinear_{}.mo", std::process::id()));
-    std::fs::write(&path, text).expect("model file");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .arg("simulate")
-        .arg(&path)
-        .arg("--lib")
-        .arg(&lib)
-        .args(["--stop-time", "1", "--interval", "0.5"])
-        .output()
-        .expect("runs minimo");
-    let _ = std::fs::remove_file(&path);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let text = String::from_utf8_lossy(&run.stdout).to_string();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("time,u1,u2,r2,i1"));
-    let mut rows = 0;
-    for l in lines {
-        let v: Vec<f64> = l
-            .split(',')
-            .map(|v| v.parse().unwrap_or(f64::NAN))
-            .collect();
+    let path = write_model("nonlinear", "S.mo", text).display().to_string();
+    let t = simulate_with_library(&lib, &[&path, "--stop-time", "1", "--interval", "0.5"]);
+    assert_eq!(t.head, ["time", "u1", "u2", "r2", "i1"]);
+    for v in &t.rows {
         close(v[1], 1.0, 1e-10, "u1");
         assert!(v[2] > 0.0 && v[2] < 5.0, "u2 = {}", v[2]);
         close(v[3], 0.0, 1e-10, "r2");
         close(v[4], 2.0, 1e-10, "i1");
-        rows += 1;
     }
+    let rows = t.rows.len();
     assert_eq!(rows, 3);
 }

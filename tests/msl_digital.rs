@@ -6,45 +6,18 @@
 
 mod flatten_common;
 
-use flatten_common::msl_library;
+use flatten_common::{msl_library, simulate_with_library};
 
 #[test]
 fn buf3s_follows_its_truth_table() {
     let Some(lib) = msl_library() else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("minimo_buf3s_{}.csv", std::process::id()));
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .args(["simulate", "--lib"])
-        .arg(&lib)
-        .args(["-m", "Modelica.Electrical.Digital.Examples.BUF3S", "-o"])
-        .arg(&out)
-        .output()
-        .expect("runs minimo");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let text = std::fs::read_to_string(&out).expect("result file");
-    let _ = std::fs::remove_file(&out);
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |n: &str| {
-        head.iter()
-            .position(|h| *h == n)
-            .unwrap_or_else(|| panic!("{n}"))
-    };
-    let (x, en, y) = (col("bUF3S.x"), col("bUF3S.enable"), col("bUF3S.y"));
+    let t = simulate_with_library(&lib, &["-m", "Modelica.Electrical.Digital.Examples.BUF3S"]);
+    let (x, en, y) = (t.col("bUF3S.x"), t.col("bUF3S.enable"), t.col("bUF3S.y"));
     // Logic: 1 'U', 2 'X', 3 '0', 4 '1', 5 'Z'. The example's buffer delays its output by
     // 1 s (tLH = tHL = 1): rows whose inputs have not changed for 1.2 s are compared.
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| {
-            l.split(',')
-                .map(|v| v.parse().unwrap_or(f64::NAN))
-                .collect()
-        })
-        .collect();
+    let rows = &t.rows;
     let mut checked = 0;
     for (k, r) in rows.iter().enumerate() {
         let before = rows[..k].iter().rev().take_while(|s| s[0] >= r[0] - 1.2);

@@ -6,7 +6,7 @@
 
 mod flatten_common;
 
-use flatten_common::{close, msl_library, sim_options, simulate_text};
+use flatten_common::{close, msl_library, sim_options, simulate_text, simulate_with_library};
 
 /// `a + b = t` twice (with `p = 1`): any split solves it. Even where the motion does not
 /// depend on the split (`der(s) = a + b`), minimo cannot yet tell that it never will, so it
@@ -53,33 +53,19 @@ fn schmitt_trigger_switches_to_the_other_saturation() {
     let Some(lib) = msl_library() else {
         return;
     };
-    let out = std::env::temp_dir().join(format!("minimo_mixed_{}.csv", std::process::id()));
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
-        .args(["simulate", "--lib"])
-        .arg(&lib)
-        .args([
+    let t = simulate_with_library(
+        &lib,
+        &[
             "-m",
             "Modelica.Electrical.Analog.Examples.OpAmps.SignalGenerator",
             "--stop-time",
             "0.03",
-            "-o",
-        ])
-        .arg(&out)
-        .status()
-        .expect("runs minimo");
-    assert!(status.success());
-    let text = std::fs::read_to_string(&out).expect("result file");
-    let _ = std::fs::remove_file(&out);
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |n: &str| head.iter().position(|h| *h == n).expect("column");
-    let (ov, cv) = (col("opAmp1.out.v"), col("opAmp2.out.v"));
-    let row = lines
-        .map(|l| {
-            l.split(',')
-                .map(|x| x.parse::<f64>().unwrap())
-                .collect::<Vec<f64>>()
-        })
+        ],
+    );
+    let (ov, cv) = (t.col("opAmp1.out.v"), t.col("opAmp2.out.v"));
+    let row = t
+        .rows
+        .iter()
         .find(|r| (r[0] - 0.026).abs() < 1e-9)
         .expect("row at t = 0.026");
     close(row[ov], 15.0, 1e-6, "opAmp1.out.v at t = 0.026");

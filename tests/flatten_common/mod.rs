@@ -157,3 +157,56 @@ pub fn msl_library() -> Option<std::path::PathBuf> {
         None
     }
 }
+
+/// A result table as minimo writes it (CSV): the column names and the rows of numbers.
+pub struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl Table {
+    /// Parses CSV text; a cell that is not a number becomes NaN (and fails any comparison).
+    pub fn parse(text: &str) -> Table {
+        let mut lines = text.lines();
+        let head = lines
+            .next()
+            .expect("a header line")
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        let rows = lines
+            .map(|l| {
+                l.split(',')
+                    .map(|v| v.parse().unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect();
+        Table { head, rows }
+    }
+
+    /// The index of column `name` (panics naming it when absent).
+    pub fn col(&self, name: &str) -> usize {
+        self.head
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column `{name}` in {:?}", self.head))
+    }
+}
+
+/// `minimo simulate ARGS... --lib LIB` writing CSV to stdout; asserts exit 0 (showing stderr
+/// otherwise) and returns the table.
+pub fn simulate_with_library(lib: &std::path::Path, args: &[&str]) -> Table {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .arg("simulate")
+        .args(args)
+        .arg("--lib")
+        .arg(lib)
+        .output()
+        .expect("minimo runs");
+    assert!(
+        run.status.success(),
+        "minimo simulate {args:?} failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Table::parse(&String::from_utf8_lossy(&run.stdout))
+}
