@@ -170,3 +170,42 @@ end M;
 ";
     flatten_common::assert_err(text, Some("M"), &["redeclaration of `X` is not compatible"]);
 }
+
+/// MLS 7.3.2: a class redeclared in a base's `extends` modifier with its own `constrainedby`
+/// (`extends C(replaceable model X = B constrainedby B)`) constrains a redeclaration further
+/// out even though that one overrides it in the merged modifiers: `A` lacks `B`'s `y`.
+#[test]
+fn a_constraint_set_in_an_extends_modifier_binds_the_redeclaration_that_overrides_it() {
+    let lib = "  class A
+    Real x = 1.0;
+  end A;
+  class B
+    Real x = 2.0;
+    Real y = 3.0;
+  end B;
+  class B2
+    Real x = 4.0;
+    Real y = 5.0;
+  end B2;
+  class C
+    replaceable class X = A;
+    X xx;
+  end C;
+  class D
+    extends C(replaceable model X = B constrainedby B);
+  end D;
+";
+    let bad = format!(
+        "model M\n{lib}  class E\n    extends D(redeclare model X = A);\n  end E;\n  E e;\nend M;\n"
+    );
+    flatten_common::assert_err(
+        &bad,
+        Some("M"),
+        &["redeclaration of `X` is not compatible", "no component `y`"],
+    );
+    let good = format!(
+        "model M\n{lib}  class E\n    extends D(redeclare model X = B2);\n  end E;\n  E e;\nend M;\n"
+    );
+    let f = flat(&good, Some("M"));
+    assert!(f.contains("e.xx.y = 5.0"), "{f}");
+}

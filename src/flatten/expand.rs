@@ -709,6 +709,9 @@ impl Flattener<'_> {
                 )
                 .with_secondary(pspan, "declared here"));
             }
+            let narrowed =
+                super::redeclared_chain::replaced_class_constraint(self, sm, prev, name)?;
+            let prev = narrowed.as_ref().unwrap_or(prev);
             self.check_plug_compatible(*id, prev.constraint, *span, name)?;
             let (constraint, constraint_mod) =
                 super::redeclared_chain::narrowed_constraint(self, *id, prev, *span, name)?;

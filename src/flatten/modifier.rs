@@ -51,9 +51,9 @@ pub struct Mod {
     pub final_: bool,
     /// Where the modifier is written (for "cannot modify a final element").
     pub span: Option<Span>,
-    /// The component redeclaration that `redeclare` overrides (written deeper: in a base
-    /// class's `extends` modifier): its `constrainedby` type still constrains the new one and
-    /// its modifiers still apply (MLS 7.3.2, `redeclared_chain.rs`).
+    /// The redeclaration that `redeclare` overrides (written deeper: in a base class's
+    /// `extends` modifier): its `constrainedby` type still constrains the new one and, for a
+    /// component, its modifiers still apply (MLS 7.3.2, `redeclared_chain.rs`).
     pub replaced: Option<Box<Redecl>>,
     /// For a field modifier of a record component: how its binding stands to a binding of
     /// the whole record (`record_field_conflict.rs`).
@@ -198,7 +198,7 @@ pub fn merge(outer: &Mod, inner: &Mod, what: &str) -> Result<Mod, Diagnostic> {
         }
     }
     if outer.redeclare.is_some() {
-        if let Some(r @ Redecl::Component { .. }) = &inner.redeclare {
+        if let Some(r) = &inner.redeclare {
             m.replaced = Some(Box::new(r.clone()));
         }
         m.redeclare = outer.redeclare.clone();

@@ -9,7 +9,8 @@
 //!   declaration, under the new declaration's modifiers.
 //!
 //! A class redeclared in a modifier with its own `constrainedby` likewise passes that
-//! constraint on to the redeclarations further out ([`narrowed_constraint`]).
+//! constraint on to the redeclarations further out ([`narrowed_constraint`]), also when a
+//! modifier further out overrides it ([`replaced_class_constraint`]).
 
 use super::instance::InstId;
 use super::modifier::{self, Mod, Redecl};
@@ -96,4 +97,27 @@ pub(super) fn narrowed_constraint(
         None => Mod::default(),
     };
     Ok((c, m))
+}
+
+/// The class redeclaration that the outer one in `m` overrides (`extends C(replaceable model X
+/// = B constrainedby B)` in a base, `redeclare model X = A` further out) still constrains it
+/// (MLS 7.3.2): that inner redeclaration must fit the class's constraint, and the entry it
+/// would have made, with its own constraint, is what the outer one is checked against.
+/// `None` when nothing was overridden.
+pub(super) fn replaced_class_constraint(
+    f: &mut Flattener,
+    m: &Mod,
+    prev: &super::expand::ClassElem,
+    name: &str,
+) -> Result<Option<super::expand::ClassElem>, Diagnostic> {
+    let Some(Redecl::Class { id, span }) = m.replaced.as_deref() else {
+        return Ok(None);
+    };
+    f.check_plug_compatible(*id, prev.constraint, *span, name)?;
+    let (constraint, constraint_mod) = narrowed_constraint(f, *id, prev, *span, name)?;
+    Ok(Some(super::expand::ClassElem {
+        constraint,
+        constraint_mod,
+        ..prev.clone()
+    }))
 }
