@@ -283,7 +283,9 @@ impl Flattener<'_> {
 
     fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
         let node = self.tree.get(id);
-        let body = node.long().expect("long body");
+        let body = node
+            .long()
+            .expect("expand_long is called for long and `extends` class bodies only");
         let extends: Vec<Rc<ast::Extends>> = body.extends.clone();
         let protected_extends = body.protected_extends.clone();
         let own_components = body.components.clone();

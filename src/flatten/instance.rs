@@ -660,10 +660,15 @@ impl Flattener<'_> {
     }
 
     fn ready_inner(&mut self, i: InstId) -> Result<(), Diagnostic> {
-        let elem = self.insts[i].elem.clone().expect("declared instance");
+        // Only instances of declared components start as stubs (the root and array elements
+        // are created ready), and those have their declaration and a parent.
+        let elem = self.insts[i]
+            .elem
+            .clone()
+            .expect("a stub instance is a declared component");
         let p = self.insts[i]
             .parent
-            .expect("declared instance has a parent");
+            .expect("a declared component has a parent instance");
         let scope = Scope {
             inst: Some(p),
             lex: elem.lex,
