@@ -430,7 +430,10 @@ fn derivative_forms(
         let minus = sp.replay(ev, u, -h);
         for &(x, z) in &needed {
             if let (Some(a), Some(b)) = (plus.eval(&Expr::Var(z)), minus.eval(&Expr::Var(z))) {
-                forms.get_mut(&x).unwrap()[k] = (a - b) / (2.0 * h);
+                // `forms` has a row for every variable of `needed` (built from it above).
+                if let Some(row) = forms.get_mut(&x) {
+                    row[k] = (a - b) / (2.0 * h);
+                }
             }
         }
     }

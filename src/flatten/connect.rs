@@ -222,121 +222,40 @@ impl Flattener<'_> {
     }
 
     /// Generates the connection equations and the zero equations of unconnected flows.
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     pub(super) fn connection_equations(
         &mut self,
         connects: &[Connect],
         root: InstId,
     ) -> Result<Connections, Vec<Diagnostic>> {
         self.check_connects(connects)?;
-        let mut keys: HashMap<(VarId, bool), usize> = HashMap::new();
-        // var, inside, kind, flow variable (stream), connect instance
-        let mut info: Vec<(VarId, bool, Kind, Option<VarId>, InstId)> = Vec::new();
-        let mut uf = UnionFind::new(0);
+        let mut sets = ConnectionSets {
+            keys: HashMap::new(),
+            info: Vec::new(),
+            uf: UnionFind::new(0),
+        };
         let mut errors = Vec::new();
         let mut eqs = Vec::new();
         for c in connects {
-            for (na, nb) in c.a.iter().zip(&c.b) {
-                let broken = match self.broken_parts(*na, *nb) {
-                    Ok(b) => b,
-                    Err(d) => {
-                        errors.push(d);
-                        continue;
-                    }
-                };
-                match self.connect_pair(*na, *nb, c) {
-                    Ok(pairs) => {
-                        for (la, lb) in pairs {
-                            if matches!(la.kind, Kind::Parameter | Kind::Constant) {
-                                match self.fixed_agree(&la, &lb, c) {
-                                    Ok(e) => eqs.extend(e),
-                                    Err(d) => errors.push(d),
-                                }
-                                continue;
-                            }
-                            if broken.iter().any(|(rel, _, _)| under(&la.rel, rel)) {
-                                continue;
-                            }
-                            let mut key = |l: &Leaf, inside: bool| -> usize {
-                                *keys.entry((l.var, inside)).or_insert_with(|| {
-                                    info.push((l.var, inside, l.kind, l.flow_var, c.inst));
-                                    uf.push()
-                                })
-                            };
-                            let ka = key(&la, !c.a_outside);
-                            let kb = key(&lb, !c.b_outside);
-                            uf.union(ka, kb);
-                        }
-                    }
-                    Err(d) => errors.push(d),
-                }
-                for (_, x, y) in broken {
-                    match self.equality_constraint(x, y, c) {
-                        Ok(e) => eqs.extend(e),
-                        Err(d) => errors.push(d),
-                    }
-                }
-            }
+            self.join_connect(c, &mut sets, &mut eqs, &mut errors);
         }
         if !errors.is_empty() {
             return Err(errors);
         }
-        let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let ConnectionSets { keys, info, mut uf } = sets;
+        let mut classes: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for k in 0..info.len() {
             let r = uf.find(k);
-            sets.entry(r).or_default().push(k);
+            classes.entry(r).or_default().push(k);
         }
         let mut streams = Vec::new();
         let mut stream_origin = Vec::new();
-        for (root_key, members) in sets {
+        for (root_key, members) in classes {
             let (_, _, kind, _, inst) = info[root_key];
             let component = self.insts[inst].path.clone();
             let span = self.insts[inst].span;
             match kind {
-                Kind::Flow => {
-                    let mut sum: Option<Expr> = None;
-                    for m in &members {
-                        let (v, inside, ..) = info[*m];
-                        sum = Some(match sum {
-                            None if inside => Expr::Var(v),
-                            None => Expr::neg(Expr::Var(v)),
-                            Some(s) => Expr::binary(
-                                if inside { BinOp::Add } else { BinOp::Sub },
-                                s,
-                                Expr::Var(v),
-                            ),
-                        });
-                    }
-                    if let Some(s) = sum {
-                        eqs.push(Equation {
-                            kind: EquationKind::Simple {
-                                lhs: s,
-                                rhs: Expr::Real(0.0),
-                            },
-                            component,
-                            span,
-                        });
-                    }
-                }
-                Kind::Potential => {
-                    // Members may repeat a variable (inside and outside): equal only distinct ones.
-                    let mut vars: Vec<VarId> = Vec::new();
-                    for m in &members {
-                        if !vars.contains(&info[*m].0) {
-                            vars.push(info[*m].0);
-                        }
-                    }
-                    for w in vars.windows(2) {
-                        eqs.push(Equation {
-                            kind: EquationKind::Simple {
-                                lhs: Expr::Var(w[0]),
-                                rhs: Expr::Var(w[1]),
-                            },
-                            component: component.clone(),
-                            span,
-                        });
-                    }
-                }
+                Kind::Flow => eqs.extend(flow_sum(&info, &members, component, span)),
+                Kind::Potential => eqs.extend(potentials_equal(&info, &members, &component, span)),
                 Kind::Stream => {
                     streams.push(
                         members
@@ -355,6 +274,69 @@ impl Flattener<'_> {
         }
         // Unconnected flow variables: zero (MLS 9.2, for inside connectors; for the elements
         // of expandable connectors also as outside connectors, MLS 9.2).
+        self.unconnected_flows(root, &keys, &mut eqs)
+            .map_err(|d| vec![d])?;
+        Ok(Connections {
+            eqs,
+            streams,
+            stream_origin,
+        })
+    }
+
+    /// Adds the leaves `c` connects to the connection sets; the equations of connected
+    /// parameters and constants and of broken overconstrained connections go to `eqs`.
+    fn join_connect(
+        &mut self,
+        c: &Connect,
+        sets: &mut ConnectionSets,
+        eqs: &mut Vec<Equation>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        for (na, nb) in c.a.iter().zip(&c.b) {
+            let broken = match self.broken_parts(*na, *nb) {
+                Ok(b) => b,
+                Err(d) => {
+                    errors.push(d);
+                    continue;
+                }
+            };
+            match self.connect_pair(*na, *nb, c) {
+                Ok(pairs) => {
+                    for (la, lb) in pairs {
+                        if matches!(la.kind, Kind::Parameter | Kind::Constant) {
+                            match self.fixed_agree(&la, &lb, c) {
+                                Ok(e) => eqs.extend(e),
+                                Err(d) => errors.push(d),
+                            }
+                            continue;
+                        }
+                        if broken.iter().any(|(rel, _, _)| under(&la.rel, rel)) {
+                            continue;
+                        }
+                        let ka = sets.key(&la, !c.a_outside, c.inst);
+                        let kb = sets.key(&lb, !c.b_outside, c.inst);
+                        sets.uf.union(ka, kb);
+                    }
+                }
+                Err(d) => errors.push(d),
+            }
+            for (_, x, y) in broken {
+                match self.equality_constraint(x, y, c) {
+                    Ok(e) => eqs.extend(e),
+                    Err(d) => errors.push(d),
+                }
+            }
+        }
+    }
+
+    /// The zero equations of the flow variables of connectors below `root` that no
+    /// connection set holds.
+    fn unconnected_flows(
+        &mut self,
+        root: InstId,
+        keys: &HashMap<(VarId, bool), usize>,
+        eqs: &mut Vec<Equation>,
+    ) -> Result<(), Diagnostic> {
         let mut stack = vec![root];
         while let Some(i) = stack.pop() {
             match &self.insts[i].kind {
@@ -364,8 +346,7 @@ impl Flattener<'_> {
                     let c = c.clone();
                     if self.insts[i].is_connector() && i != root {
                         let mut ls = Vec::new();
-                        self.leaves(Node::Inst(i), "", Connection::None, &mut ls)
-                            .map_err(|d| vec![d])?;
+                        self.leaves(Node::Inst(i), "", Connection::None, &mut ls)?;
                         let component = self.insts[i]
                             .parent
                             .map(|p| self.insts[p].path.clone())
@@ -395,11 +376,7 @@ impl Flattener<'_> {
                 _ => {}
             }
         }
-        Ok(Connections {
-            eqs,
-            streams,
-            stream_origin,
-        })
+        Ok(())
     }
 
     /// Connected constants must be equal, connected parameters get an assertion that they are
@@ -712,4 +689,81 @@ fn fmt_leaf(x: &(String, Kind)) -> String {
         Kind::Parameter => format!("parameter {name}"),
         Kind::Constant => format!("constant {name}"),
     }
+}
+
+/// A connection set member: variable, inside, kind, flow variable (stream), connect instance.
+type MemberInfo = (VarId, bool, Kind, Option<VarId>, InstId);
+
+/// The connection sets being built: one key per (variable, side), its member data and its
+/// union-find class.
+struct ConnectionSets {
+    keys: HashMap<(VarId, bool), usize>,
+    info: Vec<MemberInfo>,
+    uf: UnionFind,
+}
+
+impl ConnectionSets {
+    /// The key of leaf `l` on side `inside`, added when new (`inst`: the connect's instance).
+    fn key(&mut self, l: &Leaf, inside: bool, inst: InstId) -> usize {
+        *self.keys.entry((l.var, inside)).or_insert_with(|| {
+            self.info.push((l.var, inside, l.kind, l.flow_var, inst));
+            self.uf.push()
+        })
+    }
+}
+
+/// The flow set equation: the inside members' sum minus the outside members' is zero.
+fn flow_sum(
+    info: &[MemberInfo],
+    members: &[usize],
+    component: String,
+    span: Span,
+) -> Option<Equation> {
+    let mut sum: Option<Expr> = None;
+    for m in members {
+        let (v, inside, ..) = info[*m];
+        sum = Some(match sum {
+            None if inside => Expr::Var(v),
+            None => Expr::neg(Expr::Var(v)),
+            Some(s) => Expr::binary(
+                if inside { BinOp::Add } else { BinOp::Sub },
+                s,
+                Expr::Var(v),
+            ),
+        });
+    }
+    sum.map(|s| Equation {
+        kind: EquationKind::Simple {
+            lhs: s,
+            rhs: Expr::Real(0.0),
+        },
+        component,
+        span,
+    })
+}
+
+/// The potential set equations: consecutive members equal. Members may repeat a variable
+/// (inside and outside): equal only distinct ones.
+fn potentials_equal(
+    info: &[MemberInfo],
+    members: &[usize],
+    component: &str,
+    span: Span,
+) -> Vec<Equation> {
+    let mut vars: Vec<VarId> = Vec::new();
+    for m in members {
+        if !vars.contains(&info[*m].0) {
+            vars.push(info[*m].0);
+        }
+    }
+    vars.windows(2)
+        .map(|w| Equation {
+            kind: EquationKind::Simple {
+                lhs: Expr::Var(w[0]),
+                rhs: Expr::Var(w[1]),
+            },
+            component: component.to_string(),
+            span,
+        })
+        .collect()
 }

@@ -73,10 +73,150 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     pub(super) fn equation(
         &mut self,
         eq: &ast::Equation,
+        scope: Scope,
+        locals: &mut Vec<(String, Tensor<Expr>)>,
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        match &eq.kind {
+            ast::EquationKind::Simple { lhs, rhs } => {
+                self.simple_equation(eq, lhs, rhs, scope, locals, ctx, out)
+            }
+            ast::EquationKind::Connect { a, b } => {
+                self.connect_equation(eq, a, b, scope, locals, ctx, out)
+            }
+            ast::EquationKind::For { indices, body } => {
+                self.for_equation(indices, body, scope, locals, ctx, out)
+            }
+            ast::EquationKind::If { branches, else_ } => {
+                self.if_equation(eq, branches, else_, scope, locals, ctx, out)
+            }
+            ast::EquationKind::When { branches } => {
+                self.when_equation(eq, branches, scope, locals, ctx, out)
+            }
+            ast::EquationKind::Call { func, args } => {
+                self.call_equation(eq, func, args, scope, locals, ctx, out)
+            }
+        }
+    }
+
+    /// `lhs = rhs`, element by element (a tuple `(a, b) = f(...)` by output).
+    #[allow(clippy::too_many_arguments)] // the equation, its parts, and where it is
+    fn simple_equation(
+        &mut self,
+        eq: &ast::Equation,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        if let ast::ExprKind::Tuple(targets) = &lhs.kind {
+            return self.tuple_equation(targets, rhs, scope, locals, eq.span, &component, out);
+        }
+        if ctx == Ctx::When
+            && let ast::ExprKind::Ref(target) = &lhs.kind
+        {
+            self.check_when_target(scope.inst.unwrap_or(0), target)?;
+        }
+        let names: Vec<String> = locals.iter().map(|(n, _)| n.clone()).collect();
+        self.check_equation_types(eq, lhs, rhs, scope, &names)?;
+        let l = self.eval_symbolic(lhs, scope, locals)?;
+        let r = self.eval_symbolic(rhs, scope, locals)?;
+        let (l, r) = match (l.dims == r.dims, l.len() == r.len()) {
+            (true, _) => (l, r),
+            (false, true) if l.len() == 1 => (l, r),
+            _ => {
+                return Err(Diagnostic::error(
+                    eq.span,
+                    format!(
+                        "the two sides of this equation have different sizes: {} and {}",
+                        fmt_dims(&l.dims),
+                        fmt_dims(&r.dims)
+                    ),
+                ));
+            }
+        };
+        for (a, b) in l.data.into_iter().zip(r.data) {
+            out.eqs.push(mk(EquationKind::Simple { lhs: a, rhs: b }));
+        }
+        Ok(())
+    }
+
+    /// `connect(a, b)`: recorded for the connection sets (`connect.rs`).
+    #[allow(clippy::too_many_arguments)] // the equation, its parts, and where it is
+    fn connect_equation(
+        &mut self,
+        eq: &ast::Equation,
+        a: &ast::ComponentRef,
+        b: &ast::ComponentRef,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        if ctx == Ctx::When {
+            return Err(Diagnostic::error(
+                eq.span,
+                "`connect` cannot be used inside a when-equation",
+            ));
+        }
+        let inst = scope.inst.unwrap_or(0);
+        // Connections to disabled conditional components are removed (MLS 4.4.5).
+        if self.refers_removed(inst, a) || self.refers_removed(inst, b) {
+            return Ok(());
+        }
+        self.check_connect_form(inst, a)?;
+        self.check_connect_form(inst, b)?;
+        let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+        fc.locals = locals.to_vec();
+        fc.conditional_ok = true;
+        let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
+        let nb = fc.resolve(b)?.ok_or_else(|| unknown_connector(b))?;
+        drop(fc);
+        if na.dims != nb.dims && na.len() != nb.len() {
+            return Err(Diagnostic::error(
+                eq.span,
+                format!(
+                    "connected arrays have different sizes: {} and {}",
+                    fmt_dims(&na.dims),
+                    fmt_dims(&nb.dims)
+                ),
+            ));
+        }
+        let a_outside = self.is_outside(inst, a);
+        let b_outside = self.is_outside(inst, b);
+        out.connects.push(Connect {
+            a: na.data,
+            b: nb.data,
+            a_outside,
+            b_outside,
+            inst,
+            span: eq.span,
+            a_span: a.span,
+            b_span: b.span,
+        });
+        Ok(())
+    }
+
+    /// An if-equation: conditions known before simulation select their branch now (MLS
+    /// 8.3.4); the others are kept.
+    #[allow(clippy::too_many_arguments)] // the equation, its parts, and where it is
+    fn if_equation(
+        &mut self,
+        eq: &ast::Equation,
+        branches: &[(ast::Expr, Vec<ast::Equation>)],
+        else_: &[ast::Equation],
         scope: Scope,
         locals: &mut Vec<(String, Tensor<Expr>)>,
         ctx: Ctx,
@@ -88,313 +228,298 @@ impl Flattener<'_> {
             component: component.clone(),
             span: eq.span,
         };
-        match &eq.kind {
-            ast::EquationKind::Simple { lhs, rhs } => {
-                if let ast::ExprKind::Tuple(targets) = &lhs.kind {
-                    return self
-                        .tuple_equation(targets, rhs, scope, locals, eq.span, &component, out);
-                }
-                if ctx == Ctx::When
-                    && let ast::ExprKind::Ref(target) = &lhs.kind
-                {
-                    self.check_when_target(scope.inst.unwrap_or(0), target)?;
-                }
-                let names: Vec<String> = locals.iter().map(|(n, _)| n.clone()).collect();
-                self.check_equation_types(eq, lhs, rhs, scope, &names)?;
-                let l = self.eval_symbolic(lhs, scope, locals)?;
-                let r = self.eval_symbolic(rhs, scope, locals)?;
-                let (l, r) = match (l.dims == r.dims, l.len() == r.len()) {
-                    (true, _) => (l, r),
-                    (false, true) if l.len() == 1 => (l, r),
-                    _ => {
-                        return Err(Diagnostic::error(
-                            eq.span,
-                            format!(
-                                "the two sides of this equation have different sizes: {} and {}",
-                                fmt_dims(&l.dims),
-                                fmt_dims(&r.dims)
-                            ),
-                        ));
-                    }
-                };
-                for (a, b) in l.data.into_iter().zip(r.data) {
-                    out.eqs.push(mk(EquationKind::Simple { lhs: a, rhs: b }));
-                }
-            }
-            ast::EquationKind::Connect { a, b } => {
-                if ctx == Ctx::When {
-                    return Err(Diagnostic::error(
-                        eq.span,
-                        "`connect` cannot be used inside a when-equation",
-                    ));
-                }
-                let inst = scope.inst.unwrap_or(0);
-                // Connections to disabled conditional components are removed (MLS 4.4.5).
-                if self.refers_removed(inst, a) || self.refers_removed(inst, b) {
-                    return Ok(());
-                }
-                self.check_connect_form(inst, a)?;
-                self.check_connect_form(inst, b)?;
-                let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+        // Conditions known before simulation select their branch now (MLS 8.3.4).
+        let mut kept: Vec<(Expr, Vec<Equation>)> = Vec::new();
+        let mut chosen: Option<&Vec<ast::Equation>> = None;
+        for (c, body) in branches {
+            let cv = {
+                let mut fc = FCtx::new(self, scope, Mode::Structural);
                 fc.locals = locals.clone();
-                fc.conditional_ok = true;
-                let na = fc.resolve(a)?.ok_or_else(|| unknown_connector(a))?;
-                let nb = fc.resolve(b)?.ok_or_else(|| unknown_connector(b))?;
-                drop(fc);
-                if na.dims != nb.dims && na.len() != nb.len() {
-                    return Err(Diagnostic::error(
-                        eq.span,
-                        format!(
-                            "connected arrays have different sizes: {} and {}",
-                            fmt_dims(&na.dims),
-                            fmt_dims(&nb.dims)
-                        ),
-                    ));
+                let v = eval::eval(&mut fc, c)?;
+                // Only a condition known before simulation makes its parameters structural.
+                fc.commit = v.data.iter().all(|x| x.to_val().is_some());
+                v
+            };
+            let cv = cv.into_scalar().map_err(|m| Diagnostic::error(c.span, m))?;
+            match cv.to_val() {
+                Some(Val::Bool(true)) => {
+                    chosen = Some(body);
+                    break;
                 }
-                let a_outside = self.is_outside(inst, a);
-                let b_outside = self.is_outside(inst, b);
-                out.connects.push(Connect {
-                    a: na.data,
-                    b: nb.data,
-                    a_outside,
-                    b_outside,
-                    inst,
-                    span: eq.span,
-                    a_span: a.span,
-                    b_span: b.span,
-                });
-            }
-            ast::EquationKind::For { indices, body } => {
-                self.for_equation(indices, body, scope, locals, ctx, out)?;
-            }
-            ast::EquationKind::If { branches, else_ } => {
-                // Conditions known before simulation select their branch now (MLS 8.3.4).
-                let mut kept: Vec<(Expr, Vec<Equation>)> = Vec::new();
-                let mut chosen: Option<&Vec<ast::Equation>> = None;
-                for (c, body) in branches {
-                    let cv = {
-                        let mut fc = FCtx::new(self, scope, Mode::Structural);
-                        fc.locals = locals.clone();
-                        let v = eval::eval(&mut fc, c)?;
-                        // Only a condition known before simulation makes its parameters structural.
-                        fc.commit = v.data.iter().all(|x| x.to_val().is_some());
-                        v
-                    };
-                    let cv = cv.into_scalar().map_err(|m| Diagnostic::error(c.span, m))?;
-                    match cv.to_val() {
-                        Some(Val::Bool(true)) => {
-                            chosen = Some(body);
-                            break;
-                        }
-                        Some(Val::Bool(false)) => continue,
-                        Some(_) => {
-                            return Err(Diagnostic::error(
-                                c.span,
-                                "an if-condition must be Boolean",
-                            ));
-                        }
-                        None => {
-                            // Keep it symbolic (parameters not evaluated in the kept condition).
-                            let sym = self
-                                .eval_symbolic(c, scope, locals)?
-                                .into_scalar()
-                                .map_err(|m| Diagnostic::error(c.span, m))?;
-                            let mut sub = EqOut {
-                                eqs: Vec::new(),
-                                connects: Vec::new(),
-                            };
-                            for e in body {
-                                self.equation(e, scope, locals, ctx, &mut sub)?;
-                            }
-                            if !sub.connects.is_empty() {
-                                return Err(Diagnostic::error(
-                                    c.span,
-                                    "`connect` inside an if-equation needs a parameter condition",
-                                ));
-                            }
-                            kept.push((sym, sub.eqs));
-                        }
-                    }
+                Some(Val::Bool(false)) => continue,
+                Some(_) => {
+                    return Err(Diagnostic::error(c.span, "an if-condition must be Boolean"));
                 }
-                let else_eqs = match chosen {
-                    Some(b) => b,
-                    None => else_,
-                };
-                let mut sub = EqOut {
-                    eqs: Vec::new(),
-                    connects: Vec::new(),
-                };
-                for e in else_eqs {
-                    self.equation(e, scope, locals, ctx, &mut sub)?;
-                }
-                if kept.is_empty() {
-                    out.eqs.extend(sub.eqs);
-                    out.connects.extend(sub.connects);
-                } else {
-                    if !sub.connects.is_empty() {
-                        return Err(Diagnostic::error(
-                            eq.span,
-                            "`connect` inside an if-equation needs a parameter condition",
-                        ));
-                    }
-                    if ctx != Ctx::When {
-                        let count =
-                            |v: &Vec<Equation>| v.iter().map(count_equations).sum::<usize>();
-                        let n = count(&kept[0].1);
-                        let bad = kept
-                            .iter()
-                            .map(|(_, b)| count(b))
-                            .chain(std::iter::once(count(&sub.eqs)))
-                            .find(|c| *c != n);
-                        if let Some(m) = bad {
-                            return Err(Diagnostic::error(
-                                eq.span,
-                                format!("the branches of this if-equation have different numbers of equations ({n} and {m})"),
-                            )
-                            .with_help("with a condition that changes during simulation, every branch needs the same number of equations (MLS 8.3.4)"));
-                        }
-                    }
-                    out.eqs.push(mk(EquationKind::If {
-                        branches: kept,
-                        else_: sub.eqs,
-                    }));
-                }
-            }
-            ast::EquationKind::When { branches } => {
-                if ctx == Ctx::When {
-                    return Err(Diagnostic::error(
-                        eq.span,
-                        "when-equations cannot be nested",
-                    ));
-                }
-                if ctx == Ctx::Initial {
-                    return Err(Diagnostic::error(
-                        eq.span,
-                        "when-equations are not allowed in initial equations",
-                    ));
-                }
-                let mut bs = Vec::new();
-                for (c, body) in branches {
-                    let cond = self.eval_symbolic(c, scope, locals)?;
+                None => {
+                    // Keep it symbolic (parameters not evaluated in the kept condition).
+                    let sym = self
+                        .eval_symbolic(c, scope, locals)?
+                        .into_scalar()
+                        .map_err(|m| Diagnostic::error(c.span, m))?;
                     let mut sub = EqOut {
                         eqs: Vec::new(),
                         connects: Vec::new(),
                     };
                     for e in body {
-                        self.equation(e, scope, locals, Ctx::When, &mut sub)?;
+                        self.equation(e, scope, locals, ctx, &mut sub)?;
                     }
-                    bs.extend(super::algorithm::when_branches(cond.data, sub.eqs));
-                }
-                out.eqs.push(mk(EquationKind::When { branches: bs }));
-            }
-            ast::EquationKind::Call { func, args } => {
-                let name = cref_name(func);
-                // Graph statements only shape the connection graph (`overdetermined.rs`).
-                if super::overdetermined::is_graph_statement(&name) {
-                    return Ok(());
-                }
-                match name.as_str() {
-                    "assert" => {
-                        let c = arg(args, 0, "condition", eq.span)?;
-                        let cond = self.eval_symbolic(c, scope, locals)?;
-                        if let Some(v) = cond
-                            .data
-                            .iter()
-                            .filter_map(|x| x.to_val())
-                            .find(|v| !matches!(v, Val::Bool(_)))
-                        {
-                            let what = match v {
-                                Val::Int(_) => "an Integer",
-                                Val::Real(_) => "a Real",
-                                _ => "a String",
-                            };
-                            return Err(Diagnostic::error(
-                                c.span,
-                                format!("the condition of `assert` must be a Boolean expression (MLS 8.3.7), this is {what}"),
-                            )
-                            .with_help("write a comparison, e.g. `assert(x > 0, \"...\")`"));
-                        }
-                        // A condition known to hold: the message is never evaluated (it
-                        // may be a call that fails, MLS 8.3.7).
-                        if cond.data.iter().all(|x| *x == Expr::Boolean(true)) {
-                            return Ok(());
-                        }
-                        let message =
-                            match args.positional.get(1).or_else(|| named(args, "message")) {
-                                Some(m) => self
-                                    .eval_symbolic(m, scope, locals)?
-                                    .into_scalar()
-                                    .map_err(|m| Diagnostic::error(eq.span, m))?,
-                                None => Expr::String("assertion failed".into()),
-                            };
-                        let warning = match args.positional.get(2).or_else(|| named(args, "level"))
-                        {
-                            Some(l) => {
-                                let v = self.eval_structural_with(l, scope, locals)?;
-                                v.data.first().and_then(|x| x.as_int()) == Some(2)
-                            }
-                            None => false,
-                        };
-                        for c in cond.data {
-                            out.eqs.push(mk(EquationKind::Assert {
-                                condition: c,
-                                message: message.clone(),
-                                warning,
-                            }));
-                        }
+                    if !sub.connects.is_empty() {
+                        return Err(Diagnostic::error(
+                            c.span,
+                            "`connect` inside an if-equation needs a parameter condition",
+                        ));
                     }
-                    "terminate" => {
-                        let m = arg(args, 0, "message", eq.span)?;
-                        let message = self
-                            .eval_symbolic(m, scope, locals)?
-                            .into_scalar()
-                            .map_err(|m| Diagnostic::error(eq.span, m))?;
-                        out.eqs.push(mk(EquationKind::Terminate { message }));
-                    }
-                    "reinit" => {
-                        if ctx != Ctx::When {
-                            return Err(Diagnostic::error(
-                                eq.span,
-                                "`reinit` can only be used inside a when-equation",
-                            ));
-                        }
-                        let x = arg(args, 0, "variable", eq.span)?;
-                        let v = arg(args, 1, "value", eq.span)?;
-                        let xs = self.eval_symbolic(x, scope, locals)?;
-                        let vs = self.eval_symbolic(v, scope, locals)?;
-                        if xs.len() != vs.len() {
-                            return Err(Diagnostic::error(
-                                eq.span,
-                                "reinit: the variable and the value have different sizes",
-                            ));
-                        }
-                        for (a, b) in xs.data.into_iter().zip(vs.data) {
-                            let Expr::Var(var) = a else {
-                                return Err(Diagnostic::error(
-                                    x.span,
-                                    "the first argument of `reinit` must be a variable",
-                                ));
-                            };
-                            if let Some(i) = self.var_inst(var)
-                                && matches!(
-                                    self.variability(i),
-                                    ast::Variability::Parameter | ast::Variability::Constant
-                                )
-                            {
-                                return Err(Diagnostic::error(
-                                    x.span,
-                                    format!(
-                                        "`reinit` needs a continuous-time Real variable (MLS 8.3.6): `{}` is a parameter",
-                                        self.insts[i].path
-                                    ),
-                                ));
-                            }
-                            out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
-                        }
-                    }
-                    _ => self.call_for_effect(func, args, scope, locals, eq.span)?,
+                    kept.push((sym, sub.eqs));
                 }
             }
+        }
+        let else_eqs = match chosen {
+            Some(b) => b,
+            None => else_,
+        };
+        let mut sub = EqOut {
+            eqs: Vec::new(),
+            connects: Vec::new(),
+        };
+        for e in else_eqs {
+            self.equation(e, scope, locals, ctx, &mut sub)?;
+        }
+        if kept.is_empty() {
+            out.eqs.extend(sub.eqs);
+            out.connects.extend(sub.connects);
+        } else {
+            if !sub.connects.is_empty() {
+                return Err(Diagnostic::error(
+                    eq.span,
+                    "`connect` inside an if-equation needs a parameter condition",
+                ));
+            }
+            if ctx != Ctx::When {
+                let count = |v: &Vec<Equation>| v.iter().map(count_equations).sum::<usize>();
+                let n = count(&kept[0].1);
+                let bad = kept
+                    .iter()
+                    .map(|(_, b)| count(b))
+                    .chain(std::iter::once(count(&sub.eqs)))
+                    .find(|c| *c != n);
+                if let Some(m) = bad {
+                    return Err(Diagnostic::error(
+                        eq.span,
+                        format!("the branches of this if-equation have different numbers of equations ({n} and {m})"),
+                    )
+                    .with_help("with a condition that changes during simulation, every branch needs the same number of equations (MLS 8.3.4)"));
+                }
+            }
+            out.eqs.push(mk(EquationKind::If {
+                branches: kept,
+                else_: sub.eqs,
+            }));
+        }
+        Ok(())
+    }
+
+    /// A when-equation: its branches with their conditions.
+    fn when_equation(
+        &mut self,
+        eq: &ast::Equation,
+        branches: &[(ast::Expr, Vec<ast::Equation>)],
+        scope: Scope,
+        locals: &mut Vec<(String, Tensor<Expr>)>,
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        if ctx == Ctx::When {
+            return Err(Diagnostic::error(
+                eq.span,
+                "when-equations cannot be nested",
+            ));
+        }
+        if ctx == Ctx::Initial {
+            return Err(Diagnostic::error(
+                eq.span,
+                "when-equations are not allowed in initial equations",
+            ));
+        }
+        let mut bs = Vec::new();
+        for (c, body) in branches {
+            let cond = self.eval_symbolic(c, scope, locals)?;
+            let mut sub = EqOut {
+                eqs: Vec::new(),
+                connects: Vec::new(),
+            };
+            for e in body {
+                self.equation(e, scope, locals, Ctx::When, &mut sub)?;
+            }
+            bs.extend(super::algorithm::when_branches(cond.data, sub.eqs));
+        }
+        out.eqs.push(mk(EquationKind::When { branches: bs }));
+        Ok(())
+    }
+
+    /// An equation that is a call: `assert`, `terminate`, `reinit`, graph statements, or a
+    /// function called for its effect.
+    #[allow(clippy::too_many_arguments)] // the equation, its parts, and where it is
+    fn call_equation(
+        &mut self,
+        eq: &ast::Equation,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        let name = cref_name(func);
+        // Graph statements only shape the connection graph (`overdetermined.rs`).
+        if super::overdetermined::is_graph_statement(&name) {
+            return Ok(());
+        }
+        match name.as_str() {
+            "assert" => self.assert_equation(eq, args, scope, locals, out)?,
+            "terminate" => {
+                let m = arg(args, 0, "message", eq.span)?;
+                let message = self
+                    .eval_symbolic(m, scope, locals)?
+                    .into_scalar()
+                    .map_err(|m| Diagnostic::error(eq.span, m))?;
+                out.eqs.push(mk(EquationKind::Terminate { message }));
+            }
+            "reinit" => self.reinit_equation(eq, args, scope, locals, ctx, out)?,
+            _ => self.call_for_effect(func, args, scope, locals, eq.span)?,
+        }
+        Ok(())
+    }
+
+    /// `assert(condition, message, level)`: one assert per condition element; nothing for a
+    /// condition known to hold.
+    fn assert_equation(
+        &mut self,
+        eq: &ast::Equation,
+        args: &ast::FunctionArgs,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        let c = arg(args, 0, "condition", eq.span)?;
+        let cond = self.eval_symbolic(c, scope, locals)?;
+        if let Some(v) = cond
+            .data
+            .iter()
+            .filter_map(|x| x.to_val())
+            .find(|v| !matches!(v, Val::Bool(_)))
+        {
+            let what = match v {
+                Val::Int(_) => "an Integer",
+                Val::Real(_) => "a Real",
+                _ => "a String",
+            };
+            return Err(Diagnostic::error(
+                c.span,
+                format!("the condition of `assert` must be a Boolean expression (MLS 8.3.7), this is {what}"),
+            )
+            .with_help("write a comparison, e.g. `assert(x > 0, \"...\")`"));
+        }
+        // A condition known to hold: the message is never evaluated (it
+        // may be a call that fails, MLS 8.3.7).
+        if cond.data.iter().all(|x| *x == Expr::Boolean(true)) {
+            return Ok(());
+        }
+        let message = match args.positional.get(1).or_else(|| named(args, "message")) {
+            Some(m) => self
+                .eval_symbolic(m, scope, locals)?
+                .into_scalar()
+                .map_err(|m| Diagnostic::error(eq.span, m))?,
+            None => Expr::String("assertion failed".into()),
+        };
+        let warning = match args.positional.get(2).or_else(|| named(args, "level")) {
+            Some(l) => {
+                let v = self.eval_structural_with(l, scope, locals)?;
+                v.data.first().and_then(|x| x.as_int()) == Some(2)
+            }
+            None => false,
+        };
+        for c in cond.data {
+            out.eqs.push(mk(EquationKind::Assert {
+                condition: c,
+                message: message.clone(),
+                warning,
+            }));
+        }
+        Ok(())
+    }
+
+    /// `reinit(x, value)` in a when-equation, for continuous-time variables only (MLS 8.3.6).
+    fn reinit_equation(
+        &mut self,
+        eq: &ast::Equation,
+        args: &ast::FunctionArgs,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        ctx: Ctx,
+        out: &mut EqOut,
+    ) -> EResult<()> {
+        let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
+        let mk = |kind| Equation {
+            kind,
+            component: component.clone(),
+            span: eq.span,
+        };
+        if ctx != Ctx::When {
+            return Err(Diagnostic::error(
+                eq.span,
+                "`reinit` can only be used inside a when-equation",
+            ));
+        }
+        let x = arg(args, 0, "variable", eq.span)?;
+        let v = arg(args, 1, "value", eq.span)?;
+        let xs = self.eval_symbolic(x, scope, locals)?;
+        let vs = self.eval_symbolic(v, scope, locals)?;
+        if xs.len() != vs.len() {
+            return Err(Diagnostic::error(
+                eq.span,
+                "reinit: the variable and the value have different sizes",
+            ));
+        }
+        for (a, b) in xs.data.into_iter().zip(vs.data) {
+            let Expr::Var(var) = a else {
+                return Err(Diagnostic::error(
+                    x.span,
+                    "the first argument of `reinit` must be a variable",
+                ));
+            };
+            if let Some(i) = self.var_inst(var)
+                && matches!(
+                    self.variability(i),
+                    ast::Variability::Parameter | ast::Variability::Constant
+                )
+            {
+                return Err(Diagnostic::error(
+                    x.span,
+                    format!(
+                        "`reinit` needs a continuous-time Real variable (MLS 8.3.6): `{}` is a parameter",
+                        self.insts[i].path
+                    ),
+                ));
+            }
+            out.eqs.push(mk(EquationKind::Reinit { var, value: b }));
         }
         Ok(())
     }

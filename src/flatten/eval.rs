@@ -694,14 +694,12 @@ pub fn call<C: Ctx>(
     }
 }
 
-#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 fn call_builtin<C: Ctx>(
     ctx: &mut C,
     name: &str,
     args: &ast::FunctionArgs,
     span: Span,
 ) -> EResult<Tensor<C::E>> {
-    let lift = |r: Result<Tensor<C::E>, String>| r.map_err(|m| err(span, format!("{name}: {m}")));
     if name == "String" {
         return string_of(ctx, args, span);
     }
@@ -713,16 +711,7 @@ fn call_builtin<C: Ctx>(
         &merged
     };
     let nargs = args.positional.len();
-    let need = |n: usize| -> EResult<()> {
-        if nargs < n {
-            Err(err(
-                span,
-                format!("`{name}` needs {n} argument(s), got {nargs}"),
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    let c = BuiltinCall { name, nargs, span };
     // Reductions with iterators: `sum(x[i] for i in 1:n)`.
     // Arguments that give sizes or dimensions are structural.
     let structural = |k: usize| match name {
@@ -746,25 +735,11 @@ fn call_builtin<C: Ctx>(
         }
         v
     };
-    let int_arg = |t: &Tensor<C::E>| -> EResult<usize> {
-        t.data
-            .first()
-            .and_then(|x| x.to_val())
-            .and_then(|v| v.as_int())
-            .filter(|i| *i >= 0 && t.is_scalar())
-            .map(|i| i as usize)
-            .ok_or_else(|| {
-                err(
-                    span,
-                    format!("`{name}` needs constant non-negative Integer sizes"),
-                )
-            })
-    };
     if let Some(b) = builtin_of(name) {
-        need(1)?;
+        c.need(1)?;
         if vals.len() == 1 {
             let v = vals.swap_remove(0);
-            return lift(v.try_map(|x| C::E::builtin(b, vec![x])));
+            return c.lift(v.try_map(|x| C::E::builtin(b, vec![x])));
         }
         // Several arguments: element-wise over the first, the others scalars.
         let rest: Vec<C::E> = vals[1..]
@@ -773,96 +748,138 @@ fn call_builtin<C: Ctx>(
             .collect::<Result<_, _>>()
             .map_err(|m| err(span, m))?;
         let first = vals.swap_remove(0);
-        return lift(first.try_map(|x| {
+        return c.lift(first.try_map(|x| {
             let mut a = vec![x];
             a.extend(rest.iter().cloned());
             C::E::builtin(b, a)
         }));
     }
     match name {
+        "min" | "max" | "sum" | "product" => reduction_builtin(&c, vals),
+        "zeros" | "ones" | "fill" | "identity" | "linspace" | "cat" => {
+            construction_builtin(&c, vals)
+        }
+        "size" | "ndims" | "vector" | "scalar" | "matrix" | "diagonal" | "transpose"
+        | "symmetric" => shape_builtin(&c, vals),
+        _ => algebra_conversion_builtin(&c, vals),
+    }
+}
+
+/// A call of a built-in function: its name, the number of arguments given, where.
+struct BuiltinCall<'a> {
+    name: &'a str,
+    nargs: usize,
+    span: Span,
+}
+
+impl BuiltinCall<'_> {
+    /// At least `n` arguments.
+    fn need(&self, n: usize) -> EResult<()> {
+        if self.nargs < n {
+            Err(err(
+                self.span,
+                format!("`{}` needs {n} argument(s), got {}", self.name, self.nargs),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// An element-level error located at the call and prefixed with the function's name.
+    fn lift<T>(&self, r: Result<T, String>) -> EResult<T> {
+        r.map_err(|m| err(self.span, format!("{}: {m}", self.name)))
+    }
+
+    /// A size argument: a constant non-negative Integer scalar.
+    fn int_arg<E: Elem>(&self, t: &Tensor<E>) -> EResult<usize> {
+        t.data
+            .first()
+            .and_then(|x| x.to_val())
+            .and_then(|v| v.as_int())
+            .filter(|i| *i >= 0 && t.is_scalar())
+            .map(|i| i as usize)
+            .ok_or_else(|| {
+                err(
+                    self.span,
+                    format!("`{}` needs constant non-negative Integer sizes", self.name),
+                )
+            })
+    }
+}
+
+/// Reductions: `min`, `max` (of an array, or of two arguments element-wise), `sum`, `product`.
+fn reduction_builtin<E: Elem>(c: &BuiltinCall, mut vals: Vec<Tensor<E>>) -> EResult<Tensor<E>> {
+    match c.name {
         "min" | "max" => {
-            let b = if name == "min" {
+            let b = if c.name == "min" {
                 Builtin::Min
             } else {
                 Builtin::Max
             };
-            need(1)?;
+            c.need(1)?;
             if vals.len() == 1 {
                 let v = vals.swap_remove(0);
-                return lift(tensor::reduce_builtin(b, v).map(Tensor::scalar));
+                return c.lift(tensor::reduce_builtin(b, v).map(Tensor::scalar));
             }
             let y = vals.swap_remove(1);
             let x = vals.swap_remove(0);
             if x.is_scalar() && y.is_scalar() {
-                lift(
-                    C::E::builtin(b, vec![x.data[0].clone(), y.data[0].clone()])
-                        .map(Tensor::scalar),
+                c.lift(
+                    E::builtin(b, vec![x.data[0].clone(), y.data[0].clone()]).map(Tensor::scalar),
                 )
             } else if x.dims == y.dims {
                 let data = x
                     .data
                     .into_iter()
                     .zip(y.data)
-                    .map(|(a, c)| C::E::builtin(b, vec![a, c]))
+                    .map(|(a, c)| E::builtin(b, vec![a, c]))
                     .collect::<Result<_, _>>();
-                lift(data.map(|d| Tensor {
+                c.lift(data.map(|d| Tensor {
                     dims: x.dims,
                     data: d,
                 }))
             } else {
                 Err(err(
-                    span,
-                    format!("`{name}` of arrays with different sizes"),
+                    c.span,
+                    format!("`{}` of arrays with different sizes", c.name),
                 ))
             }
         }
         "sum" | "product" => {
-            need(1)?;
-            let op = if name == "sum" {
+            c.need(1)?;
+            let op = if c.name == "sum" {
                 BinOp::Add
             } else {
                 BinOp::Mul
             };
-            lift(tensor::reduce(op, vals.swap_remove(0)).map(Tensor::scalar))
+            c.lift(tensor::reduce(op, vals.swap_remove(0)).map(Tensor::scalar))
         }
-        "size" => {
-            need(1)?;
-            let dims = vals[0].dims.clone();
-            if vals.len() >= 2 {
-                let k = int_arg(&vals[1])?;
-                match dims.get(k.wrapping_sub(1)) {
-                    Some(d) => Ok(Tensor::scalar(C::E::int(*d as i64))),
-                    None => Err(err(
-                        span,
-                        format!(
-                            "size: dimension {k} does not exist (the array has {})",
-                            dims.len()
-                        ),
-                    )),
-                }
-            } else {
-                Ok(Tensor::vector(
-                    dims.iter().map(|d| C::E::int(*d as i64)).collect(),
-                ))
-            }
-        }
-        "ndims" => {
-            need(1)?;
-            Ok(Tensor::scalar(C::E::int(vals[0].dims.len() as i64)))
-        }
+        _ => Err(err(c.span, format!("unknown function `{}`", c.name))),
+    }
+}
+
+/// Array constructors: `zeros`, `ones`, `fill`, `identity`, `linspace`, `cat`.
+fn construction_builtin<E: Elem>(c: &BuiltinCall, mut vals: Vec<Tensor<E>>) -> EResult<Tensor<E>> {
+    match c.name {
         "zeros" | "ones" => {
-            let dims = vals.iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
-            super::size_limit::element_count(&dims).map_err(|m| err(span, m))?;
-            Ok(tensor::fill(C::E::int(i64::from(name == "ones")), dims))
+            let dims = vals
+                .iter()
+                .map(|t| c.int_arg(t))
+                .collect::<EResult<Vec<_>>>()?;
+            super::size_limit::element_count(&dims).map_err(|m| err(c.span, m))?;
+            Ok(tensor::fill(E::int(i64::from(c.name == "ones")), dims))
         }
         "fill" => {
-            need(1)?;
-            let dims = vals[1..].iter().map(int_arg).collect::<EResult<Vec<_>>>()?;
+            c.need(1)?;
+            let dims = vals[1..]
+                .iter()
+                .map(|t| c.int_arg(t))
+                .collect::<EResult<Vec<_>>>()?;
             let x = vals.swap_remove(0);
             let mut full = Vec::new();
             let mut all = dims.clone();
             all.extend(&x.dims);
-            super::size_limit::element_count(&all).map_err(|m| err(span, m))?;
+            super::size_limit::element_count(&all).map_err(|m| err(c.span, m))?;
             let n: usize = dims.iter().product();
             for _ in 0..n {
                 full.extend(x.data.iter().cloned());
@@ -875,45 +892,110 @@ fn call_builtin<C: Ctx>(
             })
         }
         "identity" => {
-            need(1)?;
-            Ok(tensor::identity(int_arg(&vals[0])?))
+            c.need(1)?;
+            Ok(tensor::identity(c.int_arg(&vals[0])?))
+        }
+        "linspace" => {
+            c.need(3)?;
+            let n = c.int_arg(&vals[2])?;
+            let a = vals[0].clone().into_scalar().map_err(|m| err(c.span, m))?;
+            let b = vals[1].clone().into_scalar().map_err(|m| err(c.span, m))?;
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                // a + (b - a) * (i / (n - 1))
+                let frac = if n > 1 {
+                    i as f64 / (n - 1) as f64
+                } else {
+                    0.0
+                };
+                let d = E::binary(BinOp::Sub, b.clone(), a.clone()).map_err(|m| err(c.span, m))?;
+                let t = E::binary(BinOp::Mul, d, E::real(frac)).map_err(|m| err(c.span, m))?;
+                out.push(E::binary(BinOp::Add, a.clone(), t).map_err(|m| err(c.span, m))?);
+            }
+            Ok(Tensor::vector(out))
+        }
+        "cat" => {
+            c.need(1)?;
+            let k = c.int_arg(&vals[0])?;
+            if k == 0 {
+                return Err(err(c.span, "cat: the dimension must be at least 1"));
+            }
+            let items = vals.split_off(1);
+            c.lift(tensor::cat(k - 1, items))
+        }
+        _ => Err(err(c.span, format!("unknown function `{}`", c.name))),
+    }
+}
+
+/// Dimensions and reshaping: `size`, `ndims`, `vector`, `scalar`, `matrix`, `diagonal`,
+/// `transpose`, `symmetric`.
+fn shape_builtin<E: Elem>(c: &BuiltinCall, mut vals: Vec<Tensor<E>>) -> EResult<Tensor<E>> {
+    match c.name {
+        "size" => {
+            c.need(1)?;
+            let dims = vals[0].dims.clone();
+            if vals.len() >= 2 {
+                let k = c.int_arg(&vals[1])?;
+                match dims.get(k.wrapping_sub(1)) {
+                    Some(d) => Ok(Tensor::scalar(E::int(*d as i64))),
+                    None => Err(err(
+                        c.span,
+                        format!(
+                            "size: dimension {k} does not exist (the array has {})",
+                            dims.len()
+                        ),
+                    )),
+                }
+            } else {
+                Ok(Tensor::vector(
+                    dims.iter().map(|d| E::int(*d as i64)).collect(),
+                ))
+            }
+        }
+        "ndims" => {
+            c.need(1)?;
+            Ok(Tensor::scalar(E::int(vals[0].dims.len() as i64)))
+        }
+        "vector" => {
+            c.need(1)?;
+            let v = vals.swap_remove(0);
+            Ok(Tensor::vector(v.data))
+        }
+        "scalar" => {
+            c.need(1)?;
+            let v = vals.swap_remove(0);
+            if v.len() != 1 {
+                return Err(err(
+                    c.span,
+                    "scalar: the array must have exactly one element",
+                ));
+            }
+            Ok(Tensor::scalar(v.data[0].clone()))
+        }
+        "matrix" => {
+            c.need(1)?;
+            let v = vals.swap_remove(0);
+            let rows = v.dims.first().copied().unwrap_or(1);
+            let cols = if v.is_empty() || rows == 0 {
+                0
+            } else {
+                v.len() / rows
+            };
+            Ok(Tensor::new(vec![rows, cols], v.data))
         }
         "diagonal" => {
-            need(1)?;
-            lift(tensor::diagonal(vals.swap_remove(0)))
+            c.need(1)?;
+            c.lift(tensor::diagonal(vals.swap_remove(0)))
         }
         "transpose" => {
-            need(1)?;
-            lift(vals[0].transpose())
-        }
-        "cross" => {
-            need(2)?;
-            let b = vals.swap_remove(1);
-            lift(tensor::cross(vals.swap_remove(0), b))
-        }
-        "skew" => {
-            need(1)?;
-            lift(tensor::skew(vals.swap_remove(0)))
-        }
-        "outerProduct" => {
-            need(2)?;
-            let (a, b) = (vals[0].clone(), vals[1].clone());
-            let (n, m) = (a.len(), b.len());
-            let mut data = Vec::with_capacity(n * m);
-            for x in &a.data {
-                for y in &b.data {
-                    data.push(
-                        C::E::binary(BinOp::Mul, x.clone(), y.clone()).map_err(|m| err(span, m))?,
-                    );
-                }
-            }
-            Ok(Tensor::new(vec![n, m], data))
+            c.need(1)?;
+            c.lift(vals[0].transpose())
         }
         "symmetric" => {
-            need(1)?;
+            c.need(1)?;
             let a = &vals[0];
             if a.dims.len() != 2 || a.dims[0] != a.dims[1] {
-                return Err(err(span, "symmetric needs a square matrix"));
+                return Err(err(c.span, "symmetric needs a square matrix"));
             }
             let n = a.dims[0];
             let mut data = a.data.clone();
@@ -924,66 +1006,48 @@ fn call_builtin<C: Ctx>(
             }
             Ok(Tensor::new(vec![n, n], data))
         }
-        "cat" => {
-            need(1)?;
-            let k = int_arg(&vals[0])?;
-            if k == 0 {
-                return Err(err(span, "cat: the dimension must be at least 1"));
+        _ => Err(err(c.span, format!("unknown function `{}`", c.name))),
+    }
+}
+
+/// Vector algebra (`cross`, `skew`, `outerProduct`), `homotopy`, and the conversions `Real`,
+/// `Integer`, `Boolean`.
+fn algebra_conversion_builtin<E: Elem>(
+    c: &BuiltinCall,
+    mut vals: Vec<Tensor<E>>,
+) -> EResult<Tensor<E>> {
+    match c.name {
+        "cross" => {
+            c.need(2)?;
+            let b = vals.swap_remove(1);
+            c.lift(tensor::cross(vals.swap_remove(0), b))
+        }
+        "skew" => {
+            c.need(1)?;
+            c.lift(tensor::skew(vals.swap_remove(0)))
+        }
+        "outerProduct" => {
+            c.need(2)?;
+            let (a, b) = (vals[0].clone(), vals[1].clone());
+            let (n, m) = (a.len(), b.len());
+            let mut data = Vec::with_capacity(n * m);
+            for x in &a.data {
+                for y in &b.data {
+                    data.push(
+                        E::binary(BinOp::Mul, x.clone(), y.clone()).map_err(|m| err(c.span, m))?,
+                    );
+                }
             }
-            let items = vals.split_off(1);
-            lift(tensor::cat(k - 1, items))
-        }
-        "linspace" => {
-            need(3)?;
-            let n = int_arg(&vals[2])?;
-            let a = vals[0].clone().into_scalar().map_err(|m| err(span, m))?;
-            let b = vals[1].clone().into_scalar().map_err(|m| err(span, m))?;
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                // a + (b - a) * (i / (n - 1))
-                let frac = if n > 1 {
-                    i as f64 / (n - 1) as f64
-                } else {
-                    0.0
-                };
-                let d = C::E::binary(BinOp::Sub, b.clone(), a.clone()).map_err(|m| err(span, m))?;
-                let t = C::E::binary(BinOp::Mul, d, C::E::real(frac)).map_err(|m| err(span, m))?;
-                out.push(C::E::binary(BinOp::Add, a.clone(), t).map_err(|m| err(span, m))?);
-            }
-            Ok(Tensor::vector(out))
-        }
-        "vector" => {
-            need(1)?;
-            let v = vals.swap_remove(0);
-            Ok(Tensor::vector(v.data))
-        }
-        "scalar" => {
-            need(1)?;
-            let v = vals.swap_remove(0);
-            if v.len() != 1 {
-                return Err(err(span, "scalar: the array must have exactly one element"));
-            }
-            Ok(Tensor::scalar(v.data[0].clone()))
-        }
-        "matrix" => {
-            need(1)?;
-            let v = vals.swap_remove(0);
-            let rows = v.dims.first().copied().unwrap_or(1);
-            let cols = if v.is_empty() || rows == 0 {
-                0
-            } else {
-                v.len() / rows
-            };
-            Ok(Tensor::new(vec![rows, cols], v.data))
+            Ok(Tensor::new(vec![n, m], data))
         }
         "homotopy" => {
             // Both kept: initialization starts from `simplified` (MLS 3.7.4.1).
-            need(2)?;
+            c.need(2)?;
             let s = vals.swap_remove(1);
             let a = vals.swap_remove(0);
             if a.dims != s.dims {
                 return Err(err(
-                    span,
+                    c.span,
                     "the arguments of `homotopy` must have the same size",
                 ));
             }
@@ -991,35 +1055,35 @@ fn call_builtin<C: Ctx>(
                 .data
                 .into_iter()
                 .zip(s.data)
-                .map(|(x, y)| C::E::builtin(Builtin::Homotopy, vec![x, y]))
+                .map(|(x, y)| E::builtin(Builtin::Homotopy, vec![x, y]))
                 .collect::<Result<_, _>>();
-            lift(data.map(|d| Tensor {
+            c.lift(data.map(|d| Tensor {
                 dims: a.dims,
                 data: d,
             }))
         }
         "Real" => {
-            need(1)?;
+            c.need(1)?;
             let v = vals.swap_remove(0);
-            lift(v.try_map(|x| {
+            c.lift(v.try_map(|x| {
                 match x.to_val() {
                     Some(v) => v
                         .as_f64()
-                        .map(C::E::real)
+                        .map(E::real)
                         .ok_or_else(|| "cannot convert to Real".to_string()),
                     None => Ok(x),
                 }
             }))
         }
         "Integer" => {
-            need(1)?;
+            c.need(1)?;
             Ok(vals.swap_remove(0))
         }
         "Boolean" => {
-            need(1)?;
+            c.need(1)?;
             Ok(vals.swap_remove(0))
         }
-        _ => Err(err(span, format!("unknown function `{name}`"))),
+        _ => Err(err(c.span, format!("unknown function `{}`", c.name))),
     }
 }
 

@@ -281,10 +281,11 @@ impl Flattener<'_> {
         Ok(e)
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
         let node = self.tree.get(id);
-        let body = node.long().expect("long body");
+        let body = node
+            .long()
+            .expect("expand_long is called for long and `extends` class bodies only");
         let extends: Vec<Rc<ast::Extends>> = body.extends.clone();
         let protected_extends = body.protected_extends.clone();
         let own_components = body.components.clone();
@@ -303,24 +304,65 @@ impl Flattener<'_> {
         // `model extends L(...)`: the base is the class being redeclared, found in the
         // enclosing class's bases (MLS 7.3.1).
         if let Some((base, modification)) = class_extends {
-            let parent = node.parent.unwrap_or(id);
-            let base_id = self.inherited_class(parent, &base.name).ok_or_else(|| {
-                Diagnostic::error(
-                    base.span,
-                    format!(
-                        "`model extends {}`: no inherited class `{}` to extend",
-                        base.name, base.name
-                    ),
-                )
-            })?;
-            let b = self.expanded(base_id)?;
-            let m = match &modification {
-                Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
-                None => Mod::default(),
-            };
-            self.inherit(out, &b, &m, base.span)?;
+            self.extend_redeclared(id, out, &base, modification.as_ref())?;
         }
 
+        self.expand_extends(id, out, &extends, &protected_extends)?;
+
+        for cid in children {
+            self.add_local_class(id, cid, out)?;
+        }
+
+        self.add_own_components(id, &own_components, out)?;
+        // Components and classes share one namespace (MLS 4.2).
+        self.check_one_namespace(out)?;
+        out.equations.extend(equations.into_iter().map(|e| (id, e)));
+        out.initial_equations
+            .extend(initial_equations.into_iter().map(|e| (id, e)));
+        for statements in initial_algorithms {
+            let eqs = super::initial_algorithm::to_equations(&statements)?;
+            out.initial_equations
+                .extend(eqs.into_iter().map(|e| (id, Rc::new(e))));
+        }
+        out.algorithms
+            .extend(algorithms.into_iter().map(|a| (id, a)));
+        Ok(())
+    }
+
+    /// `model extends L(...)` (`id`): inherits the class `L` being redeclared.
+    fn extend_redeclared(
+        &mut self,
+        id: ClassId,
+        out: &mut Expanded,
+        base: &ast::Ident,
+        modification: Option<&Rc<ast::ClassModification>>,
+    ) -> Result<(), Diagnostic> {
+        let parent = self.tree.get(id).parent.unwrap_or(id);
+        let base_id = self.inherited_class(parent, &base.name).ok_or_else(|| {
+            Diagnostic::error(
+                base.span,
+                format!(
+                    "`model extends {}`: no inherited class `{}` to extend",
+                    base.name, base.name
+                ),
+            )
+        })?;
+        let b = self.expanded(base_id)?;
+        let m = match modification {
+            Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
+            None => Mod::default(),
+        };
+        self.inherit(out, &b, &m, base.span)
+    }
+
+    /// The `extends` clauses of class `id`, inherited in order.
+    fn expand_extends(
+        &mut self,
+        id: ClassId,
+        out: &mut Expanded,
+        extends: &[Rc<ast::Extends>],
+        protected_extends: &[bool],
+    ) -> Result<(), Diagnostic> {
         for (k, ext) in extends.iter().enumerate() {
             let base = self.lookup_class_name(&ext.base, id, None)?;
             let mut b = self.expanded(base)?;
@@ -341,72 +383,90 @@ impl Flattener<'_> {
             self.inherit(out, &b, &m, ext.span)?;
         }
 
-        for cid in children {
-            let c = self.tree.get(cid);
-            let elem = ClassElem {
-                id: cid,
-                protected: c.protected,
-                replaceable: c.prefixes.replaceable,
-                final_: c.prefixes.final_,
-                constraint: cid,
-                constraint_mod: Mod::default(),
-                shadowed: None,
-            };
-            let name = c.name.clone();
-            let redeclare = c.prefixes.redeclare;
-            let class_extends = matches!(c.body, NodeBody::ExtendsClass { .. });
-            let cspan = c.span;
-            let constrainedby = c.constrainedby.clone();
-            let c_constrained = constrainedby.is_some();
-            let mut elem = elem;
-            if let Some(cb) = constrainedby {
-                elem.constraint = self.lookup_class_name(&cb.name, id, None)?;
-                if let Some(cm) = &cb.modification {
-                    elem.constraint_mod = modifier::convert_args(&mut self.tree, cm, id);
-                }
+        Ok(())
+    }
+
+    /// The local class `cid` of class `id` enters `out.classes`: a redeclaration replaces
+    /// the inherited class it names (checked to fit its constraint), a new name is added.
+    fn add_local_class(
+        &mut self,
+        id: ClassId,
+        cid: ClassId,
+        out: &mut Expanded,
+    ) -> Result<(), Diagnostic> {
+        let c = self.tree.get(cid);
+        let elem = ClassElem {
+            id: cid,
+            protected: c.protected,
+            replaceable: c.prefixes.replaceable,
+            final_: c.prefixes.final_,
+            constraint: cid,
+            constraint_mod: Mod::default(),
+            shadowed: None,
+        };
+        let name = c.name.clone();
+        let redeclare = c.prefixes.redeclare;
+        let class_extends = matches!(c.body, NodeBody::ExtendsClass { .. });
+        let cspan = c.span;
+        let constrainedby = c.constrainedby.clone();
+        let c_constrained = constrainedby.is_some();
+        let mut elem = elem;
+        if let Some(cb) = constrainedby {
+            elem.constraint = self.lookup_class_name(&cb.name, id, None)?;
+            if let Some(cm) = &cb.modification {
+                elem.constraint_mod = modifier::convert_args(&mut self.tree, cm, id);
             }
-            reserved_name(&name, cspan)?;
-            if let Some(prev) = out.classes.get(&name) {
-                // `model extends B` without `redeclare` is the form deprecated in Modelica
-                // 3.4: still a class extends of the inherited `B` (MLS 7.3.1).
-                if redeclare || class_extends {
-                    if prev.final_ {
-                        return Err(Diagnostic::error(
-                            cspan,
-                            format!("cannot redeclare `{name}`: it is final"),
-                        ));
-                    }
-                    super::legality::check_class_redeclare(&self.tree, prev, cid, class_extends)?;
-                    self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
-                    // A redeclaration with its own `constrainedby` narrows the constraint for
-                    // later redeclarations (MLS 7.3.2); that type must fit the old constraint.
-                    if c_constrained {
-                        self.check_plug_compatible(elem.constraint, prev.constraint, cspan, &name)?;
-                    } else {
-                        elem.constraint = prev.constraint;
-                        elem.constraint_mod = prev.constraint_mod.clone();
-                    }
-                    if !redeclare {
-                        elem.shadowed = Some((id, prev.id));
-                    }
-                } else if prev.id != cid && !self.same_short_class(prev.id, cid)? {
-                    let prev_span = self.tree.get(prev.id).span;
+        }
+        reserved_name(&name, cspan)?;
+        if let Some(prev) = out.classes.get(&name) {
+            // `model extends B` without `redeclare` is the form deprecated in Modelica
+            // 3.4: still a class extends of the inherited `B` (MLS 7.3.1).
+            if redeclare || class_extends {
+                if prev.final_ {
                     return Err(Diagnostic::error(
                         cspan,
-                        format!("class `{name}` is declared twice"),
-                    )
-                    .with_secondary(prev_span, "first declared here (possibly inherited)")
-                    .with_help(if class_extends {
-                        "write `redeclare model extends ...` to replace the inherited class (MLS 7.3.1)"
-                    } else {
-                        "use `redeclare` to replace an inherited replaceable class"
-                    }));
+                        format!("cannot redeclare `{name}`: it is final"),
+                    ));
                 }
+                super::legality::check_class_redeclare(&self.tree, prev, cid, class_extends)?;
+                self.check_plug_compatible(cid, prev.constraint, cspan, &name)?;
+                // A redeclaration with its own `constrainedby` narrows the constraint for
+                // later redeclarations (MLS 7.3.2); that type must fit the old constraint.
+                if c_constrained {
+                    self.check_plug_compatible(elem.constraint, prev.constraint, cspan, &name)?;
+                } else {
+                    elem.constraint = prev.constraint;
+                    elem.constraint_mod = prev.constraint_mod.clone();
+                }
+                if !redeclare {
+                    elem.shadowed = Some((id, prev.id));
+                }
+            } else if prev.id != cid && !self.same_short_class(prev.id, cid)? {
+                let prev_span = self.tree.get(prev.id).span;
+                return Err(Diagnostic::error(
+                    cspan,
+                    format!("class `{name}` is declared twice"),
+                )
+                .with_secondary(prev_span, "first declared here (possibly inherited)")
+                .with_help(if class_extends {
+                    "write `redeclare model extends ...` to replace the inherited class (MLS 7.3.1)"
+                } else {
+                    "use `redeclare` to replace an inherited replaceable class"
+                }));
             }
-            out.classes.insert(name, elem);
         }
+        out.classes.insert(name, elem);
+        Ok(())
+    }
 
-        for (clause, vis) in &own_components {
+    /// The components class `id` declares, one element per declared name.
+    fn add_own_components(
+        &mut self,
+        id: ClassId,
+        own_components: &[(Rc<ast::ComponentClause>, ast::Visibility)],
+        out: &mut Expanded,
+    ) -> Result<(), Diagnostic> {
+        for (clause, vis) in own_components {
             for d in &clause.components {
                 reserved_name(&d.name.name, d.name.span)?;
                 let mut single = (**clause).clone();
@@ -429,7 +489,11 @@ impl Flattener<'_> {
                 self.add_component(out, elem, clause.element_prefixes.redeclare)?;
             }
         }
-        // Components and classes share one namespace (MLS 4.2).
+        Ok(())
+    }
+
+    /// Components and classes share one namespace (MLS 4.2).
+    fn check_one_namespace(&self, out: &Expanded) -> Result<(), Diagnostic> {
         for c in &out.components {
             if let Some(ce) = out.classes.get(&c.name) {
                 let cspan = self.tree.get(ce.id).span;
@@ -444,16 +508,6 @@ impl Flattener<'_> {
                 .with_note("an element name may be declared only once in a class (MLS 4.2)"));
             }
         }
-        out.equations.extend(equations.into_iter().map(|e| (id, e)));
-        out.initial_equations
-            .extend(initial_equations.into_iter().map(|e| (id, e)));
-        for statements in initial_algorithms {
-            let eqs = super::initial_algorithm::to_equations(&statements)?;
-            out.initial_equations
-                .extend(eqs.into_iter().map(|e| (id, Rc::new(e))));
-        }
-        out.algorithms
-            .extend(algorithms.into_iter().map(|a| (id, a)));
         Ok(())
     }
 

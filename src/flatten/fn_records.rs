@@ -199,22 +199,23 @@ impl Flattener<'_> {
         &self,
         c: &ast::ComponentRef,
     ) -> Result<Option<ast::ComponentRef>, Diagnostic> {
-        let first = &c.parts[0].ident.name;
+        let Some(first) = c.parts.first().map(|p| &p.ident.name) else {
+            return Ok(None);
+        };
         if c.global || !self.fn_records.vars.contains_key(first) {
             return Ok(None);
         }
-        if c.parts.len() == 1 {
+        let [_, .., last] = c.parts.as_slice() else {
             return Err(Diagnostic::error(
                 c.span,
                 format!(
                     "record `{first}` used as a value: a whole record can only be assigned to a record or passed to a record input here"
                 ),
             ));
-        }
+        };
         let lead = self.record_subscripts(c)?;
         let name: Vec<&str> = c.parts.iter().map(|p| p.ident.name.as_str()).collect();
         let name = name.join(".");
-        let last = c.parts.last().expect("non-empty reference");
         let known = self
             .fn_records
             .vars
@@ -318,14 +319,16 @@ impl Flattener<'_> {
         &mut self,
         c: &ast::ComponentRef,
     ) -> Result<Option<ast::Expr>, Diagnostic> {
-        if c.global || c.parts.len() < 2 {
+        let [head, path @ .., last] = c.parts.as_slice() else {
+            return Ok(None);
+        };
+        if c.global {
             return Ok(None);
         }
-        let Some(&first_rec) = self.fn_records.classes.get(&c.parts[0].ident.name) else {
+        let Some(&first_rec) = self.fn_records.classes.get(&head.ident.name) else {
             return Ok(None);
         };
         let mut rec = first_rec;
-        let (last, path) = c.parts[1..].split_last().expect("two parts or more");
         for p in path {
             if !p.subscripts.is_empty() {
                 return Ok(None);

@@ -39,7 +39,6 @@ impl Flattener<'_> {
         }
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     pub(super) fn build_function(
         &mut self,
         class: ClassId,
@@ -47,20 +46,7 @@ impl Flattener<'_> {
     ) -> Result<Function, Diagnostic> {
         let exp = self.expanded(class)?;
         let span = self.tree.get(class).span;
-        // Any external function becomes native: the ModelicaStandardTables ones are evaluated by
-        // minimo, the others fail with their C name when (and only when) a call is evaluated,
-        // so a call in a branch not taken (`if tableOnFile then Strings.length(fileName)`)
-        // does no harm.
-        let native = self
-            .tree
-            .get(class)
-            .long()
-            .and_then(|b| b.external_name.clone())
-            .map(|c_name| Native {
-                c_name,
-                table: None,
-                builtin: false,
-            });
+        let native = self.native_of(class);
         if exp.partial {
             return Err(Diagnostic::error(
                 span,
@@ -114,42 +100,7 @@ impl Flattener<'_> {
                     let (vars, group) =
                         self.record_variable(&c.name, ty_class, list.len(), &rec_dims, span)?;
                     bound.extend(vars.iter().map(|v| v.name.clone()));
-                    if let Some(
-                        ast::Modification::Binding { expr, .. }
-                        | ast::Modification::Class {
-                            binding: Some(expr),
-                            ..
-                        },
-                    ) = &c.decl().modification
-                    {
-                        if causality == ast::Causality::Input {
-                            return Err(Diagnostic::error(
-                                expr.span,
-                                format!(
-                                    "function `{name}`: a default value of the record input `{}` is not supported",
-                                    c.name
-                                ),
-                            ));
-                        }
-                        record_bindings.push(ast::Statement {
-                            kind: StatementKind::Assign {
-                                target: ast::ComponentRef {
-                                    global: false,
-                                    parts: vec![ast::RefPart {
-                                        ident: c.decl().name.clone(),
-                                        subscripts: vec![],
-                                    }],
-                                    span,
-                                },
-                                value: expr.clone(),
-                            },
-                            comment: ast::Comment::default(),
-                            span: expr.span,
-                        });
-                    }
-                    if causality != ast::Causality::Input {
-                        record_bindings.extend(super::operator_record::field_modifiers(c));
-                    }
+                    record_bindings.extend(record_binding(name, c, causality)?);
                     match causality {
                         ast::Causality::Input => {
                             f.input_groups.push(group);
@@ -178,49 +129,7 @@ impl Flattener<'_> {
                     ));
                 }
             };
-            let mut dims = Vec::new();
-            for d in c
-                .decl()
-                .dims
-                .iter()
-                .chain(&c.clause.type_dims)
-                .chain(te.dims.iter().map(|(d, _)| d))
-            {
-                let scope = Scope {
-                    inst: None,
-                    lex: class,
-                };
-                dims.push(match d {
-                    ast::Subscript::Colon(_) => None,
-                    // `Real x[E]`: as many elements as the type has values.
-                    ast::Subscript::Expr(e) => match self.type_as_dimension(e, scope) {
-                        Some(v) => Some(ast::Expr {
-                            kind: ExprKind::Integer(v.len() as i64),
-                            span: e.span,
-                        }),
-                        None => Some(self.rewrite_expr(e, class, &mut bound)?),
-                    },
-                });
-            }
-            let default = match &c.decl().modification {
-                Some(ast::Modification::Binding { expr, .. })
-                | Some(ast::Modification::Assign { expr, .. }) => Some(expr.clone()),
-                Some(ast::Modification::Class {
-                    binding: Some(expr),
-                    ..
-                }) => Some(expr.clone()),
-                _ => None,
-            };
-            let default = match default {
-                Some(e) => Some(self.rewrite_expr(&e, class, &mut bound)?),
-                None => None,
-            };
-            let v = FunctionVar {
-                name: c.name.clone(),
-                ty,
-                dims,
-                default,
-            };
+            let v = self.plain_var(class, c, &te, ty, &mut bound)?;
             match causality {
                 ast::Causality::Input => {
                     f.input_groups.push(plain_group(&v.name, f.inputs.len()));
@@ -261,6 +170,77 @@ impl Flattener<'_> {
         f.derivative = self.derivative_annotation(class)?;
         self.mark_builtin_external(class, &mut f);
         Ok(f)
+    }
+
+    /// The foreign function an `external` class calls, if it is one. Any external function
+    /// becomes native: the ModelicaStandardTables ones are evaluated by minimo, the others
+    /// fail with their C name when (and only when) a call is evaluated, so a call in a branch
+    /// not taken (`if tableOnFile then Strings.length(fileName)`) does no harm.
+    fn native_of(&self, class: ClassId) -> Option<Native> {
+        self.tree
+            .get(class)
+            .long()
+            .and_then(|b| b.external_name.clone())
+            .map(|c_name| Native {
+                c_name,
+                table: None,
+                builtin: false,
+            })
+    }
+
+    /// A function variable of a built-in type `ty` (or an array of it) declared by `c`, its
+    /// dimensions and default rewritten in terms of the function's own variables.
+    fn plain_var(
+        &mut self,
+        class: ClassId,
+        c: &super::expand::CompElem,
+        te: &super::expand::Expanded,
+        ty: crate::dae::ScalarType,
+        bound: &mut Vec<String>,
+    ) -> Result<FunctionVar, Diagnostic> {
+        let mut dims = Vec::new();
+        for d in c
+            .decl()
+            .dims
+            .iter()
+            .chain(&c.clause.type_dims)
+            .chain(te.dims.iter().map(|(d, _)| d))
+        {
+            let scope = Scope {
+                inst: None,
+                lex: class,
+            };
+            dims.push(match d {
+                ast::Subscript::Colon(_) => None,
+                // `Real x[E]`: as many elements as the type has values.
+                ast::Subscript::Expr(e) => match self.type_as_dimension(e, scope) {
+                    Some(v) => Some(ast::Expr {
+                        kind: ExprKind::Integer(v.len() as i64),
+                        span: e.span,
+                    }),
+                    None => Some(self.rewrite_expr(e, class, bound)?),
+                },
+            });
+        }
+        let default = match &c.decl().modification {
+            Some(ast::Modification::Binding { expr, .. })
+            | Some(ast::Modification::Assign { expr, .. }) => Some(expr.clone()),
+            Some(ast::Modification::Class {
+                binding: Some(expr),
+                ..
+            }) => Some(expr.clone()),
+            _ => None,
+        };
+        let default = match default {
+            Some(e) => Some(self.rewrite_expr(&e, class, bound)?),
+            None => None,
+        };
+        Ok(FunctionVar {
+            name: c.name.clone(),
+            ty,
+            dims,
+            default,
+        })
     }
 
     /// A functional input of the specialization being built: the values its partial
@@ -425,7 +405,6 @@ impl Flattener<'_> {
 
     /// Rewrites `s` into `out`, preceded by the assignments of the record temporaries its
     /// expressions need.
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn rewrite_stmt(
         &mut self,
         s: &ast::Statement,
@@ -447,95 +426,14 @@ impl Flattener<'_> {
                         .vars
                         .contains_key(&target.parts[0].ident.name) =>
             {
-                // `R := record value`: field by field (`v[i] := ...` of an array of records
-                // at those leading subscripts).
-                let fields = self.fn_records.vars[&target.parts[0].ident.name].clone();
-                let lead = self.leading_subscripts(&target.parts[0], target.span)?;
-                let vals = self.record_value(value, class, bound)?;
-                out.append(&mut self.fn_records.pre);
-                if vals.len() != fields.len() {
-                    return Err(Diagnostic::error(
-                        s.span,
-                        format!(
-                            "record assignment: `{}` has {} fields, the value {}",
-                            target.parts[0].ident.name,
-                            fields.len(),
-                            vals.len()
-                        ),
-                    ));
-                }
-                for (f, v) in fields.iter().zip(vals) {
-                    let t = ast::ComponentRef {
-                        global: false,
-                        parts: vec![ast::RefPart {
-                            ident: ast::Ident {
-                                name: f.clone(),
-                                span: target.span,
-                            },
-                            subscripts: lead.clone(),
-                        }],
-                        span: target.span,
-                    };
-                    out.push(stmt(StatementKind::Assign {
-                        target: self.rewrite_cref_subs(&t, class, bound)?,
-                        value: v,
-                    }));
-                }
-                return Ok(());
+                return self.rewrite_record_assign(s, target, value, class, bound, out);
             }
             StatementKind::Assign { target, value } => StatementKind::Assign {
                 target: self.rewrite_target(target, class, bound)?,
                 value: self.rewrite_expr(value, class, bound)?,
             },
             StatementKind::MultiAssign { targets, value } => {
-                let (value, groups) = match &value.kind {
-                    ExprKind::Call { func, args } => {
-                        let v = self.rewrite_expr_call(func, args, class, bound, true)?;
-                        let groups = match &v.kind {
-                            ExprKind::Call { func, .. } => self
-                                .functions
-                                .get(&super::eval::cref_name(func))
-                                .map(|f| f.output_groups.clone())
-                                .unwrap_or_default(),
-                            _ => vec![],
-                        };
-                        (v, groups)
-                    }
-                    _ => (self.rewrite_expr(value, class, bound)?, vec![]),
-                };
-                let mut ts = Vec::new();
-                for (k, t) in targets.iter().enumerate() {
-                    let g = groups.get(k).filter(|g| g.fields.is_some());
-                    match (t, g) {
-                        (Some(t), Some(_)) => {
-                            let name: Vec<&str> =
-                                t.parts.iter().map(|p| p.ident.name.as_str()).collect();
-                            let Some(fields) = self.fn_records.vars.get(&name.join(".")) else {
-                                return Err(Diagnostic::error(
-                                    t.span,
-                                    "this output is a record: assign it to a record variable",
-                                ));
-                            };
-                            for f in fields {
-                                ts.push(Some(ast::ComponentRef {
-                                    global: false,
-                                    parts: vec![ast::RefPart {
-                                        ident: ast::Ident {
-                                            name: f.clone(),
-                                            span: t.span,
-                                        },
-                                        subscripts: vec![],
-                                    }],
-                                    span: t.span,
-                                }));
-                            }
-                        }
-                        (None, Some(g)) => ts.extend((0..g.count()).map(|_| None)),
-                        (Some(t), None) => ts.push(Some(self.rewrite_target(t, class, bound)?)),
-                        (None, None) => ts.push(None),
-                    }
-                }
-                StatementKind::MultiAssign { targets: ts, value }
+                self.rewrite_multi_assign(targets, value, class, bound)?
             }
             StatementKind::Call { func, args } => {
                 let call = self.rewrite_expr_call(func, args, class, bound, true)?;
@@ -603,6 +501,113 @@ impl Flattener<'_> {
         out.append(&mut self.fn_records.pre);
         out.push(stmt(kind));
         Ok(())
+    }
+
+    /// `R := record value`: field by field (`v[i] := ...` of an array of records at those
+    /// leading subscripts), into `out`.
+    fn rewrite_record_assign(
+        &mut self,
+        s: &ast::Statement,
+        target: &ast::ComponentRef,
+        value: &ast::Expr,
+        class: ClassId,
+        bound: &mut Vec<String>,
+        out: &mut Vec<ast::Statement>,
+    ) -> Result<(), Diagnostic> {
+        let fields = self.fn_records.vars[&target.parts[0].ident.name].clone();
+        let lead = self.leading_subscripts(&target.parts[0], target.span)?;
+        let vals = self.record_value(value, class, bound)?;
+        out.append(&mut self.fn_records.pre);
+        if vals.len() != fields.len() {
+            return Err(Diagnostic::error(
+                s.span,
+                format!(
+                    "record assignment: `{}` has {} fields, the value {}",
+                    target.parts[0].ident.name,
+                    fields.len(),
+                    vals.len()
+                ),
+            ));
+        }
+        for (f, v) in fields.iter().zip(vals) {
+            let t = ast::ComponentRef {
+                global: false,
+                parts: vec![ast::RefPart {
+                    ident: ast::Ident {
+                        name: f.clone(),
+                        span: target.span,
+                    },
+                    subscripts: lead.clone(),
+                }],
+                span: target.span,
+            };
+            out.push(ast::Statement {
+                kind: StatementKind::Assign {
+                    target: self.rewrite_cref_subs(&t, class, bound)?,
+                    value: v,
+                },
+                comment: ast::Comment::default(),
+                span: s.span,
+            });
+        }
+        Ok(())
+    }
+
+    /// `(a, b) := f(...)`: outputs that are records are assigned field by field.
+    fn rewrite_multi_assign(
+        &mut self,
+        targets: &[Option<ast::ComponentRef>],
+        value: &ast::Expr,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<StatementKind, Diagnostic> {
+        let (value, groups) = match &value.kind {
+            ExprKind::Call { func, args } => {
+                let v = self.rewrite_expr_call(func, args, class, bound, true)?;
+                let groups = match &v.kind {
+                    ExprKind::Call { func, .. } => self
+                        .functions
+                        .get(&super::eval::cref_name(func))
+                        .map(|f| f.output_groups.clone())
+                        .unwrap_or_default(),
+                    _ => vec![],
+                };
+                (v, groups)
+            }
+            _ => (self.rewrite_expr(value, class, bound)?, vec![]),
+        };
+        let mut ts = Vec::new();
+        for (k, t) in targets.iter().enumerate() {
+            let g = groups.get(k).filter(|g| g.fields.is_some());
+            match (t, g) {
+                (Some(t), Some(_)) => {
+                    let name: Vec<&str> = t.parts.iter().map(|p| p.ident.name.as_str()).collect();
+                    let Some(fields) = self.fn_records.vars.get(&name.join(".")) else {
+                        return Err(Diagnostic::error(
+                            t.span,
+                            "this output is a record: assign it to a record variable",
+                        ));
+                    };
+                    for f in fields {
+                        ts.push(Some(ast::ComponentRef {
+                            global: false,
+                            parts: vec![ast::RefPart {
+                                ident: ast::Ident {
+                                    name: f.clone(),
+                                    span: t.span,
+                                },
+                                subscripts: vec![],
+                            }],
+                            span: t.span,
+                        }));
+                    }
+                }
+                (None, Some(g)) => ts.extend((0..g.count()).map(|_| None)),
+                (Some(t), None) => ts.push(Some(self.rewrite_target(t, class, bound)?)),
+                (None, None) => ts.push(None),
+            }
+        }
+        Ok(StatementKind::MultiAssign { targets: ts, value })
     }
 
     /// An assignment target: a field of a record variable becomes its field variable.
@@ -984,4 +989,51 @@ pub(super) fn declared_causality(
         ast::Causality::None => te.type_prefix.causality,
         given => given,
     }
+}
+
+/// The statements that give a record output or local of function `name` its binding and its
+/// field modifiers, run before the algorithm. A record input's default is refused.
+fn record_binding(
+    name: &str,
+    c: &super::expand::CompElem,
+    causality: ast::Causality,
+) -> Result<Vec<ast::Statement>, Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(
+        ast::Modification::Binding { expr, .. }
+        | ast::Modification::Class {
+            binding: Some(expr),
+            ..
+        },
+    ) = &c.decl().modification
+    {
+        if causality == ast::Causality::Input {
+            return Err(Diagnostic::error(
+                expr.span,
+                format!(
+                    "function `{name}`: a default value of the record input `{}` is not supported",
+                    c.name
+                ),
+            ));
+        }
+        out.push(ast::Statement {
+            kind: StatementKind::Assign {
+                target: ast::ComponentRef {
+                    global: false,
+                    parts: vec![ast::RefPart {
+                        ident: c.decl().name.clone(),
+                        subscripts: vec![],
+                    }],
+                    span: c.decl().name.span,
+                },
+                value: expr.clone(),
+            },
+            comment: ast::Comment::default(),
+            span: expr.span,
+        });
+    }
+    if causality != ast::Causality::Input {
+        out.extend(super::operator_record::field_modifiers(c));
+    }
+    Ok(out)
 }

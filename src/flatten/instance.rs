@@ -659,12 +659,16 @@ impl Flattener<'_> {
         r
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn ready_inner(&mut self, i: InstId) -> Result<(), Diagnostic> {
-        let elem = self.insts[i].elem.clone().expect("declared instance");
+        // Only instances of declared components start as stubs (the root and array elements
+        // are created ready), and those have their declaration and a parent.
+        let elem = self.insts[i]
+            .elem
+            .clone()
+            .expect("a stub instance is a declared component");
         let p = self.insts[i]
             .parent
-            .expect("declared instance has a parent");
+            .expect("a declared component has a parent instance");
         let scope = Scope {
             inst: Some(p),
             lex: elem.lex,
@@ -686,6 +690,48 @@ impl Flattener<'_> {
             }
         }
         let exp = self.insts[i].exp.clone();
+        self.check_instantiable(i, &elem.name, &exp)?;
+        let Some((dims, dim_types)) = self.declared_dims(i, p, &elem, &exp, scope)? else {
+            // In an expandable connector: sized by its connections (MLS 9.1.3).
+            self.insts[i].kind = InstKind::Removed;
+            self.sizeless.insert(i);
+            return Ok(());
+        };
+        if let Err(m) = super::size_limit::element_count(&dims) {
+            return Err(Diagnostic::error(
+                elem.decl().span,
+                format!("`{}`: {m}", elem.name),
+            ));
+        }
+        if dim_types.iter().any(|t| *t != DimType::Integer) {
+            self.insts[i].dim_types = dim_types;
+        }
+        if let Some(prim) = exp
+            .prim
+            .as_ref()
+            .filter(|p| !matches!(p, Prim::ExternalObject))
+        {
+            self.check_attributes(i, &elem.name)?;
+            self.insts[i].kind = InstKind::Prim {
+                ty: prim.scalar_type(),
+                dims,
+            };
+            return Ok(());
+        }
+        if dims.is_empty() {
+            self.insts[i].kind = InstKind::Struct {
+                children: None,
+                index: HashMap::new(),
+            };
+            return Ok(());
+        }
+        let elems = self.array_elements(i, &dims)?;
+        self.insts[i].kind = InstKind::Array { dims, elems };
+        Ok(())
+    }
+
+    /// A component's type must be a non-partial class that is not a function.
+    fn check_instantiable(&self, i: InstId, name: &str, exp: &Expanded) -> Result<(), Diagnostic> {
         if exp.partial {
             let node = self.tree.get(exp.id);
             return Err(Diagnostic::error(
@@ -695,7 +741,7 @@ impl Flattener<'_> {
                     node.full
                 ),
             )
-            .with_label(format!("`{}` has a partial type", elem.name))
+            .with_label(format!("`{}` has a partial type", name))
             .with_secondary(node.span, "declared partial here")
             .with_help("use a non-partial class, or redeclare it with one"));
         }
@@ -708,6 +754,19 @@ impl Flattener<'_> {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The sizes of instance `i` (declared in `elem`, in parent `p`) and the type of each
+    /// dimension; `None` for a `[:]` element of an expandable connector without a binding.
+    fn declared_dims(
+        &mut self,
+        i: InstId,
+        p: InstId,
+        elem: &CompElem,
+        exp: &Expanded,
+        scope: Scope,
+    ) -> Result<Option<DeclaredDims>, Diagnostic> {
         let mut dims = Vec::new();
         let decl_dims: Vec<(ast::Subscript, Scope)> = elem
             .decl()
@@ -767,11 +826,8 @@ impl Flattener<'_> {
                         (!m.each).then(|| m.binding.clone()).flatten()
                     };
                     let Some(b) = self.insts[i].mods.binding.clone().or_else(start) else {
-                        // In an expandable connector: sized by its connections (MLS 9.1.3).
                         if self.insts[p].exp.kind == ast::ClassKind::ExpandableConnector {
-                            self.insts[i].kind = InstKind::Removed;
-                            self.sizeless.insert(i);
-                            return Ok(());
+                            return Ok(None);
                         }
                         return Err(Diagnostic::error(
                             *span,
@@ -791,53 +847,36 @@ impl Flattener<'_> {
                 }
             }
         }
-        if let Err(m) = super::size_limit::element_count(&dims) {
-            return Err(Diagnostic::error(
-                elem.decl().span,
-                format!("`{}`: {m}", elem.name),
-            ));
-        }
-        if dim_types.iter().any(|t| *t != DimType::Integer) {
-            self.insts[i].dim_types = dim_types;
-        }
-        if let Some(prim) = exp
-            .prim
-            .as_ref()
-            .filter(|p| !matches!(p, Prim::ExternalObject))
-        {
-            for (name, sm) in &self.insts[i].mods.subs {
-                if !ATTRIBUTES.contains(&name.as_str()) {
-                    let span = sm.span.unwrap_or(self.insts[i].span);
-                    let mut d = Diagnostic::error(
-                        span,
-                        format!("`{name}` is not an attribute of `{}`", elem.name),
-                    );
-                    if let Some(c) = crate::flatten::suggest(name, ATTRIBUTES.iter().copied()) {
-                        d = d.with_help(format!("did you mean `{c}`?"));
-                    }
-                    return Err(d);
+        Ok(Some((dims, dim_types)))
+    }
+
+    /// The modifiers of a component of a built-in type name only its attributes.
+    fn check_attributes(&self, i: InstId, component: &str) -> Result<(), Diagnostic> {
+        for (name, sm) in &self.insts[i].mods.subs {
+            if !ATTRIBUTES.contains(&name.as_str()) {
+                let span = sm.span.unwrap_or(self.insts[i].span);
+                let mut d = Diagnostic::error(
+                    span,
+                    format!("`{name}` is not an attribute of `{component}`"),
+                );
+                if let Some(c) = crate::flatten::suggest(name, ATTRIBUTES.iter().copied()) {
+                    d = d.with_help(format!("did you mean `{c}`?"));
                 }
+                return Err(d);
             }
-            self.insts[i].kind = InstKind::Prim {
-                ty: prim.scalar_type(),
-                dims,
-            };
-            return Ok(());
         }
-        if dims.is_empty() {
-            self.insts[i].kind = InstKind::Struct {
-                children: None,
-                index: HashMap::new(),
-            };
-            return Ok(());
-        }
-        // An array of structured components: one instance per element.
+        Ok(())
+    }
+
+    /// An array of structured components (`i`, sizes `dims`): one instance per element, with
+    /// its part of the modifiers.
+    fn array_elements(&mut self, i: InstId, dims: &[usize]) -> Result<Vec<InstId>, Diagnostic> {
         let n: usize = dims.iter().product();
         let mut elems = Vec::with_capacity(n);
         let base = self.insts[i].path.clone();
         let name = self.insts[i].name.clone();
         for flat in 0..n {
-            let idx = unflatten(flat, &dims);
+            let idx = unflatten(flat, dims);
             let (decl, class) = match &self.insts[i].split {
                 Some(b) => (b.0.clone(), b.1.clone()),
                 None => (self.insts[i].mods.clone(), Mod::default()),
@@ -881,8 +920,7 @@ impl Flattener<'_> {
             self.insts.push(inst);
             elems.push(id);
         }
-        self.insts[i].kind = InstKind::Array { dims, elems };
-        Ok(())
+        Ok(elems)
     }
 
     /// Creates every instance below `i` (depth first), evaluating all sizes and conditions.
@@ -1012,3 +1050,6 @@ struct OuterChoice {
     inst: InstId,
     chosen: ClassId,
 }
+
+/// The sizes of an instance and the type of each dimension (Integer, Boolean, enumeration).
+type DeclaredDims = (Vec<usize>, Vec<DimType>);

@@ -310,25 +310,31 @@ impl Flattener<'_> {
                     for (c, vals) in &per_branch {
                         bs.push((c.clone(), vals[k].clone()));
                     }
-                    let all_given = bs.iter().all(|(_, v)| v.is_some()) && else_f[k].is_some();
-                    if bs.iter().all(|(_, v)| v.is_none()) && else_f[k].is_none() {
-                        out.push(None);
-                    } else if !all_given {
-                        return Err(Diagnostic::error(
-                            e.span,
-                            format!(
-                                "the branches of this record binding do not all give field `{f}`"
-                            ),
-                        )
-                        .with_help("give the field in every branch's record constructor"));
-                    } else {
-                        out.push(Some(Expr {
+                    // Every branch and the else give the field, or none does.
+                    let given: Option<Vec<(Expr, Expr)>> = bs
+                        .iter()
+                        .map(|(c, v)| Some((c.clone(), v.clone()?)))
+                        .collect();
+                    match (given, else_f[k].clone()) {
+                        (Some(branches), Some(else_v)) => out.push(Some(Expr {
                             kind: ExprKind::If {
-                                branches: bs.into_iter().map(|(c, v)| (c, v.unwrap())).collect(),
-                                else_: Box::new(else_f[k].clone().unwrap()),
+                                branches,
+                                else_: Box::new(else_v),
                             },
                             span: e.span,
-                        }));
+                        })),
+                        _ if bs.iter().all(|(_, v)| v.is_none()) && else_f[k].is_none() => {
+                            out.push(None);
+                        }
+                        _ => {
+                            return Err(Diagnostic::error(
+                                e.span,
+                                format!(
+                                    "the branches of this record binding do not all give field `{f}`"
+                                ),
+                            )
+                            .with_help("give the field in every branch's record constructor"));
+                        }
                     }
                 }
                 Ok(out)

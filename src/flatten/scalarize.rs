@@ -15,6 +15,10 @@ use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast;
 use std::rc::Rc;
 
+/// The values of a call's inputs (`None`: the default) and the argument expression given for
+/// each (for the sizes it gives).
+type InputValues<'a> = (Vec<Option<Tensor<Expr>>>, Vec<Option<&'a ast::Expr>>);
+
 /// Placeholder variable id for unknowns met while the tree is still being built.
 pub const PLACEHOLDER: usize = usize::MAX;
 
@@ -454,34 +458,13 @@ impl<'a, 'b> FCtx<'a, 'b> {
         Ok(Some((class, w)))
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn user_call(
         &mut self,
         func: &ast::ComponentRef,
         args: &ast::FunctionArgs,
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
-        let name = func.as_name();
-        // The instance a function modifier's bindings refer to: the component for a
-        // function reached through one (`world.gravityAcceleration(r)`, MLS 5.3.2), else the
-        // calling instance.
-        let mut mod_inst = self.scope.inst;
-        let class = match self
-            .f
-            .lookup_class_name(&name, self.scope.lex, self.scope.inst)
-        {
-            Ok(c) => c,
-            Err(mut d) => match self.component_function(func)? {
-                Some((c, w)) => {
-                    mod_inst = Some(w);
-                    c
-                }
-                None => {
-                    d.message = format!("unknown function `{}`", cref_name(func));
-                    return Err(d);
-                }
-            },
-        };
+        let (class, mod_inst) = self.function_class(func)?;
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
             if matches!(
@@ -515,123 +498,199 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .get(&fname)
             .cloned()
             .ok_or_else(|| Diagnostic::error(span, "internal: function missing"))?;
-        let mut vals: Vec<Option<Tensor<Expr>>> = Vec::with_capacity(f.inputs.len());
         // The argument given for each input (not for record inputs, split into fields).
-        let mut bound_exprs: Vec<Option<&ast::Expr>>;
-        if f.input_groups.is_empty() {
-            let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
-            let mut bound = eval::bind_args(&inputs, args, &fname, span)?;
-            if super::external_object::needs_object(&f) {
-                // A table access function: its first argument names the external object.
-                let object = match bound.first().copied().flatten() {
-                    Some(e) => match &e.kind {
-                        ast::ExprKind::Ref(r) => match self.resolve(r)? {
-                            Some(t) if t.data.len() == 1 => match t.data[0] {
-                                Node::Inst(i) if self.f.is_external_object(i) => Some(i),
-                                _ => None,
-                            },
+        let (mut vals, bound_exprs) = if f.input_groups.is_empty() {
+            self.input_values(&mut f, &mut fname, args, span)?
+        } else {
+            self.record_input_values(&f, &fname, args, span)?
+        };
+        self.modifier_input_values(&exp, &f, &fname, mod_inst, &mut vals, span)?;
+        // A scalar input given an array (MLS 12.4.6): the call applied to each element.
+        if let Some(vd) = func_eval::vectorized_dims_of_fields(&f, &vals)
+            .map_err(|m| Diagnostic::error(span, m))?
+        {
+            return func_eval::vectorized_call(
+                &f,
+                &vals,
+                vd,
+                |vi| self.call_values(&fname, &f, class, vi, &[], span),
+                || func_eval::several_outputs(&fname, span),
+            )
+            .map(|t| Some(vec![t]));
+        }
+        self.call_values(&fname, &f, class, vals, &bound_exprs, span)
+            .map(Some)
+    }
+
+    /// The function class `func` names, and the instance its modifier's bindings refer to:
+    /// the component for a function reached through one (`world.gravityAcceleration(r)`,
+    /// MLS 5.3.2), else the calling instance.
+    fn function_class(&mut self, func: &ast::ComponentRef) -> EResult<(ClassId, Option<InstId>)> {
+        let name = func.as_name();
+        let mut mod_inst = self.scope.inst;
+        let class = match self
+            .f
+            .lookup_class_name(&name, self.scope.lex, self.scope.inst)
+        {
+            Ok(c) => c,
+            Err(mut d) => match self.component_function(func)? {
+                Some((c, w)) => {
+                    mod_inst = Some(w);
+                    c
+                }
+                None => {
+                    d.message = format!("unknown function `{}`", cref_name(func));
+                    return Err(d);
+                }
+            },
+        };
+        Ok((class, mod_inst))
+    }
+
+    /// The values of the inputs of `f` (no record inputs) from the call's arguments, and the
+    /// argument given for each. A table access function becomes its specialization for the
+    /// external object its first argument names (`f` and `fname` are replaced).
+    fn input_values<'x>(
+        &mut self,
+        f: &mut crate::dae::Function,
+        fname: &mut String,
+        args: &'x ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<InputValues<'x>> {
+        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+        let mut vals = Vec::with_capacity(f.inputs.len());
+        let mut bound = eval::bind_args(&inputs, args, fname, span)?;
+        if super::external_object::needs_object(f) {
+            // A table access function: its first argument names the external object.
+            let object = match bound.first().copied().flatten() {
+                Some(e) => match &e.kind {
+                    ast::ExprKind::Ref(r) => match self.resolve(r)? {
+                        Some(t) if t.data.len() == 1 => match t.data[0] {
+                            Node::Inst(i) if self.f.is_external_object(i) => Some(i),
                             _ => None,
                         },
                         _ => None,
                     },
-                    None => None,
-                };
-                let Some(object) = object else {
+                    _ => None,
+                },
+                None => None,
+            };
+            let Some(object) = object else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("the first argument of `{fname}` must name an external table object"),
+                ));
+            };
+            let rest = bound[1..].to_vec();
+            let (name, rest) = self.f.specialise_table_call(f, object, rest, span)?;
+            *f = self.f.functions[&name].clone();
+            *fname = name;
+            bound = rest;
+        }
+        for b in &bound {
+            vals.push(match b {
+                Some(e) => Some(eval::eval(self, e)?),
+                None => None,
+            });
+        }
+        Ok((vals, bound))
+    }
+
+    /// The values of the inputs of `f` with record inputs: the argument's scalars split into
+    /// the record's fields; and the argument of each non-record input.
+    fn record_input_values<'x>(
+        &mut self,
+        f: &crate::dae::Function,
+        fname: &str,
+        args: &'x ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<InputValues<'x>> {
+        // Record inputs: the argument's scalars split into the record's fields.
+        let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
+        let bound = eval::bind_args(&names, args, fname, span)?;
+        let mut vals = Vec::with_capacity(f.inputs.len());
+        // The argument of each non-record input, for sizes its value gives.
+        let mut bound_exprs = vec![None; f.inputs.len()];
+        for (g, b) in f.input_groups.iter().zip(bound) {
+            let v = match b {
+                Some(e) => Some(eval::eval(self, e)?),
+                None => None,
+            };
+            match (&g.fields, v) {
+                (None, v) => {
+                    if let Some(slot) = bound_exprs.get_mut(g.first) {
+                        *slot = b;
+                    }
+                    vals.push(v);
+                }
+                (Some(_), None) => {
                     return Err(Diagnostic::error(
                         span,
-                        format!(
-                            "the first argument of `{fname}` must name an external table object"
-                        ),
+                        format!("`{fname}`: the record input `{}` has no value", g.name),
                     ));
-                };
-                let rest = bound[1..].to_vec();
-                let (name, rest) = self.f.specialise_table_call(&f, object, rest, span)?;
-                f = self.f.functions[&name].clone();
-                fname = name;
-                bound = rest;
-            }
-            for b in &bound {
-                vals.push(match b {
-                    Some(e) => Some(eval::eval(self, e)?),
-                    None => None,
-                });
-            }
-            bound_exprs = bound;
-        } else {
-            // Record inputs: the argument's scalars split into the record's fields.
-            let names: Vec<String> = f.input_groups.iter().map(|g| g.name.clone()).collect();
-            let bound = eval::bind_args(&names, args, &fname, span)?;
-            // The argument of each non-record input, for sizes its value gives.
-            bound_exprs = vec![None; f.inputs.len()];
-            for (g, b) in f.input_groups.iter().zip(bound) {
-                let v = match b {
-                    Some(e) => Some(eval::eval(self, e)?),
-                    None => None,
-                };
-                match (&g.fields, v) {
-                    (None, v) => {
-                        if let Some(slot) = bound_exprs.get_mut(g.first) {
-                            *slot = b;
-                        }
-                        vals.push(v);
+                }
+                (Some(fields), Some(t)) => {
+                    let n = g.scalars();
+                    if g.record_dims > 0 {
+                        // An array of records for an array-of-records input: each field
+                        // gets the array of its values.
+                        let lead = record_lead(&t, n)
+                            .filter(|l| l.len() == g.record_dims)
+                            .ok_or_else(|| {
+                                Diagnostic::error(
+                                    span,
+                                    format!(
+                                        "`{fname}`: the input `{}` takes an array of records with {} dimension(s)",
+                                        g.name, g.record_dims
+                                    ),
+                                )
+                            })?;
+                        push_field_arrays(&mut vals, fields, &t, &lead, n);
+                        continue;
                     }
-                    (Some(_), None) => {
+                    if let Some(lead) = record_lead(&t, n) {
+                        // An array of records for a scalar record input (MLS 12.4.6):
+                        // each field gets the array of its values, and the call below
+                        // is applied element by element.
+                        push_field_arrays(&mut vals, fields, &t, &lead, n);
+                        continue;
+                    }
+                    if t.len() != n {
                         return Err(Diagnostic::error(
                             span,
-                            format!("`{fname}`: the record input `{}` has no value", g.name),
+                            format!(
+                                "`{fname}`: the record input `{}` takes {} scalars, the argument has {}",
+                                g.name,
+                                g.scalars(),
+                                t.len()
+                            ),
                         ));
                     }
-                    (Some(fields), Some(t)) => {
-                        let n = g.scalars();
-                        if g.record_dims > 0 {
-                            // An array of records for an array-of-records input: each field
-                            // gets the array of its values.
-                            let lead = record_lead(&t, n)
-                                .filter(|l| l.len() == g.record_dims)
-                                .ok_or_else(|| {
-                                    Diagnostic::error(
-                                        span,
-                                        format!(
-                                            "`{fname}`: the input `{}` takes an array of records with {} dimension(s)",
-                                            g.name, g.record_dims
-                                        ),
-                                    )
-                                })?;
-                            push_field_arrays(&mut vals, fields, &t, &lead, n);
-                            continue;
-                        }
-                        if let Some(lead) = record_lead(&t, n) {
-                            // An array of records for a scalar record input (MLS 12.4.6):
-                            // each field gets the array of its values, and the call below
-                            // is applied element by element.
-                            push_field_arrays(&mut vals, fields, &t, &lead, n);
-                            continue;
-                        }
-                        if t.len() != n {
-                            return Err(Diagnostic::error(
-                                span,
-                                format!(
-                                    "`{fname}`: the record input `{}` takes {} scalars, the argument has {}",
-                                    g.name,
-                                    g.scalars(),
-                                    t.len()
-                                ),
-                            ));
-                        }
-                        let mut it = t.data.into_iter();
-                        for dims in fields {
-                            let n: usize = dims.iter().product();
-                            vals.push(Some(Tensor {
-                                dims: dims.clone(),
-                                data: it.by_ref().take(n).collect(),
-                            }));
-                        }
+                    let mut it = t.data.into_iter();
+                    for dims in fields {
+                        let n: usize = dims.iter().product();
+                        vals.push(Some(Tensor {
+                            dims: dims.clone(),
+                            data: it.by_ref().take(n).collect(),
+                        }));
                     }
                 }
             }
         }
-        // Bindings of the function class's own modifier (`function g = f(k = 2)`) are the
-        // values of inputs not given in the call.
+        Ok((vals, bound_exprs))
+    }
+
+    /// Bindings of the function class's own modifier (`function g = f(k = 2)`) are the
+    /// values of inputs not given in the call.
+    fn modifier_input_values(
+        &mut self,
+        exp: &super::expand::Expanded,
+        f: &crate::dae::Function,
+        fname: &str,
+        mod_inst: Option<InstId>,
+        vals: &mut [Option<Tensor<Expr>>],
+        span: Span,
+    ) -> EResult<()> {
         for (input, m) in &exp.self_mod.subs {
             let Some(k) = f.inputs.iter().position(|v| v.name == *input) else {
                 return Err(Diagnostic::error(
@@ -667,21 +726,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 vals[k] = Some(eval::eval(&mut fc, &b.expr)?);
             }
         }
-        // A scalar input given an array (MLS 12.4.6): the call applied to each element.
-        if let Some(vd) = func_eval::vectorized_dims_of_fields(&f, &vals)
-            .map_err(|m| Diagnostic::error(span, m))?
-        {
-            return func_eval::vectorized_call(
-                &f,
-                &vals,
-                vd,
-                |vi| self.call_values(&fname, &f, class, vi, &[], span),
-                || func_eval::several_outputs(&fname, span),
-            )
-            .map(|t| Some(vec![t]));
-        }
-        self.call_values(&fname, &f, class, vals, &bound_exprs, span)
-            .map(Some)
+        Ok(())
     }
 
     /// A call of `fname` with the values of its inputs (`None`: the default): evaluated when
@@ -1227,7 +1272,6 @@ impl Ctx for FCtx<'_, '_> {
             .is_builtin_call(func, self.scope.lex, self.scope.inst)
     }
 
-    #[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
     fn call(
         &mut self,
         func: &ast::ComponentRef,
@@ -1235,48 +1279,8 @@ impl Ctx for FCtx<'_, '_> {
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
         let name = cref_name(func);
-        if name == "cardinality" && func.parts.len() == 1 {
-            let Some(ast::Expr {
-                kind: ast::ExprKind::Ref(c),
-                ..
-            }) = args.positional.first()
-            else {
-                return Err(Diagnostic::error(span, "`cardinality` needs a connector"));
-            };
-            let ids = self.ref_instances(c)?;
-            let k = self.f.cardinality(&ids, span)?;
-            return Ok(Some(vec![Tensor::scalar(Expr::Integer(k))]));
-        }
-        if (name == "inStream" || name == "actualStream") && func.parts.len() == 1 {
-            return self
-                .stream_operator(&name, args, span)
-                .map(|t| Some(vec![t]));
-        }
-        if name == "getInstanceName" && func.parts.len() == 1 && !func.global {
-            if !args.positional.is_empty() || !args.named.is_empty() {
-                return Err(Diagnostic::error(
-                    span,
-                    "`getInstanceName` takes no arguments",
-                ));
-            }
-            return Ok(Some(vec![Tensor::scalar(Expr::String(
-                self.instance_name(),
-            ))]));
-        }
-        if name == "Connections.isRoot" || name == "Connections.rooted" {
-            let Some(ast::Expr {
-                kind: ast::ExprKind::Ref(c),
-                ..
-            }) = args.positional.first()
-            else {
-                return Err(Diagnostic::error(
-                    span,
-                    format!("`{name}` needs a component"),
-                ));
-            };
-            let ids = self.ref_instances(c)?;
-            let b = self.f.graph_query(name.ends_with("rooted"), &ids, span)?;
-            return Ok(Some(vec![Tensor::scalar(Expr::Boolean(b))]));
+        if let Some(out) = self.instance_query(&name, func, args, span)? {
+            return Ok(Some(vec![out]));
         }
         let special = matches!(
             name.as_str(),
@@ -1306,82 +1310,7 @@ impl Ctx for FCtx<'_, '_> {
             .iter()
             .map(|a| eval::eval(self, a))
             .collect::<EResult<Vec<_>>>()?;
-        let need = |n: usize| -> EResult<()> {
-            if vals.len() != n {
-                Err(Diagnostic::error(
-                    span,
-                    format!("`{name}` takes {n} argument(s), got {}", vals.len()),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let out = match name.as_str() {
-            "der" => {
-                need(1)?;
-                self.check_der_argument(&vals[0], span)?;
-                on_each(&vals, |_| Expr::Real(0.0), Expr::Der)
-            }
-            "pre" => {
-                need(1)?;
-                on_each(&vals, |x| x, Expr::Pre)
-            }
-            "edge" => {
-                need(1)?;
-                on_each(&vals, |_| Expr::Boolean(false), Expr::Edge)
-            }
-            "change" => {
-                need(1)?;
-                on_each(&vals, |_| Expr::Boolean(false), Expr::Change)
-            }
-            "noEvent" => {
-                need(1)?;
-                on_each(&vals, |x| x, Expr::NoEvent)
-            }
-            "smooth" => {
-                need(2)?;
-                let p = vals[0]
-                    .clone()
-                    .into_scalar()
-                    .ok()
-                    .and_then(|v| v.to_val())
-                    .and_then(|v| v.as_int());
-                let Some(p) = p.filter(|p| *p >= 0) else {
-                    return Err(Diagnostic::error(
-                        span,
-                        "the first argument of `smooth` must be a non-negative Integer constant",
-                    ));
-                };
-                on_each(&vals[1..], |x| x, |x| Expr::Smooth(p as u32, x))
-            }
-            "initial" => {
-                need(0)?;
-                Tensor::scalar(Expr::Initial)
-            }
-            "terminal" => {
-                need(0)?;
-                Tensor::scalar(Expr::Terminal)
-            }
-            "delay" => self.delay_call(&vals, span)?,
-            "sample" => {
-                need(2)?;
-                let a = vals[0]
-                    .clone()
-                    .into_scalar()
-                    .map_err(|m| Diagnostic::error(span, m))?;
-                let b = vals[1]
-                    .clone()
-                    .into_scalar()
-                    .map_err(|m| Diagnostic::error(span, m))?;
-                Tensor::scalar(Expr::Sample(Box::new(a), Box::new(b)))
-            }
-            other => {
-                return Err(Diagnostic::error(
-                    span,
-                    format!("`{other}` is not supported"),
-                ));
-            }
-        };
+        let out = self.builtin_operator(&name, &vals, span)?;
         if self.mode == Mode::Structural
             && !self.f.numbered
             && out.data.iter().any(|x| x.to_val().is_none())
@@ -1455,6 +1384,146 @@ impl Ctx for FCtx<'_, '_> {
         let prev = self.mode == Mode::Structural;
         self.mode = if on { Mode::Structural } else { Mode::Symbolic };
         prev
+    }
+}
+
+impl FCtx<'_, '_> {
+    /// The operators that ask about the instance tree rather than compute from values:
+    /// `cardinality`, `inStream` / `actualStream`, `getInstanceName`, `Connections.isRoot` /
+    /// `rooted`. `None` for any other call.
+    fn instance_query(
+        &mut self,
+        name: &str,
+        func: &ast::ComponentRef,
+        args: &ast::FunctionArgs,
+        span: Span,
+    ) -> EResult<Option<Tensor<Expr>>> {
+        if name == "cardinality" && func.parts.len() == 1 {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(span, "`cardinality` needs a connector"));
+            };
+            let ids = self.ref_instances(c)?;
+            let k = self.f.cardinality(&ids, span)?;
+            return Ok(Some(Tensor::scalar(Expr::Integer(k))));
+        }
+        if (name == "inStream" || name == "actualStream") && func.parts.len() == 1 {
+            return self.stream_operator(name, args, span).map(Some);
+        }
+        if name == "getInstanceName" && func.parts.len() == 1 && !func.global {
+            if !args.positional.is_empty() || !args.named.is_empty() {
+                return Err(Diagnostic::error(
+                    span,
+                    "`getInstanceName` takes no arguments",
+                ));
+            }
+            return Ok(Some(Tensor::scalar(Expr::String(self.instance_name()))));
+        }
+        if name == "Connections.isRoot" || name == "Connections.rooted" {
+            let Some(ast::Expr {
+                kind: ast::ExprKind::Ref(c),
+                ..
+            }) = args.positional.first()
+            else {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{name}` needs a component"),
+                ));
+            };
+            let ids = self.ref_instances(c)?;
+            let b = self.f.graph_query(name.ends_with("rooted"), &ids, span)?;
+            return Ok(Some(Tensor::scalar(Expr::Boolean(b))));
+        }
+        Ok(None)
+    }
+
+    /// The built-in operators on values (`der`, `pre`, `edge`, `change`, `noEvent`, `smooth`,
+    /// `initial`, `terminal`, `delay`, `sample`) applied to the argument values `vals`.
+    fn builtin_operator(
+        &mut self,
+        name: &str,
+        vals: &[Tensor<Expr>],
+        span: Span,
+    ) -> EResult<Tensor<Expr>> {
+        let need = |n: usize| -> EResult<()> {
+            if vals.len() != n {
+                Err(Diagnostic::error(
+                    span,
+                    format!("`{name}` takes {n} argument(s), got {}", vals.len()),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        Ok(match name {
+            "der" => {
+                need(1)?;
+                self.check_der_argument(&vals[0], span)?;
+                on_each(vals, |_| Expr::Real(0.0), Expr::Der)
+            }
+            "pre" => {
+                need(1)?;
+                on_each(vals, |x| x, Expr::Pre)
+            }
+            "edge" => {
+                need(1)?;
+                on_each(vals, |_| Expr::Boolean(false), Expr::Edge)
+            }
+            "change" => {
+                need(1)?;
+                on_each(vals, |_| Expr::Boolean(false), Expr::Change)
+            }
+            "noEvent" => {
+                need(1)?;
+                on_each(vals, |x| x, Expr::NoEvent)
+            }
+            "smooth" => {
+                need(2)?;
+                let p = vals[0]
+                    .clone()
+                    .into_scalar()
+                    .ok()
+                    .and_then(|v| v.to_val())
+                    .and_then(|v| v.as_int());
+                let Some(p) = p.filter(|p| *p >= 0) else {
+                    return Err(Diagnostic::error(
+                        span,
+                        "the first argument of `smooth` must be a non-negative Integer constant",
+                    ));
+                };
+                on_each(&vals[1..], |x| x, |x| Expr::Smooth(p as u32, x))
+            }
+            "initial" => {
+                need(0)?;
+                Tensor::scalar(Expr::Initial)
+            }
+            "terminal" => {
+                need(0)?;
+                Tensor::scalar(Expr::Terminal)
+            }
+            "delay" => self.delay_call(vals, span)?,
+            "sample" => {
+                need(2)?;
+                let a = vals[0]
+                    .clone()
+                    .into_scalar()
+                    .map_err(|m| Diagnostic::error(span, m))?;
+                let b = vals[1]
+                    .clone()
+                    .into_scalar()
+                    .map_err(|m| Diagnostic::error(span, m))?;
+                Tensor::scalar(Expr::Sample(Box::new(a), Box::new(b)))
+            }
+            other => {
+                return Err(Diagnostic::error(
+                    span,
+                    format!("`{other}` is not supported"),
+                ));
+            }
+        })
     }
 }
 

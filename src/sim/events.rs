@@ -92,7 +92,6 @@ fn time_eps(t: f64) -> f64 {
 /// applied; this repeats until nothing changes (the friction elements' `sa > f0_max` decides
 /// `startForward`, which decides the loop that gives `sa`). Then, when some discrete variable
 /// differs from its `pre`, `pre := v` and another round starts.
-#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 pub fn event_iteration(
     engine: &mut Engine,
     es: &mut EventState,
@@ -104,65 +103,21 @@ pub fn event_iteration(
     let time = engine.prog.time as usize;
     engine.regs[time] = t;
     engine.regs[engine.prog.initial as usize] = f64::from(u8::from(initial));
-    // Sample instants active at this event.
-    let mut active = vec![false; es.next_sample.len()];
-    // Not at initialization: a sample at the start time fires at the event right after it
-    // (as `when` clauses do not act at initialization unless their condition has `initial()`).
-    for (i, s) in engine.prog.samples.clone().iter().enumerate() {
-        active[i] = !initial && (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
-        engine.regs[s.reg as usize] = f64::from(u8::from(active[i]));
-    }
-    // pre(v): the values just before the event. At initialization, the `pre` values that
-    // initial equations determined are unknowns of the initial system and stay as solved.
-    // So do those of discrete variables with `fixed = true`: `pre(v) = v.start`.
-    let kept: Vec<u32> = if initial {
-        let mut kept: Vec<u32> = engine
-            .prog
-            .initial_assigns
-            .iter()
-            .filter_map(|a| a.pre)
-            .collect();
-        for &p in &engine.prog.pre_fixed {
-            if !kept.contains(&p) {
-                kept.push(p);
-            }
-        }
-        kept
-    } else {
-        Vec::new()
-    };
+    let active = activate_samples(engine, es, t, initial);
+    let kept = kept_pre(engine, initial);
     copy_pre(engine, &kept);
     engine.run_main()?;
     engine.run_outputs();
-    // The triggered relation takes its new value. The root finder stops just past the
-    // crossing, so the comparison usually gives it; when rounding (a loop solved again from
-    // another start) puts the operands back on the old side, it is toggled, but only if it
-    // agreed with its operands when the integration started: a relation that did not (itself
-    // toggled at the previous event) crosses back to agreement, which is no change.
-    // It keeps that value only while its operands stay where they crossed: when the event
-    // changes them (`time >= pre(next)` after `next` moved on), it is evaluated again, or it
-    // would stay true and never fire again.
-    let triggered = triggered.map(|i| {
-        let r = engine.prog.relations[i].clone();
-        let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
-        let old = engine.regs[r.reg as usize];
-        let now = apply(r.op, a, b, 0.0);
-        let value = if now != old {
-            now
-        } else if es.consistent.get(i).copied().unwrap_or(true) {
-            1.0 - old
-        } else {
-            old
-        };
-        engine.regs[r.reg as usize] = value;
-        (i, a, b, value)
-    });
-
+    let instant = Instant {
+        t,
+        triggered: triggered.map(|i| switch_triggered(engine, es, i)),
+        initial,
+    };
     // The clauses are taken out of the program for the iteration (not cloned at every
     // event: a clause can hold thousands of assignments) and put back whatever the outcome.
     let whens = std::mem::take(&mut engine.prog.whens);
     let always = std::mem::take(&mut engine.prog.always);
-    let settled = settle(engine, es, t, triggered, initial, &kept, &whens, &always);
+    let settled = settle(engine, es, &instant, &kept, &whens, &always);
     engine.prog.whens = whens;
     engine.prog.always = always;
     settled?;
@@ -178,8 +133,75 @@ pub fn event_iteration(
         engine.invalidate();
         return Ok(());
     }
-    // Back to continuous time: samples off, and remember the conditions as they are between
-    // events so that the next edge is detected.
+    leave_event(engine, es, &active)
+}
+
+/// Sets the sample registers for the instants active at `t` and returns which are. Not at
+/// initialization: a sample at the start time fires at the event right after it (as `when`
+/// clauses do not act at initialization unless their condition has `initial()`).
+fn activate_samples(engine: &mut Engine, es: &EventState, t: f64, initial: bool) -> Vec<bool> {
+    let mut active = vec![false; es.next_sample.len()];
+    for (i, s) in engine.prog.samples.clone().iter().enumerate() {
+        active[i] = !initial && (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
+        engine.regs[s.reg as usize] = f64::from(u8::from(active[i]));
+    }
+    active
+}
+
+/// The `pre` registers the event does not overwrite with the values just before it. At
+/// initialization, the `pre` values that initial equations determined are unknowns of the
+/// initial system and stay as solved. So do those of discrete variables with `fixed = true`:
+/// `pre(v) = v.start`.
+fn kept_pre(engine: &Engine, initial: bool) -> Vec<u32> {
+    if !initial {
+        return Vec::new();
+    }
+    let mut kept: Vec<u32> = engine
+        .prog
+        .initial_assigns
+        .iter()
+        .filter_map(|a| a.pre)
+        .collect();
+    for &p in &engine.prog.pre_fixed {
+        if !kept.contains(&p) {
+            kept.push(p);
+        }
+    }
+    kept
+}
+
+/// The triggered relation `i` takes its new value; returns it with its operands. The root
+/// finder stops just past the crossing, so the comparison usually gives it; when rounding (a
+/// loop solved again from another start) puts the operands back on the old side, it is
+/// toggled, but only if it agreed with its operands when the integration started: a relation
+/// that did not (itself toggled at the previous event) crosses back to agreement, which is no
+/// change. It keeps that value only while its operands stay where they crossed: when the
+/// event changes them (`time >= pre(next)` after `next` moved on), it is evaluated again, or
+/// it would stay true and never fire again.
+fn switch_triggered(engine: &mut Engine, es: &EventState, i: usize) -> Triggered {
+    let r = engine.prog.relations[i].clone();
+    let (a, b) = (engine.regs[r.a as usize], engine.regs[r.b as usize]);
+    let old = engine.regs[r.reg as usize];
+    let now = apply(r.op, a, b, 0.0);
+    let value = if now != old {
+        now
+    } else if es.consistent.get(i).copied().unwrap_or(true) {
+        1.0 - old
+    } else {
+        old
+    };
+    engine.regs[r.reg as usize] = value;
+    (i, a, b, value)
+}
+
+/// Back to continuous time after an event: samples off (the active ones move to their next
+/// instant), and the conditions remembered as they are between events so that the next edge
+/// is detected.
+fn leave_event(
+    engine: &mut Engine,
+    es: &mut EventState,
+    active: &[bool],
+) -> Result<(), EventError> {
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
         engine.regs[s.reg as usize] = 0.0;
         if active[i] {
@@ -200,14 +222,22 @@ pub fn event_iteration(
     Ok(())
 }
 
+/// The triggered relation after [`switch_triggered`]: index, operands, value.
+type Triggered = (usize, f64, f64, f64);
+
+/// The event instant the iteration settles.
+struct Instant {
+    t: f64,
+    triggered: Option<Triggered>,
+    /// At initialization (`initial()` true).
+    initial: bool,
+}
+
 /// The rounds of the event iteration (see [`event_iteration`]) until no `pre` value differs.
-#[allow(clippy::too_many_arguments, clippy::too_many_lines)] // issue 16: still to split
 fn settle(
     engine: &mut Engine,
     es: &mut EventState,
-    t: f64,
-    triggered: Option<(usize, f64, f64, f64)>,
-    initial: bool,
+    at: &Instant,
     kept: &[u32],
     whens: &[WhenClause],
     always: &[Action],
@@ -218,156 +248,10 @@ fn settle(
         if rounds > 100 {
             return Err(EventError::Diagnostic(Box::new(Diagnostic::error(
                 Span::DUMMY,
-                format!("the event iteration at time {t} did not converge after 100 rounds"),
+                format!("the event iteration at time {} did not converge after 100 rounds", at.t),
             ).with_help("discrete variables keep changing each other; check `when` conditions that depend on their own results"))));
         }
-        // Values of each clause's assigned variables at the start of the round (their
-        // `pre`), taken when the clause first fires in the round: only its own actions assign
-        // them (MLS 8.3.5: one `when` per variable), so they still hold the round's start values.
-        let mut snapshot: Vec<Option<Vec<(usize, f64)>>> = vec![None; whens.len()];
-        let mut fired_before = vec![None; whens.len()];
-        let mut passes = 0;
-        let mut seen: Vec<Vec<bool>> = Vec::new();
-        loop {
-            passes += 1;
-            if passes == 1 {
-                if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
-                    DEBUG_VARS.with(|d| {
-                        let d = d.borrow();
-                        let txt: Vec<String> = d
-                            .iter()
-                            .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
-                            .collect();
-                        eprintln!("   before: {}", txt.join(" "));
-                    });
-                }
-                engine.run_main_holding()?;
-            } else {
-                engine.run_main()?;
-            }
-            engine.run_outputs();
-            let mut changed = false;
-            for (k, w) in whens.iter().enumerate() {
-                let fired = (0..w.branches.len()).find(|&b| {
-                    let mut rising = w.elements[b]
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &r)| engine.regs[r as usize] != 0.0)
-                        .map(|(e, _)| e);
-                    if initial {
-                        w.initial[b] && rising.next().is_some()
-                    } else {
-                        rising.any(|e| !es.cond_prev[k][b][e])
-                    }
-                });
-                match fired {
-                    Some(b) => {
-                        if snapshot[k].is_none() {
-                            snapshot[k] = Some(assigned_values(engine, w));
-                        }
-                        super::when_bodies::run_body(engine, w, b);
-                        // Actions other than assignments (reinit, terminate, asserts) act
-                        // once per round.
-                        let first = fired_before[k] != Some(b);
-                        for a in &w.branches[b].1 {
-                            // Asserts are checked once the passes settle (below): here the
-                            // relations may still hold their values from before the event
-                            // (at initialization, from the start values).
-                            if matches!(a, Action::Assert { .. }) {
-                                continue;
-                            }
-                            if first || matches!(a, Action::Assign { .. }) {
-                                changed |= apply_action(engine, es, a, t)?;
-                            }
-                        }
-                        fired_before[k] = Some(b);
-                    }
-                    None if fired_before[k].is_some() => {
-                        // The condition fell back within the round: `v = pre(v)` again.
-                        for &(v, x) in snapshot[k].iter().flatten() {
-                            changed |= engine.regs[v] != x;
-                            engine.regs[v] = x;
-                        }
-                        fired_before[k] = None;
-                    }
-                    None => {}
-                }
-            }
-            // Asserts are checked once the iteration has settled (below): a pass in between
-            // sees values that the next pass still changes (MLS 8.3.7).
-            for a in always
-                .iter()
-                .filter(|a| !matches!(a, Action::Assert { .. }))
-            {
-                changed |= apply_action(engine, es, a, t)?;
-            }
-            let mut switched = update_relations(engine, triggered);
-            // Relations back at values of an earlier pass: the loop cycles between modes that
-            // each contradict themselves; search its relations (`sim/mixed_search.rs`).
-            let values = super::mixed_search::relation_values(engine);
-            if let Some(i) = switched.filter(|_| !changed && seen.contains(&values)) {
-                if operands_equal_but_for_rounding(engine, i) {
-                    // The cycle is rounding noise: the operands are equal to the last digits
-                    // and their sign flips with each solve of the loop (EngineV6's pistons at
-                    // dead centre, `v_rel` = +-5e-16). Either value is consistent at this
-                    // instant; the one it has now is kept, and a later real move to the other
-                    // side is a zero crossing (`root_baseline.rs`).
-                    switched = None;
-                } else if super::mixed_search::resolve(engine, i)? {
-                    seen.clear();
-                    switched = Some(i);
-                }
-            } else {
-                seen.push(values);
-            }
-            if std::env::var_os("MINIMO_DEBUG_EVENTS").is_some() {
-                DEBUG_VARS.with(|d| {
-                    let d = d.borrow();
-                    let txt: Vec<String> = d
-                        .iter()
-                        .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
-                        .collect();
-                    eprintln!("   {}", txt.join(" "));
-                });
-                eprintln!(
-                    "event t={t} round {rounds} pass {passes}: changed {changed}, relation {:?}",
-                    switched.map(|i| {
-                        let r = &engine.prog.relations[i];
-                        format!(
-                            "{} = {} ({}, {})",
-                            r.text,
-                            engine.regs[r.reg as usize],
-                            engine.regs[r.a as usize],
-                            engine.regs[r.b as usize]
-                        )
-                    })
-                );
-            }
-            // A first pass held the iteration variables of mixed loops: they are settled
-            // only once a pass has computed them from the discrete values of this round.
-            let held = passes == 1 && !engine.prog.iteration_steps.is_empty();
-            if switched.is_none() && !changed && !held {
-                // The settled values: the asserts (outside `when` and in the branches that
-                // fired) hold on them.
-                for a in always.iter().filter(|a| matches!(a, Action::Assert { .. })) {
-                    apply_action(engine, es, a, t)?;
-                }
-                for (k, w) in whens.iter().enumerate() {
-                    let Some(b) = fired_before[k] else { continue };
-                    for a in w.branches[b].1.iter() {
-                        if matches!(a, Action::Assert { .. }) {
-                            apply_action(engine, es, a, t)?;
-                        }
-                    }
-                }
-                break;
-            }
-            if passes > 50 {
-                return Err(EventError::Diagnostic(Box::new(chattering(
-                    engine, t, switched,
-                ))));
-            }
-        }
+        settle_round(engine, es, at, whens, always, rounds)?;
         for (k, w) in whens.iter().enumerate() {
             es.cond_prev[k] = conditions(engine, w);
         }
@@ -380,9 +264,225 @@ fn settle(
         copy_pre(engine, kept);
         // Relations on `pre` values (`pre(mode) == Stuck`) follow at once; the others agree
         // with their operands after a settled round.
-        update_relations(engine, triggered);
+        update_relations(engine, at.triggered);
     }
     Ok(())
+}
+
+/// What the passes of one round remember about each `when` clause.
+struct RoundWhens {
+    /// Values of each clause's assigned variables at the start of the round (their `pre`),
+    /// taken when the clause first fires in the round: only its own actions assign them
+    /// (MLS 8.3.5: one `when` per variable), so they still hold the round's start values.
+    snapshot: Vec<Option<Vec<(usize, f64)>>>,
+    /// The branch that fired in the last pass.
+    fired_before: Vec<Option<usize>>,
+}
+
+/// One round: passes with every `pre` fixed until no relation switches and no action changes
+/// a value, then the asserts checked on the settled values.
+fn settle_round(
+    engine: &mut Engine,
+    es: &mut EventState,
+    at: &Instant,
+    whens: &[WhenClause],
+    always: &[Action],
+    round: usize,
+) -> Result<(), EventError> {
+    let mut state = RoundWhens {
+        snapshot: vec![None; whens.len()],
+        fired_before: vec![None; whens.len()],
+    };
+    let mut passes = 0;
+    let mut seen: Vec<Vec<bool>> = Vec::new();
+    loop {
+        passes += 1;
+        if passes == 1 {
+            if debug_events() {
+                debug_print_vars(engine, "   before: ");
+            }
+            engine.run_main_holding()?;
+        } else {
+            engine.run_main()?;
+        }
+        engine.run_outputs();
+        let mut changed = fire_whens(engine, es, at, whens, &mut state)?;
+        // Asserts are checked once the iteration has settled (below): a pass in between
+        // sees values that the next pass still changes (MLS 8.3.7).
+        for a in always
+            .iter()
+            .filter(|a| !matches!(a, Action::Assert { .. }))
+        {
+            changed |= apply_action(engine, es, a, at.t)?;
+        }
+        let switched = switch_relations(engine, at.triggered, changed, &mut seen)?;
+        if debug_events() {
+            debug_print_vars(engine, "   ");
+            debug_print_pass(engine, at.t, round, passes, changed, switched);
+        }
+        // A first pass held the iteration variables of mixed loops: they are settled
+        // only once a pass has computed them from the discrete values of this round.
+        let held = passes == 1 && !engine.prog.iteration_steps.is_empty();
+        if switched.is_none() && !changed && !held {
+            return check_settled_asserts(engine, es, at.t, whens, always, &state.fired_before);
+        }
+        if passes > 50 {
+            return Err(EventError::Diagnostic(Box::new(chattering(
+                engine, at.t, switched,
+            ))));
+        }
+    }
+}
+
+/// Applies the `when` clauses whose conditions fire in this pass, and restores the values of
+/// those that fell back; returns whether a value changed.
+fn fire_whens(
+    engine: &mut Engine,
+    es: &mut EventState,
+    at: &Instant,
+    whens: &[WhenClause],
+    state: &mut RoundWhens,
+) -> Result<bool, EventError> {
+    let mut changed = false;
+    for (k, w) in whens.iter().enumerate() {
+        let fired = (0..w.branches.len()).find(|&b| {
+            let mut rising = w.elements[b]
+                .iter()
+                .enumerate()
+                .filter(|&(_, &r)| engine.regs[r as usize] != 0.0)
+                .map(|(e, _)| e);
+            if at.initial {
+                w.initial[b] && rising.next().is_some()
+            } else {
+                rising.any(|e| !es.cond_prev[k][b][e])
+            }
+        });
+        match fired {
+            Some(b) => {
+                if state.snapshot[k].is_none() {
+                    state.snapshot[k] = Some(assigned_values(engine, w));
+                }
+                super::when_bodies::run_body(engine, w, b);
+                // Actions other than assignments (reinit, terminate, asserts) act once per
+                // round.
+                let first = state.fired_before[k] != Some(b);
+                for a in &w.branches[b].1 {
+                    // Asserts are checked once the passes settle: here the relations may
+                    // still hold their values from before the event (at initialization,
+                    // from the start values).
+                    if matches!(a, Action::Assert { .. }) {
+                        continue;
+                    }
+                    if first || matches!(a, Action::Assign { .. }) {
+                        changed |= apply_action(engine, es, a, at.t)?;
+                    }
+                }
+                state.fired_before[k] = Some(b);
+            }
+            None if state.fired_before[k].is_some() => {
+                // The condition fell back within the round: `v = pre(v)` again.
+                for &(v, x) in state.snapshot[k].iter().flatten() {
+                    changed |= engine.regs[v] != x;
+                    engine.regs[v] = x;
+                }
+                state.fired_before[k] = None;
+            }
+            None => {}
+        }
+    }
+    Ok(changed)
+}
+
+/// Evaluates the relations again from their operands; returns the one that switched, if any.
+/// Relations back at values of an earlier pass (`seen`) mean the loop cycles between modes
+/// that each contradict themselves: its relations are searched (`sim/mixed_search.rs`).
+fn switch_relations(
+    engine: &mut Engine,
+    triggered: Option<Triggered>,
+    changed: bool,
+    seen: &mut Vec<Vec<bool>>,
+) -> Result<Option<usize>, EventError> {
+    let mut switched = update_relations(engine, triggered);
+    let values = super::mixed_search::relation_values(engine);
+    if let Some(i) = switched.filter(|_| !changed && seen.contains(&values)) {
+        if operands_equal_but_for_rounding(engine, i) {
+            // The cycle is rounding noise: the operands are equal to the last digits and
+            // their sign flips with each solve of the loop (EngineV6's pistons at dead
+            // centre, `v_rel` = +-5e-16). Either value is consistent at this instant; the one
+            // it has now is kept, and a later real move to the other side is a zero crossing
+            // (`root_baseline.rs`).
+            switched = None;
+        } else if super::mixed_search::resolve(engine, i)? {
+            seen.clear();
+            switched = Some(i);
+        }
+    } else {
+        seen.push(values);
+    }
+    Ok(switched)
+}
+
+/// The asserts, outside `when` and in the branches that fired, checked on the settled values.
+fn check_settled_asserts(
+    engine: &mut Engine,
+    es: &mut EventState,
+    t: f64,
+    whens: &[WhenClause],
+    always: &[Action],
+    fired_before: &[Option<usize>],
+) -> Result<(), EventError> {
+    for a in always.iter().filter(|a| matches!(a, Action::Assert { .. })) {
+        apply_action(engine, es, a, t)?;
+    }
+    for (k, w) in whens.iter().enumerate() {
+        let Some(b) = fired_before[k] else { continue };
+        for a in w.branches[b].1.iter() {
+            if matches!(a, Action::Assert { .. }) {
+                apply_action(engine, es, a, t)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `MINIMO_DEBUG_EVENTS` set: each pass of the event iteration is printed.
+fn debug_events() -> bool {
+    std::env::var_os("MINIMO_DEBUG_EVENTS").is_some()
+}
+
+/// Prints the variables registered for debugging (`DEBUG_VARS`) after `prefix`.
+fn debug_print_vars(engine: &Engine, prefix: &str) {
+    DEBUG_VARS.with(|d| {
+        let d = d.borrow();
+        let txt: Vec<String> = d
+            .iter()
+            .map(|(n, r)| format!("{n}={}", engine.regs[*r]))
+            .collect();
+        eprintln!("{prefix}{}", txt.join(" "));
+    });
+}
+
+fn debug_print_pass(
+    engine: &Engine,
+    t: f64,
+    round: usize,
+    pass: usize,
+    changed: bool,
+    switched: Option<usize>,
+) {
+    eprintln!(
+        "event t={t} round {round} pass {pass}: changed {changed}, relation {:?}",
+        switched.map(|i| {
+            let r = &engine.prog.relations[i];
+            format!(
+                "{} = {} ({}, {})",
+                r.text,
+                engine.regs[r.reg as usize],
+                engine.regs[r.a as usize],
+                engine.regs[r.b as usize]
+            )
+        })
+    );
 }
 
 /// The variables the branches of `w` assign, with their current values.

@@ -20,8 +20,8 @@ use super::dense_lu::Lu;
 use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
 use super::params::is_initial_unknown;
-use super::tape::run;
-use crate::dae::{VarId, Variability};
+use super::tape::{Reg, run};
+use crate::dae::{FlatModel, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
 use crate::structure::SortedSystem;
 use std::collections::BTreeSet;
@@ -45,7 +45,6 @@ struct FixedStart {
 }
 
 /// Solves the initial system; returns notes for the user.
-#[allow(clippy::too_many_lines)] // issue 16: still to split into named steps
 pub fn solve_initial_equations(
     engine: &mut Engine,
     sys: &SortedSystem,
@@ -55,27 +54,7 @@ pub fn solve_initial_equations(
     let model = &sys.model;
     engine.regs[engine.prog.time as usize] = t0;
     let states = engine.prog.states.clone();
-    let state_vars: BTreeSet<VarId> = states.iter().map(|s| s.0).collect();
-    let eliminated: BTreeSet<VarId> = sys.eliminated.iter().map(|(v, _)| *v).collect();
-    // Variables assigned in `when` start from their start value (their `pre`), by definition.
-    let discrete: BTreeSet<VarId> = sys.discrete_vars.iter().copied().collect();
-    // Alias elimination moved an eliminated variable's `fixed` start onto the kept one.
-    let fixed_starts: Vec<FixedStart> = model
-        .variables
-        .iter()
-        .enumerate()
-        .filter(|(i, v)| {
-            v.variability == Variability::Continuous
-                && v.fixed == Some(true)
-                && !state_vars.contains(i)
-                && !eliminated.contains(i)
-                && !discrete.contains(i)
-        })
-        .map(|(i, _)| FixedStart {
-            var: i,
-            start: engine.prog.init_regs[i],
-        })
-        .collect();
+    let fixed_starts = fixed_starts(engine, sys);
     let params: Vec<VarId> = (0..model.variables.len())
         .filter(|&i| is_initial_unknown(&model.variables[i]))
         .collect();
@@ -90,56 +69,142 @@ pub fn solve_initial_equations(
         notes.extend(start_value_note(model, &all));
         return Ok(notes);
     }
-    // Dependencies on the free parameters count too (index `states.len() + k`): a `fixed`
-    // acceleration determines a spring constant (MultiBody's InitSpringConstant).
-    let deps = initial_deps(&engine.prog, &params);
-    let candidate = |i: usize| {
-        states
-            .get(i)
-            .is_none_or(|s| model.variables[s.0].fixed != Some(true))
-    };
-    let mut touched = vec![false; states.len() + params.len()];
-    for (r, _) in &engine.prog.initial_residuals {
-        for &s in &deps[*r as usize] {
-            touched[s as usize] = true;
-        }
+    let (problem, untouched) = InitProblem::select(engine, model, &fixed_starts, params);
+    notes.extend(start_value_note(model, &untouched));
+    let mut problem = problem;
+    if problem.free.len() < problem.neq {
+        return Err(InitError::Diagnostics(vec![
+            problem.over_specified(&states),
+        ]));
     }
-    // Fixed starts that constrain a free state join the system (as many as fit); the others
-    // are only checked.
-    let mut active: Vec<FixedStart> = Vec::new();
-    let mut checked: Vec<FixedStart> = Vec::new();
-    let n_candidates = (0..states.len()).filter(|&i| candidate(i)).count() + params.len();
-    for f in &fixed_starts {
-        let constrains = deps[f.var].iter().any(|&s| candidate(s as usize));
-        if constrains && n_eq + active.len() < n_candidates {
-            active.push(*f);
-            for &s in &deps[f.var] {
+    if problem.free.len() > problem.neq {
+        notes.extend(problem.keep_start_values()?);
+    }
+    let mut x: Vec<f64> = problem.free.iter().map(|&v| engine.regs[v]).collect();
+    let mut r = Vec::new();
+    problem.residual(engine, &x, &mut r)?;
+    problem.sweep_explicit(engine, &mut x, &mut r)?;
+    if problem.newton(engine, &mut x, &mut r)? {
+        check_fixed_starts(engine, sys, &problem.checked, &problem.free)?;
+        return Ok(notes);
+    }
+    Err(InitError::Diagnostics(vec![problem.unsolved(&r)]))
+}
+
+/// The `fixed = true` variables that are not states, with their start values. Variables
+/// assigned in `when` start from their start value (their `pre`) by definition, and alias
+/// elimination moved an eliminated variable's `fixed` start onto the kept one, so both are
+/// left out.
+fn fixed_starts(engine: &Engine, sys: &SortedSystem) -> Vec<FixedStart> {
+    let state_vars: BTreeSet<VarId> = engine.prog.states.iter().map(|s| s.0).collect();
+    let eliminated: BTreeSet<VarId> = sys.eliminated.iter().map(|(v, _)| *v).collect();
+    let discrete: BTreeSet<VarId> = sys.discrete_vars.iter().copied().collect();
+    sys.model
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| {
+            v.variability == Variability::Continuous
+                && v.fixed == Some(true)
+                && !state_vars.contains(i)
+                && !eliminated.contains(i)
+                && !discrete.contains(i)
+        })
+        .map(|(i, _)| FixedStart {
+            var: i,
+            start: engine.prog.init_regs[i],
+        })
+        .collect()
+}
+
+/// The initial system as solved: its unknowns and its equations (the initial equations, then
+/// the fixed starts that joined them).
+struct InitProblem<'a> {
+    model: &'a FlatModel,
+    /// Free states the equations depend on, then the parameters with `fixed = false`.
+    free: Vec<VarId>,
+    params: Vec<VarId>,
+    /// Fixed starts that are equations of the system.
+    active: Vec<FixedStart>,
+    /// Fixed starts only checked after solving.
+    checked: Vec<FixedStart>,
+    init_res: Vec<(Reg, usize)>,
+    neq: usize,
+}
+
+impl<'a> InitProblem<'a> {
+    /// Chooses the unknowns and the fixed starts that join the equations; also returns the
+    /// free states no equation depends on (they keep their start values).
+    fn select(
+        engine: &Engine,
+        model: &'a FlatModel,
+        fixed_starts: &[FixedStart],
+        params: Vec<VarId>,
+    ) -> (Self, Vec<VarId>) {
+        let states = &engine.prog.states;
+        let n_eq = engine.prog.initial_residuals.len();
+        // Dependencies on the free parameters count too (index `states.len() + k`): a `fixed`
+        // acceleration determines a spring constant (MultiBody's InitSpringConstant).
+        let deps = initial_deps(&engine.prog, &params);
+        let candidate = |i: usize| {
+            states
+                .get(i)
+                .is_none_or(|s| model.variables[s.0].fixed != Some(true))
+        };
+        let mut touched = vec![false; states.len() + params.len()];
+        for (r, _) in &engine.prog.initial_residuals {
+            for &s in &deps[*r as usize] {
                 touched[s as usize] = true;
             }
-        } else {
-            checked.push(*f);
         }
+        // Fixed starts that constrain a free state join the system (as many as fit); the
+        // others are only checked.
+        let mut active: Vec<FixedStart> = Vec::new();
+        let mut checked: Vec<FixedStart> = Vec::new();
+        let n_candidates = (0..states.len()).filter(|&i| candidate(i)).count() + params.len();
+        for f in fixed_starts {
+            let constrains = deps[f.var].iter().any(|&s| candidate(s as usize));
+            if constrains && n_eq + active.len() < n_candidates {
+                active.push(*f);
+                for &s in &deps[f.var] {
+                    touched[s as usize] = true;
+                }
+            } else {
+                checked.push(*f);
+            }
+        }
+        let mut free: Vec<VarId> = (0..states.len())
+            .filter(|&i| candidate(i) && touched[i])
+            .map(|i| states[i].0)
+            .collect();
+        let untouched: Vec<VarId> = (0..states.len())
+            .filter(|&i| candidate(i) && !touched[i])
+            .map(|i| states[i].0)
+            .collect();
+        free.extend(&params);
+        let neq = n_eq + active.len();
+        let problem = InitProblem {
+            model,
+            free,
+            params,
+            active,
+            checked,
+            init_res: engine.prog.initial_residuals.clone(),
+            neq,
+        };
+        (problem, untouched)
     }
-    let mut free: Vec<VarId> = (0..states.len())
-        .filter(|&i| candidate(i) && touched[i])
-        .map(|i| states[i].0)
-        .collect();
-    let untouched: Vec<VarId> = (0..states.len())
-        .filter(|&i| candidate(i) && !touched[i])
-        .map(|i| states[i].0)
-        .collect();
-    notes.extend(start_value_note(model, &untouched));
-    free.extend(&params);
-    let neq = n_eq + active.len();
-    let init_res = engine.prog.initial_residuals.clone();
-    let eq_names = |idx: &[usize]| -> Vec<String> {
+
+    /// Names of the equations with indices `idx` (initial equations, then fixed starts).
+    fn eq_names(&self, idx: &[usize]) -> Vec<String> {
+        let model = self.model;
         idx.iter()
             .map(|&i| {
-                if i >= init_res.len() {
-                    let v = &model.variables[active[i - init_res.len()].var];
+                if i >= self.init_res.len() {
+                    let v = &model.variables[self.active[i - self.init_res.len()].var];
                     return format!("`{}` = its fixed start value", v.name);
                 }
-                let (_, e) = init_res[i];
+                let (_, e) = self.init_res[i];
                 let eq = &model.initial_equations[e];
                 format!(
                     "initial equation {} in `{}`",
@@ -152,37 +217,53 @@ pub fn solve_initial_equations(
                 )
             })
             .collect()
-    };
-    let first_span = || {
-        model
+    }
+
+    fn all_eq_names(&self) -> String {
+        self.eq_names(&(0..self.neq).collect::<Vec<_>>()).join(", ")
+    }
+
+    /// Where errors about the system as a whole point: its first equation.
+    fn first_span(&self) -> Span {
+        self.model
             .initial_equations
             .first()
             .map(|e| e.span)
-            .or_else(|| active.first().map(|f| model.variables[f.var].span))
+            .or_else(|| {
+                self.active
+                    .first()
+                    .map(|f| self.model.variables[f.var].span)
+            })
             .unwrap_or(Span::DUMMY)
-    };
-    if free.len() < neq {
+    }
+
+    fn unknown_names(&self) -> Vec<&'a str> {
+        let model = self.model;
+        self.free
+            .iter()
+            .map(|&v| model.variables[v].name.as_str())
+            .collect()
+    }
+
+    /// More equations than unknowns.
+    fn over_specified(&self, states: &[(VarId, VarId)]) -> Diagnostic {
+        let model = self.model;
         let fixed: Vec<String> = states
             .iter()
             .filter(|(x, _)| model.variables[*x].fixed == Some(true))
             .map(|(x, _)| model.variables[*x].name.clone())
             .collect();
-        let unknowns: Vec<&str> = free
-            .iter()
-            .map(|&v| model.variables[v].name.as_str())
-            .collect();
+        let unknowns = self.unknown_names();
         let mut d = Diagnostic::error(
-            first_span(),
+            self.first_span(),
             format!(
-                "the initial system is over-specified: {neq} initial equation(s) but only {} unknown(s) left to determine",
-                free.len()
+                "the initial system is over-specified: {} initial equation(s) but only {} unknown(s) left to determine",
+                self.neq,
+                self.free.len()
             ),
         )
         .with_help("remove an initial equation, or `fixed = true` from a state's start value");
-        d = d.with_note(format!(
-            "initial equations: {}",
-            eq_names(&(0..neq).collect::<Vec<_>>()).join(", ")
-        ));
+        d = d.with_note(format!("initial equations: {}", self.all_eq_names()));
         d = d.with_note(if unknowns.is_empty() {
             "no unknown is left: every state has fixed = true".to_string()
         } else {
@@ -191,12 +272,17 @@ pub fn solve_initial_equations(
         if !fixed.is_empty() {
             d = d.with_note(format!("states with fixed = true: {}", fixed.join(", ")));
         }
-        return Err(InitError::Diagnostics(vec![d]));
+        d
     }
-    if free.len() > neq {
-        // Keep start values for the states with an explicit start, last ones first
-        // (parameters with fixed = false are never kept: they asked to be determined).
-        let n_states = free.len() - params.len();
+
+    /// Fewer equations than unknowns: keeps start values for the states with an explicit
+    /// start, last ones first, until the counts match (parameters with fixed = false are
+    /// never kept: they asked to be determined). Returns the note naming the kept states.
+    fn keep_start_values(&mut self) -> Result<Option<String>, InitError> {
+        let model = self.model;
+        let neq = self.neq;
+        let free = &mut self.free;
+        let n_states = free.len() - self.params.len();
         let mut kept = Vec::new();
         while free.len() > neq {
             let pos = free[..n_states - kept.len()]
@@ -209,41 +295,47 @@ pub fn solve_initial_equations(
             kept.push(free.remove(pos));
         }
         kept.sort();
-        let names: Vec<&str> = kept
-            .iter()
-            .map(|&v| model.variables[v].name.as_str())
-            .collect();
-        if !names.is_empty() {
-            notes.push(format!(
-                "initial system under-specified: {} kept at its start value (add `fixed = true` or an initial equation to say so)",
-                names.join(", ")
-            ));
-        }
         if free.len() > neq {
-            let names: Vec<&str> = params
+            let names: Vec<&str> = self
+                .params
                 .iter()
                 .map(|&v| model.variables[v].name.as_str())
                 .collect();
             return Err(InitError::Diagnostics(vec![
                 Diagnostic::error(
-                    model.variables[params[0]].span,
+                    model.variables[self.params[0]].span,
                     format!(
                         "the initial system is under-determined: {} parameter(s) with fixed = false but only {neq} initial equation(s) for them",
-                        params.len()
+                        self.params.len()
                     ),
                 )
                 .with_note(format!("parameters to determine: {}", names.join(", ")))
                 .with_help("add an initial equation for each parameter with fixed = false"),
             ]));
         }
+        let names: Vec<&str> = kept
+            .iter()
+            .map(|&v| model.variables[v].name.as_str())
+            .collect();
+        Ok((!names.is_empty()).then(|| {
+            format!(
+                "initial system under-specified: {} kept at its start value (add `fixed = true` or an initial equation to say so)",
+                names.join(", ")
+            )
+        }))
     }
-    // Damped Newton on the free unknowns.
-    let n = free.len();
-    let residual = |engine: &mut Engine, x: &[f64], out: &mut Vec<f64>| -> Result<(), InitError> {
-        for (k, &v) in free.iter().enumerate() {
+
+    /// The residuals of the system with the unknowns set to `x`.
+    fn residual(
+        &self,
+        engine: &mut Engine,
+        x: &[f64],
+        out: &mut Vec<f64>,
+    ) -> Result<(), InitError> {
+        for (k, &v) in self.free.iter().enumerate() {
             engine.regs[v] = x[k];
         }
-        settle_discrete(engine, model)?;
+        settle_discrete(engine, self.model)?;
         let p = &engine.prog;
         out.clear();
         out.extend(
@@ -251,37 +343,44 @@ pub fn solve_initial_equations(
                 .iter()
                 .map(|(r, _)| engine.regs[*r as usize]),
         );
-        out.extend(active.iter().map(|f| engine.regs[f.var] - f.start));
+        out.extend(self.active.iter().map(|f| engine.regs[f.var] - f.start));
         Ok(())
-    };
-    let mut x: Vec<f64> = free.iter().map(|&v| engine.regs[v]).collect();
-    let mut r = Vec::new();
-    let mut r2 = Vec::new();
-    residual(engine, &x, &mut r)?;
-    // Initial equations `v = e` (`parameter Real c(fixed = false)` given by a function of
-    // other such parameters): sweeps of `v := e` give their values in as many sweeps as they
-    // depend on each other, where Newton could start from a point at which `e` is not defined
-    // (`0/0` from parameters still at 0). The best point of the sweeps is kept.
-    let explicit: Vec<(usize, u32)> = engine
-        .prog
-        .initial_explicit
-        .iter()
-        .flatten()
-        // Only parameters: the continuous and discrete unknowns keep Newton from their start
-        // values (a sweep could move a mixed system to another of its solutions).
-        .filter(|&&(v, _)| model.variables[v].variability == crate::dae::Variability::Parameter)
-        .filter_map(|&(v, e)| free.iter().position(|&u| u == v).map(|k| (k, e)))
-        .collect();
-    if !explicit.is_empty() {
+    }
+
+    /// Initial equations `v = e` (`parameter Real c(fixed = false)` given by a function of
+    /// other such parameters): sweeps of `v := e` give their values in as many sweeps as they
+    /// depend on each other, where Newton could start from a point at which `e` is not
+    /// defined (`0/0` from parameters still at 0). The best point of the sweeps is kept in
+    /// `x`, its residuals in `r`.
+    fn sweep_explicit(
+        &self,
+        engine: &mut Engine,
+        x: &mut Vec<f64>,
+        r: &mut Vec<f64>,
+    ) -> Result<(), InitError> {
+        let explicit: Vec<(usize, u32)> = engine
+            .prog
+            .initial_explicit
+            .iter()
+            .flatten()
+            // Only parameters: the continuous and discrete unknowns keep Newton from their
+            // start values (a sweep could move a mixed system to another of its solutions).
+            .filter(|&&(v, _)| self.model.variables[v].variability == Variability::Parameter)
+            .filter_map(|&(v, e)| self.free.iter().position(|&u| u == v).map(|k| (k, e)))
+            .collect();
+        if explicit.is_empty() {
+            return Ok(());
+        }
         // Fewer residuals that cannot be evaluated first, then the largest of the others.
         let measure = |r: &[f64]| {
             let bad = r.iter().filter(|x| !x.is_finite()).count();
             let good: Vec<f64> = r.iter().copied().filter(|x| x.is_finite()).collect();
             (bad, norm_of(&good))
         };
-        let mut best = (measure(&r), x.clone(), r.clone());
+        let mut r2 = Vec::new();
+        let mut best = (measure(r), x.clone(), r.clone());
         let mut xs = x.clone();
-        for _ in 0..n.min(50) {
+        for _ in 0..self.free.len().min(50) {
             let mut moved = false;
             for &(k, e) in &explicit {
                 let v = engine.regs[e as usize];
@@ -293,140 +392,181 @@ pub fn solve_initial_equations(
             if !moved {
                 break;
             }
-            residual(engine, &xs, &mut r2)?;
+            self.residual(engine, &xs, &mut r2)?;
             let m = measure(&r2);
             if m.0 < best.0.0 || (m.0 == best.0.0 && m.1 < best.0.1) {
                 best = (m, xs.clone(), r2.clone());
             }
         }
-        x = best.1;
-        r = best.2;
-        residual(engine, &x, &mut r)?;
+        *x = best.1;
+        *r = best.2;
+        self.residual(engine, x, r)
     }
-    let mut lu = Lu::default();
-    let mut tmp = Vec::new();
-    let norm = norm_of;
-    let jacobian = |engine: &mut Engine, x: &[f64], r: &[f64], r2: &mut Vec<f64>| {
+
+    /// The Jacobian at `x` (residuals `r` there) by forward differences, row-major.
+    fn jacobian(
+        &self,
+        engine: &mut Engine,
+        x: &[f64],
+        r: &[f64],
+        r2: &mut Vec<f64>,
+    ) -> Result<Vec<f64>, InitError> {
+        let n = self.free.len();
         let mut jac = vec![0.0; n * n];
         for j in 0..n {
             let h = 1e-7 * (1.0 + x[j].abs());
             let mut xp = x.to_vec();
             xp[j] += h;
-            residual(engine, &xp, r2)?;
+            self.residual(engine, &xp, r2)?;
             for i in 0..n {
                 jac[i * n + j] = (r2[i] - r[i]) / h;
             }
         }
-        Ok::<_, InitError>(jac)
-    };
-    let singular = |col: usize| {
+        Ok(jac)
+    }
+
+    /// The error for a Jacobian singular in column `col`.
+    fn singular(&self, col: usize) -> InitError {
         // A failed call gives NaN, whose Jacobian column is no information: the failure is
         // the cause.
         if let Some(m) = super::funcall::take_failure() {
             return InitError::Diagnostics(vec![Diagnostic::error(
-                first_span(),
+                self.first_span(),
                 format!("the initial equations cannot be evaluated: {m}"),
             )]);
         }
-        let name = &model.variables[free[col]].name;
+        let name = &self.model.variables[self.free[col]].name;
         InitError::Diagnostics(vec![
             Diagnostic::error(
-                first_span(),
+                self.first_span(),
                 format!(
                     "the initial equations do not determine `{name}` (singular initial system)"
                 ),
             )
-            .with_note(format!(
-                "initial equations: {}",
-                eq_names(&(0..neq).collect::<Vec<_>>()).join(", ")
-            ))
+            .with_note(format!("initial equations: {}", self.all_eq_names()))
             .with_help(format!(
                 "give `{name}` a fixed start value or add an initial equation for it"
             )),
         ])
-    };
-    // Whether a step was taken with a singular Jacobian: the solution is then checked to be
-    // regular, so a system that does not determine an unknown is still reported.
-    let mut was_singular = false;
-    for _ in 0..60 {
-        let r0 = norm(&r);
-        if r0 <= 1e-11 {
-            if was_singular {
-                let jac = jacobian(engine, &x, &r, &mut r2)?;
-                if let Err(col) = lu.factor(n, &jac) {
-                    return Err(singular(col));
-                }
-                residual(engine, &x, &mut r)?;
-            }
-            check_fixed_starts(engine, sys, &checked, &free)?;
-            return Ok(notes);
-        }
-        let jac = jacobian(engine, &x, &r, &mut r2)?;
-        let mut dx = r.clone();
-        if lu.factor(n, &jac).is_ok() {
-            lu.solve(&mut dx, &mut tmp);
-        } else {
-            // Singular at this point, which need not be singular at the solution: with
-            // `parameter Real r(fixed = false)` starting at 0 and `der(x) = r*(x - u)`, `x`
-            // enters only once `r` is known. A Levenberg-Marquardt step (J'J + mu I) dx = J'r
-            // moves the unknowns the equations do determine.
-            was_singular = true;
-            let mut a = vec![0.0; n * n];
-            for i in 0..n {
-                for j in 0..n {
-                    a[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
-                }
-            }
-            let scale = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
-            let mu = if scale > 0.0 { 1e-10 * scale } else { 1.0 };
-            for i in 0..n {
-                a[i * n + i] += mu;
-                dx[i] = (0..n).map(|k| jac[k * n + i] * r[k]).sum();
-            }
-            if let Err(col) = lu.factor(n, &a) {
-                return Err(singular(col));
-            }
-            lu.solve(&mut dx, &mut tmp);
-        }
-        let mut lambda = 1.0;
-        loop {
-            let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a - lambda * d).collect();
-            residual(engine, &xn, &mut r2)?;
-            let rn = norm(&r2);
-            if rn.is_finite() && (rn < r0 || lambda < 1e-4) {
-                x = xn;
-                std::mem::swap(&mut r, &mut r2);
-                break;
-            }
-            lambda *= 0.5;
-            if lambda < 1e-6 {
-                x = xn;
-                std::mem::swap(&mut r, &mut r2);
-                break;
-            }
-        }
     }
-    if was_singular {
-        let jac = jacobian(engine, &x, &r, &mut r2)?;
-        if let Err(col) = lu.factor(n, &jac) {
-            return Err(singular(col));
-        }
+
+    /// Fails with the singular-system error when the Jacobian at `x` is singular.
+    fn check_regular(
+        &self,
+        engine: &mut Engine,
+        lu: &mut Lu,
+        x: &[f64],
+        r: &[f64],
+        r2: &mut Vec<f64>,
+    ) -> Result<(), InitError> {
+        let jac = self.jacobian(engine, x, r, r2)?;
+        lu.factor(self.free.len(), &jac)
+            .map_err(|col| self.singular(col))
     }
-    let worst = (0..neq)
-        .max_by(|&a, &b| r[a].abs().total_cmp(&r[b].abs()))
-        .unwrap_or(0);
-    let names: Vec<&str> = free
-        .iter()
-        .map(|&v| model.variables[v].name.as_str())
-        .collect();
-    let span = match init_res.get(worst) {
-        Some((_, e)) => model.initial_equations[*e].span,
-        None => active
-            .get(worst - init_res.len())
-            .map(|f| model.variables[f.var].span)
-            .unwrap_or(Span::DUMMY),
-    };
-    Err(InitError::Diagnostics(vec![
+
+    /// Damped Newton on the unknowns from `x` (residuals `r`), at most 60 iterations; `x` and
+    /// `r` hold the last iterate. Returns whether the residual reached 1e-11, with the
+    /// engine's registers holding the solution.
+    fn newton(
+        &self,
+        engine: &mut Engine,
+        x: &mut Vec<f64>,
+        r: &mut Vec<f64>,
+    ) -> Result<bool, InitError> {
+        let n = self.free.len();
+        let mut lu = Lu::default();
+        let mut tmp = Vec::new();
+        let mut r2 = Vec::new();
+        // Whether a step was taken with a singular Jacobian: the solution is then checked to
+        // be regular, so a system that does not determine an unknown is still reported.
+        let mut was_singular = false;
+        for _ in 0..60 {
+            let r0 = norm_of(r);
+            if r0 <= 1e-11 {
+                if was_singular {
+                    self.check_regular(engine, &mut lu, x, r, &mut r2)?;
+                    self.residual(engine, x, r)?;
+                }
+                return Ok(true);
+            }
+            let jac = self.jacobian(engine, x, r, &mut r2)?;
+            let mut dx = r.clone();
+            if lu.factor(n, &jac).is_ok() {
+                lu.solve(&mut dx, &mut tmp);
+            } else {
+                was_singular = true;
+                self.regularized_step(&jac, r, &mut dx, &mut lu, &mut tmp)?;
+            }
+            let mut lambda = 1.0;
+            loop {
+                let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a - lambda * d).collect();
+                self.residual(engine, &xn, &mut r2)?;
+                let rn = norm_of(&r2);
+                if rn.is_finite() && (rn < r0 || lambda < 1e-4) {
+                    *x = xn;
+                    std::mem::swap(r, &mut r2);
+                    break;
+                }
+                lambda *= 0.5;
+                if lambda < 1e-6 {
+                    *x = xn;
+                    std::mem::swap(r, &mut r2);
+                    break;
+                }
+            }
+        }
+        if was_singular {
+            self.check_regular(engine, &mut lu, x, r, &mut r2)?;
+        }
+        Ok(false)
+    }
+
+    /// The step `dx` where the Jacobian `jac` is singular at this point, which need not be
+    /// singular at the solution: with `parameter Real r(fixed = false)` starting at 0 and
+    /// `der(x) = r*(x - u)`, `x` enters only once `r` is known. A Levenberg-Marquardt step
+    /// (J'J + mu I) dx = J'r moves the unknowns the equations do determine.
+    fn regularized_step(
+        &self,
+        jac: &[f64],
+        r: &[f64],
+        dx: &mut [f64],
+        lu: &mut Lu,
+        tmp: &mut Vec<f64>,
+    ) -> Result<(), InitError> {
+        let n = self.free.len();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
+            }
+        }
+        let scale = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
+        let mu = if scale > 0.0 { 1e-10 * scale } else { 1.0 };
+        for i in 0..n {
+            a[i * n + i] += mu;
+            dx[i] = (0..n).map(|k| jac[k * n + i] * r[k]).sum();
+        }
+        if let Err(col) = lu.factor(n, &a) {
+            return Err(self.singular(col));
+        }
+        lu.solve(dx, tmp);
+        Ok(())
+    }
+
+    /// Newton did not converge: the error points at the equation with the largest residual.
+    fn unsolved(&self, r: &[f64]) -> Diagnostic {
+        let model = self.model;
+        let worst = (0..self.neq)
+            .max_by(|&a, &b| r[a].abs().total_cmp(&r[b].abs()))
+            .unwrap_or(0);
+        let span = match self.init_res.get(worst) {
+            Some((_, e)) => model.initial_equations[*e].span,
+            None => self
+                .active
+                .get(worst - self.init_res.len())
+                .map(|f| model.variables[f.var].span)
+                .unwrap_or(Span::DUMMY),
+        };
         Diagnostic::error(
             span,
             format!(
@@ -434,9 +574,9 @@ pub fn solve_initial_equations(
                 r.get(worst).copied().unwrap_or(f64::NAN)
             ),
         )
-        .with_note(format!("unknowns: {}", names.join(", ")))
-        .with_help("give start values closer to the solution"),
-    ]))
+        .with_note(format!("unknowns: {}", self.unknown_names().join(", ")))
+        .with_help("give start values closer to the solution")
+    }
 }
 
 /// The largest magnitude, NaN when any element is NaN.
@@ -453,7 +593,7 @@ fn norm_of(v: &[f64]) -> f64 {
 /// Evaluates the system and the initial code, assigning the discrete unknowns their initial
 /// equations give (`v = e`, `pre(v) = e`) until nothing changes: those values may depend on
 /// each other and on the continuous unknowns.
-fn settle_discrete(engine: &mut Engine, model: &crate::dae::FlatModel) -> Result<(), InitError> {
+fn settle_discrete(engine: &mut Engine, model: &FlatModel) -> Result<(), InitError> {
     for _ in 0..50 {
         engine.run_main()?;
         engine.run_outputs();
@@ -545,7 +685,7 @@ fn check_fixed_starts(
 
 /// The note naming the states that no initial equation and no `fixed = true` determines: they
 /// start at their `start` values (MLS 8.6), which the modeler should know were chosen for them.
-fn start_value_note(model: &crate::dae::FlatModel, vars: &[VarId]) -> Option<String> {
+fn start_value_note(model: &FlatModel, vars: &[VarId]) -> Option<String> {
     const SHOWN: usize = 10;
     if vars.is_empty() {
         return None;
