@@ -189,3 +189,31 @@ end Switch;
     let x = r.value_at("x", 0.5).unwrap();
     assert!((x - 1.0).abs() < 1e-9, "x at 0.5: {x}");
 }
+
+/// `Evaluate = true` on a parameter bound to one that an initial equation determines
+/// (`fixed = false`, as MSL's JointRRR passes its `n_b` to JointUSR): the value exists only
+/// after initialization, so the parameter stays symbolic. Evaluating it took the start value
+/// (`nb[3] = 1`, so `y = time`) and also made the initial equations of `nb` an
+/// over-specification.
+#[test]
+fn evaluated_parameter_bound_to_an_initialized_one_stays_symbolic() {
+    let text = r#"
+model Axis
+  model User
+    parameter Real n[3] = {0, 0, 1} annotation(Evaluate = true);
+    Real y = n[3]*time;
+  end User;
+  final parameter Real nb[3](each fixed = false, start = {0, 0, 1});
+  User u(n = nb);
+initial equation
+  nb = {0, 0, 2};
+end Axis;
+"#;
+    let flat = minimo::flatten::flatten_source("axis.mo", text, None).unwrap();
+    let n3 = flat.variables.iter().find(|v| v.name == "u.n[3]").unwrap();
+    assert!(!n3.evaluated && !n3.structural, "u.n[3] was evaluated");
+    let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+    let r = run(&a, &[]).unwrap();
+    let y = r.value_at("u.y", 1.0).unwrap();
+    assert!((y - 2.0).abs() < 1e-9, "u.y at 1: {y}");
+}

@@ -85,7 +85,7 @@ impl Flattener<'_> {
         chosen: &mut Vec<InstId>,
         is_chosen: &mut [bool],
     ) -> bool {
-        if self.param_value(i).is_err() {
+        if self.reads_initialized_parameter(i, model) || self.param_value(i).is_err() {
             return false;
         }
         self.structural.insert(i);
@@ -96,6 +96,33 @@ impl Flattener<'_> {
             }
         }
         true
+    }
+
+    /// Whether the value of `i` depends, through bindings, on a parameter with `fixed = false`
+    /// (JointRRR's `n_b`, computed by an initial equation): that value is known only after
+    /// initialization, so evaluating now would take its start value and give a wrong answer;
+    /// such a parameter stays symbolic.
+    fn reads_initialized_parameter(&self, i: InstId, model: &FlatModel) -> bool {
+        let mut stack: Vec<usize> = self.var_range(i).collect();
+        let mut seen: std::collections::HashSet<usize> = stack.iter().copied().collect();
+        while let Some(v) = stack.pop() {
+            let Some(var) = model.variables.get(v) else {
+                continue;
+            };
+            if var.variability == Variability::Parameter && var.fixed == Some(false) {
+                return true;
+            }
+            if let Some(b) = &var.binding {
+                b.visit(&mut |e| {
+                    if let Expr::Var(x) = e
+                        && seen.insert(*x)
+                    {
+                        stack.push(*x);
+                    }
+                });
+            }
+        }
+        false
     }
 
     /// Whether every scalar of `i` has a binding that reads evaluated parameters and nothing

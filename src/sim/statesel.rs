@@ -12,6 +12,7 @@
 use super::engine::Engine;
 use super::tape::run;
 use crate::dae::VarId;
+use std::cmp::Reverse;
 
 /// Switch when the current choice is this much worse than the best.
 const HYSTERESIS: f64 = 0.1;
@@ -123,8 +124,10 @@ fn sparse_rows(set: &super::program::SetMonitor, regs: &[f64]) -> Vec<Vec<(usize
 /// Gaussian elimination with complete pivoting (largest remaining entry first) on sparse rows,
 /// pivots taken only in the `allowed` columns: the absolute determinant of the square
 /// submatrix the chosen columns form (the product of the pivots) and those columns, or `None`
-/// when the rows are dependent on them. Each step scans the remaining nonzeros for the largest
-/// and updates only the rows holding an entry in the pivot column.
+/// when the rows are dependent on them. Each row's largest eligible entry is kept in a heap and
+/// recomputed only for the rows an elimination step touches (the others hold no entry in the
+/// pivot column), so choosing a pivot scans neither every nonzero nor every row: an engine's
+/// 426-row set is checked after every accepted step.
 fn sparse_pivot(
     mut rows: Vec<Vec<(usize, f64)>>,
     n_rows: usize,
@@ -143,25 +146,28 @@ fn sparse_pivot(
     }
     let mut row_done = vec![false; n_rows];
     let mut col_done = vec![false; n_cols];
+    // Each row's largest eligible entry in a max-heap ordered by magnitude, then by the
+    // first row (ties); an entry is current while its row's stamp is unchanged.
+    let mut stamp = vec![0usize; n_rows];
+    let mut heap = std::collections::BinaryHeap::new();
+    for (i, r) in rows.iter().enumerate() {
+        if let Some((j, a)) = row_best(r, allowed, &col_done) {
+            heap.push((a.to_bits(), Reverse(i), j, 0usize));
+        }
+    }
+    // Where each column sits in the row being updated (usize::MAX: absent).
+    let mut pos = vec![usize::MAX; n_cols];
     let mut chosen = Vec::with_capacity(n_rows);
     let mut det = 1.0f64;
     for _ in 0..n_rows {
-        let mut best: Option<(usize, usize, f64)> = None;
-        for (i, r) in rows.iter().enumerate() {
-            if row_done[i] {
-                continue;
+        // Ties go to the first row (and within a row to the first column, by `row_best`).
+        // The magnitudes are finite and not negative, so their bits order as they do.
+        let (p, q, v) = loop {
+            let (bits, Reverse(i), j, st) = heap.pop()?;
+            if !row_done[i] && stamp[i] == st {
+                break (i, j, f64::from_bits(bits));
             }
-            for &(j, v) in r {
-                let a = v.abs();
-                // Ties go to the first row, then the first column.
-                let better =
-                    |(bi, bj, b): (usize, usize, f64)| a > b || (a == b && (i, j) < (bi, bj));
-                if allowed[j] && !col_done[j] && a.is_finite() && best.is_none_or(better) {
-                    best = Some((i, j, a));
-                }
-            }
-        }
-        let (p, q, v) = best?;
+        };
         if v == 0.0 {
             return None;
         }
@@ -178,30 +184,72 @@ fn sparse_pivot(
             if row_done[i] {
                 continue;
             }
-            let Some(k) = rows[i].iter().position(|(j, _)| *j == q) else {
-                continue;
-            };
-            let f = rows[i][k].1 / piv;
-            rows[i].swap_remove(k);
-            for &(j, x) in &prow {
-                if j == q {
-                    continue;
-                }
-                match rows[i].iter_mut().find(|(c, _)| *c == j) {
-                    Some(e) => e.1 -= f * x,
-                    None => {
-                        rows[i].push((j, -f * x));
-                        col_rows[j].push(i);
-                    }
-                }
+            eliminate(&mut rows[i], i, &prow, q, piv, &mut pos, &mut col_rows);
+            stamp[i] += 1;
+            if let Some((j, a)) = row_best(&rows[i], allowed, &col_done) {
+                heap.push((a.to_bits(), Reverse(i), j, stamp[i]));
             }
-            rows[i].retain(|(_, x)| *x != 0.0);
         }
         col_rows[q] = targets;
         rows[p] = prow;
     }
     chosen.sort_unstable();
     Some((det, chosen))
+}
+
+/// The largest finite entry of a row in an allowed column not yet pivoted, the first column
+/// on ties.
+fn row_best(r: &[(usize, f64)], allowed: &[bool], col_done: &[bool]) -> Option<(usize, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    for &(j, v) in r {
+        let a = v.abs();
+        if allowed[j]
+            && !col_done[j]
+            && a.is_finite()
+            && best.is_none_or(|(bj, b)| a > b || (a == b && j < bj))
+        {
+            best = Some((j, a));
+        }
+    }
+    best
+}
+
+/// Subtracts the multiple of the pivot row `prow` that clears column `q` from row `row`
+/// (number `i`); new nonzeros are registered in `col_rows`. `pos` is all `usize::MAX` on entry
+/// and on return.
+fn eliminate(
+    row: &mut Vec<(usize, f64)>,
+    i: usize,
+    prow: &[(usize, f64)],
+    q: usize,
+    piv: f64,
+    pos: &mut [usize],
+    col_rows: &mut [Vec<usize>],
+) {
+    let Some(k) = row.iter().position(|(j, _)| *j == q) else {
+        return;
+    };
+    let f = row[k].1 / piv;
+    row.swap_remove(k);
+    for (idx, &(c, _)) in row.iter().enumerate() {
+        pos[c] = idx;
+    }
+    for &(j, x) in prow {
+        if j == q {
+            continue;
+        }
+        match pos[j] {
+            usize::MAX => {
+                row.push((j, -f * x));
+                col_rows[j].push(i);
+            }
+            k => row[k].1 -= f * x,
+        }
+    }
+    for &(c, _) in row.iter() {
+        pos[c] = usize::MAX;
+    }
+    row.retain(|(_, x)| *x != 0.0);
 }
 
 #[cfg(test)]
