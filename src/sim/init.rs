@@ -303,6 +303,19 @@ pub fn solve_initial_equations(
         r = best.2;
         residual(engine, &x, &mut r)?;
     }
+    // The blocks of the initial system first (`sim/init_blocks.rs`): a start point where some
+    // residuals cannot be evaluated (`h = H/m` at `m = 0`) is left block by block.
+    let rows = initial_rows(&deps, &states, &params, &free, &init_res, &active);
+    let mut xb = x.clone();
+    let mut eval = |xs: &[f64], out: &mut Vec<f64>| residual(engine, xs, out).is_ok();
+    super::init_blocks::solve_by_blocks(&rows, &mut xb, &mut eval);
+    if residual(engine, &xb, &mut r2).is_ok() {
+        let (before, after) = (norm_of(&r), norm_of(&r2));
+        if after.is_finite() && !(before <= after) {
+            x = xb;
+        }
+    }
+    residual(engine, &x, &mut r)?;
     let mut lu = Lu::default();
     let mut tmp = Vec::new();
     let norm = norm_of;
@@ -437,6 +450,41 @@ pub fn solve_initial_equations(
         .with_note(format!("unknowns: {}", names.join(", ")))
         .with_help("give start values closer to the solution"),
     ]))
+}
+
+/// For each residual of the initial system (the initial equations, then the active fixed
+/// starts), the positions in `free` of the unknowns it depends on.
+fn initial_rows(
+    deps: &[Vec<u32>],
+    states: &[(VarId, VarId)],
+    params: &[VarId],
+    free: &[VarId],
+    init_res: &[(u32, usize)],
+    active: &[FixedStart],
+) -> Vec<Vec<usize>> {
+    // `deps` numbers the states first, then the free parameters.
+    let pos: Vec<Option<usize>> = states
+        .iter()
+        .map(|s| s.0)
+        .chain(params.iter().copied())
+        .map(|v| free.iter().position(|&u| u == v))
+        .collect();
+    let row = |reg: usize| {
+        let mut r: Vec<usize> = deps
+            .get(reg)
+            .into_iter()
+            .flatten()
+            .filter_map(|&d| pos.get(d as usize).copied().flatten())
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    init_res
+        .iter()
+        .map(|(reg, _)| row(*reg as usize))
+        .chain(active.iter().map(|f| row(f.var)))
+        .collect()
 }
 
 /// The largest magnitude, NaN when any element is NaN.
