@@ -303,15 +303,16 @@ pub fn solve_initial_equations(
         r = best.2;
         residual(engine, &x, &mut r)?;
     }
-    // The blocks of the initial system first (`sim/init_blocks.rs`): a start point where some
-    // residuals cannot be evaluated (`h = H/m` at `m = 0`) is left block by block.
-    let rows = initial_rows(&deps, &states, &params, &free, &init_res, &active);
-    let mut xb = x.clone();
-    let mut eval = |xs: &[f64], out: &mut Vec<f64>| residual(engine, xs, out).is_ok();
-    super::init_blocks::solve_by_blocks(&rows, &mut xb, &mut eval);
-    if residual(engine, &xb, &mut r2).is_ok() {
-        let (before, after) = (norm_of(&r), norm_of(&r2));
-        if after.is_finite() && !(before <= after) {
+    // At a start point where some residuals cannot be evaluated (`h = H/m` at `m = 0`), the
+    // whole-system Newton has no Jacobian: the blocks of the initial system are solved in
+    // order first (`sim/init_blocks.rs`). Only there, so that every other model keeps the
+    // solution Newton finds from its start values.
+    if !norm_of(&r).is_finite() {
+        let rows = initial_rows(&deps, &states, &params, &free, &init_res, &active);
+        let mut xb = x.clone();
+        let mut eval = |xs: &[f64], out: &mut Vec<f64>| residual(engine, xs, out).is_ok();
+        super::init_blocks::solve_by_blocks(&rows, &mut xb, &mut eval);
+        if residual(engine, &xb, &mut r2).is_ok() && norm_of(&r2).is_finite() {
             x = xb;
         }
     }
