@@ -365,11 +365,21 @@ fn engine_v6_whole_experiment() {
         let want = 0.32 - (0.1 * p.cos() + (0.04 - 0.01 * p.sin().powi(2)).sqrt());
         worst = worst.max((s - want).abs());
     }
-    assert!(worst < 1e-7, "piston 1 off the slider-crank formula by {worst} m");
+    assert!(
+        worst < 1e-7,
+        "piston 1 off the slider-crank formula by {worst} m"
+    );
     let speed = |t: f64| r.value_at("engineSpeed_rpm", t).expect("engineSpeed_rpm");
     let (a, b, c) = (speed(0.1), speed(0.5), speed(1.01));
-    assert!(a < b && b < c, "engine speed {a}, {b}, {c} rpm at 0.1, 0.5, 1.01 s");
-    assert!(*phi.last().unwrap() > 100.0, "crank angle {}", phi.last().unwrap());
+    assert!(
+        a < b && b < c,
+        "engine speed {a}, {b}, {c} rpm at 0.1, 0.5, 1.01 s"
+    );
+    assert!(
+        *phi.last().unwrap() > 100.0,
+        "crank angle {}",
+        phi.last().unwrap()
+    );
 }
 
 /// Cylinders 1 and 4 start exactly at their dead centres, where `v_rel` is zero but for

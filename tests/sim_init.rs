@@ -228,3 +228,36 @@ fn singular_initial_system_names_the_variable() {
         "{e}"
     );
 }
+
+#[test]
+fn initial_system_solved_block_by_block_from_a_start_where_it_cannot_be_evaluated() {
+    // A tank whose states are its mass and enthalpy, initialized by its level and temperature
+    // (FluidHeatFlow's OpenTank). At the start point m = H = 0 the main pass computes
+    // h = H/m = NaN, so Newton on both unknowns at once had no Jacobian ("singular initial
+    // system"). Sorted, `level = 0.9` gives m first, then `T = 300` gives H.
+    // m = 1.8 exp(-t); H carries h out with the mass, so T stays 300.
+    let r = ok(
+        "model Tank
+           parameter Real rho = 2;
+           parameter Real cp = 3;
+           Real m;
+           Real H;
+           Real h;
+           Real level(start = 0.9, fixed = true);
+           Real T(start = 300, fixed = true);
+         equation
+           m = rho*level;
+           der(m) = -m;
+           H = m*h;
+           der(H) = -m*h;
+           T = h/cp;
+         end Tank;",
+        1.0,
+    );
+    for t in [0.0, 0.5, 1.0] {
+        let m = at(&r, "m", t);
+        assert!((m - 1.8 * (-t).exp()).abs() < 1e-4, "m({t}) = {m}");
+        let temp = at(&r, "T", t);
+        assert!((temp - 300.0).abs() < 1e-6, "T({t}) = {temp}");
+    }
+}

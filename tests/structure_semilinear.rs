@@ -91,3 +91,47 @@ fn stopped_pump_leaves_the_enthalpies_determined() {
         h(1.4)
     );
 }
+
+/// The pump feeds two pipes in parallel, which join at the outlet: two junctions of three
+/// ports each. While the pump stands still every flow is zero, and a junction's enthalpy
+/// enters its equations only as `semiLinear(0, h, ...)` (no MLS rule applies to a junction):
+/// its block's Jacobian is singular. The states are still determined (nothing flows, so they
+/// stay put); the derivatives through the block are the least-squares ones, not NaN (which
+/// made the integrator reject every step and the run end with `pipe1.h` NaN).
+#[test]
+fn stopped_pump_before_a_junction_keeps_the_states() {
+    let text = format!(
+        "{STREAM}
+model Parallel
+  Ambient inlet(h0 = 2);
+  Pump pump;
+  Pipe pipe1(M = 0.25);
+  Pipe pipe2(M = 0.5);
+  Ambient outlet(h0 = 5);
+equation
+  connect(inlet.port, pump.a);
+  connect(pump.b, pipe1.a);
+  connect(pump.b, pipe2.a);
+  connect(pipe1.b, outlet.port);
+  connect(pipe2.b, outlet.port);
+end Parallel;
+"
+    );
+    let flat = minimo::flatten::flatten_source("parallel.mo", &text, Some("Parallel")).unwrap();
+    let a = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let r = minimo::sim::simulate_analysis(&a, &sim_options(1.5, 0.05, 1e-9))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    // Equal resistances: each pipe carries half the pump's flow, so h relaxes with
+    // tau = M / 0.5, towards the inlet's 2, then (reversed) towards the outlet's 5.
+    for (pipe, m) in [("pipe1.h", 0.25f64), ("pipe2.h", 0.5)] {
+        let tau = m / 0.5;
+        let h = |t: f64| r.value_at(pipe, t).unwrap();
+        let h05 = 2.0 + 8.0 * (-0.5 / tau).exp();
+        assert!((h(0.5) - h05).abs() < 1e-5, "{pipe}(0.5) = {}", h(0.5));
+        for t in [0.6, 0.75, 0.95] {
+            assert!((h(t) - h05).abs() < 1e-5, "{pipe}({t}) = {}", h(t));
+        }
+        let h15 = 5.0 + (h05 - 5.0) * (-0.5 / tau).exp();
+        assert!((h(1.5) - h15).abs() < 1e-5, "{pipe}(1.5) = {}", h(1.5));
+    }
+}

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use super::batched::Scheduler;
 use super::block_code::SplitBlock;
+use super::dense_lu::Lu;
 use super::engine::{Engine, block_tangent};
 use super::program::{Program, Step};
 use super::sparse_lu::SparseLu;
@@ -44,6 +45,11 @@ pub(super) struct BlockJac {
     /// Later steps or the derivatives read temporaries of the block code: the Jacobian-vector
     /// product must then run the block's tangents a second time, with the unknowns' tangents.
     pub(super) temporaries_read_later: bool,
+    /// After a factorization that failed (a singular Jacobian): `Jᵀ` (row-major), with the
+    /// block's dense `Lu` holding the regularized normal matrix `JᵀJ + mu I`, so that
+    /// derivatives through the block are the least-squares ones (see
+    /// [`Engine::least_squares_tangent`]) rather than NaN.
+    pub(super) least_squares: Option<Vec<f64>>,
 }
 
 impl BlockJac {
@@ -111,6 +117,7 @@ impl BlockJac {
             factored: false,
             current: false,
             temporaries_read_later: temporaries_read_later(prog, code.clone(), vars),
+            least_squares: None,
         }
     }
 }
@@ -193,7 +200,36 @@ impl Engine {
         let r = self.lus[si].factor(k, &self.jac);
         self.blocks[si].factored = r.is_ok();
         self.blocks[si].current = r.is_ok();
+        self.blocks[si].least_squares = None;
+        if r.is_err() {
+            self.prepare_least_squares(si, k);
+        }
         r
+    }
+
+    /// After a failed dense factorization of block `si` (its `k x k` Jacobian in `jac`): the
+    /// regularized normal matrix factored into the block's `Lu` and `Jᵀ` kept, for
+    /// [`Self::least_squares_tangent`]. `jac` is left as it is (a Newton solve takes its
+    /// regularized step from it).
+    fn prepare_least_squares(&mut self, si: usize, k: usize) {
+        let jac = &self.jac;
+        let mut m = vec![0.0; k * k];
+        for i in 0..k {
+            for j in 0..k {
+                m[i * k + j] = (0..k).map(|r| jac[r * k + i] * jac[r * k + j]).sum();
+            }
+        }
+        let dmax = (0..k).map(|i| m[i * k + i]).fold(0.0f64, f64::max);
+        if !(dmax > 0.0 && dmax.is_finite()) {
+            return;
+        }
+        for i in 0..k {
+            m[i * k + i] += 1e-8 * dmax;
+        }
+        if self.lus[si].factor(k, &m).is_ok() {
+            let jt = (0..k * k).map(|p| jac[(p % k) * k + p / k]).collect();
+            self.blocks[si].least_squares = Some(jt);
+        }
     }
 
     /// The dense Jacobian of block `si` at the current registers (row-major), for blocks
@@ -358,4 +394,29 @@ pub(super) fn split_block(
         }
     }
     (sb, entries)
+}
+
+/// Derivatives through a block whose Jacobian `J` is singular, in place in `rhs`: the
+/// least-squares solution of `J d = rhs` of smallest norm (up to the regularization), the
+/// derivative of the solution a Newton solve with regularized steps follows. At zero flow the
+/// mixing enthalpy of a junction (`semiLinear(0, h, ...)` in every port equation) is in no
+/// equation; it keeps its value (derivative 0) and the others' derivatives are exact. Through
+/// the failed factorization they would be NaN, and the integrator would reject every step.
+/// Returns false when the block's last factorization did not fail.
+pub(super) fn least_squares_tangent(
+    b: &BlockJac,
+    lu: &Lu,
+    rhs: &mut [f64],
+    tmp: &mut Vec<f64>,
+) -> bool {
+    let Some(jt) = &b.least_squares else {
+        return false;
+    };
+    let k = rhs.len();
+    let atb: Vec<f64> = (0..k)
+        .map(|i| (0..k).map(|r| jt[i * k + r] * rhs[r]).sum())
+        .collect();
+    rhs.copy_from_slice(&atb);
+    lu.solve(rhs, tmp);
+    true
 }

@@ -450,10 +450,17 @@ impl Engine {
                     self.rhs_buf.clear();
                     self.rhs_buf
                         .extend(residuals.iter().map(|&r| -self.tan[r as usize]));
-                    let b = &mut self.blocks[si];
-                    match &mut b.sparse {
-                        Some(lu) if b.use_sparse => lu.solve(&mut self.rhs_buf),
-                        _ => self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp),
+                    if !super::block_jac::least_squares_tangent(
+                        &self.blocks[si],
+                        &self.lus[si],
+                        &mut self.rhs_buf,
+                        &mut self.tmp,
+                    ) {
+                        let b = &mut self.blocks[si];
+                        match &mut b.sparse {
+                            Some(lu) if b.use_sparse => lu.solve(&mut self.rhs_buf),
+                            _ => self.lus[si].solve(&mut self.rhs_buf, &mut self.tmp),
+                        }
                     }
                     for (k, &z) in vars.iter().enumerate() {
                         self.tan[z] = self.rhs_buf[k];

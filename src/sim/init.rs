@@ -84,6 +84,7 @@ pub fn solve_initial_equations(
     let mut r = Vec::new();
     problem.residual(engine, &x, &mut r)?;
     problem.sweep_explicit(engine, &mut x, &mut r)?;
+    problem.solve_by_blocks_where_unevaluable(engine, &mut x, &mut r)?;
     if problem.newton(engine, &mut x, &mut r)? {
         check_fixed_starts(engine, sys, &problem.checked, &problem.free)?;
         return Ok(notes);
@@ -403,6 +404,39 @@ impl<'a> InitProblem<'a> {
         self.residual(engine, x, r)
     }
 
+    /// At a start point where some residuals cannot be evaluated (`h = H/m` at `m = 0`), the
+    /// whole-system Newton has no Jacobian: the blocks of the initial system are solved in
+    /// order first (`sim/init_blocks.rs`). Only there, so that every other model keeps the
+    /// solution Newton finds from its start values.
+    fn solve_by_blocks_where_unevaluable(
+        &self,
+        engine: &mut Engine,
+        x: &mut Vec<f64>,
+        r: &mut Vec<f64>,
+    ) -> Result<(), InitError> {
+        if norm_of(r).is_finite() {
+            return Ok(());
+        }
+        let deps = initial_deps(&engine.prog, &self.params);
+        let states = engine.prog.states.clone();
+        let rows = initial_rows(
+            &deps,
+            &states,
+            &self.params,
+            &self.free,
+            &self.init_res,
+            &self.active,
+        );
+        let mut xb = x.clone();
+        let mut eval = |xs: &[f64], out: &mut Vec<f64>| self.residual(engine, xs, out).is_ok();
+        super::init_blocks::solve_by_blocks(&rows, &mut xb, &mut eval);
+        let mut rb = Vec::new();
+        if self.residual(engine, &xb, &mut rb).is_ok() && norm_of(&rb).is_finite() {
+            *x = xb;
+        }
+        self.residual(engine, x, r)
+    }
+
     /// The Jacobian at `x` (residuals `r` there) by forward differences, row-major.
     fn jacobian(
         &self,
@@ -577,6 +611,41 @@ impl<'a> InitProblem<'a> {
         .with_note(format!("unknowns: {}", self.unknown_names().join(", ")))
         .with_help("give start values closer to the solution")
     }
+}
+
+/// For each residual of the initial system (the initial equations, then the active fixed
+/// starts), the positions in `free` of the unknowns it depends on.
+fn initial_rows(
+    deps: &[Vec<u32>],
+    states: &[(VarId, VarId)],
+    params: &[VarId],
+    free: &[VarId],
+    init_res: &[(u32, usize)],
+    active: &[FixedStart],
+) -> Vec<Vec<usize>> {
+    // `deps` numbers the states first, then the free parameters.
+    let pos: Vec<Option<usize>> = states
+        .iter()
+        .map(|s| s.0)
+        .chain(params.iter().copied())
+        .map(|v| free.iter().position(|&u| u == v))
+        .collect();
+    let row = |reg: usize| {
+        let mut r: Vec<usize> = deps
+            .get(reg)
+            .into_iter()
+            .flatten()
+            .filter_map(|&d| pos.get(d as usize).copied().flatten())
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    init_res
+        .iter()
+        .map(|(reg, _)| row(*reg as usize))
+        .chain(active.iter().map(|f| row(f.var)))
+        .collect()
 }
 
 /// The largest magnitude, NaN when any element is NaN.

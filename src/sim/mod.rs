@@ -16,7 +16,7 @@
 //!   Newton fails on a piecewise-linear residual;
 //! - [`jacobian`]: the sparsity pattern of the state Jacobian from the program structure;
 //! - [`params`]: `--set` overrides and parameter bindings;
-//! - [`init`]: consistent initialization (MLS 8.6);
+//! - [`init`]: consistent initialization (MLS 8.6), first block by block ([`init_blocks`]);
 //! - [`events`]: event iteration, `when`, `reinit`, `pre`, time events;
 //! - [`driver`]: a simulation from options to result; [`integrate`]: one integration phase
 //!   with a diffsol method; [`stepping`]: output points and events within a phase;
@@ -45,6 +45,7 @@ pub mod events;
 pub mod funcall;
 pub mod homotopy;
 pub mod init;
+mod init_blocks;
 pub mod initial_alias;
 pub mod initial_asserts;
 pub mod initial_code;

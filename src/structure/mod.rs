@@ -9,7 +9,7 @@
 //! teaching views ([`view`], [`html`]).
 
 mod alias;
-mod blt;
+pub(crate) mod blt;
 pub(crate) mod derivative;
 mod dm;
 mod dummy;
@@ -17,7 +17,7 @@ mod evaluated;
 pub(crate) mod expr;
 pub mod html;
 mod incidence;
-mod matching;
+pub(crate) mod matching;
 mod pantelides;
 mod prepare;
 pub mod print;
