@@ -54,6 +54,19 @@ pub(super) fn eliminate_dead_code(p: &mut Program, nvars: usize) {
     p.initial_assigns
         .iter()
         .for_each(|a| needed[a.value as usize] = true);
+    // Read by initialization (the sweeps of `v := e`) and by the state-set monitor after each
+    // accepted step: without these, the Jacobian entries that are not plain variables or
+    // constants (ActuatorWithNoise's `-RotationMatrix[1,2]`) lost their code and read 0, so
+    // no choice of states ever looked regular and a singular one was never left.
+    p.initial_explicit
+        .iter()
+        .flatten()
+        .for_each(|&(_, e)| needed[e as usize] = true);
+    for set in &p.state_sets {
+        set.entries
+            .iter()
+            .for_each(|&(_, _, r)| needed[r as usize] = true);
+    }
     let mut keep = vec![false; p.code.len()];
     for (i, ins) in p.code.iter().enumerate().rev() {
         if needed[ins.dst as usize] {

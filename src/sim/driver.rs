@@ -95,7 +95,19 @@ pub fn simulate_with(
     let overrides = parse_overrides(model, &opts.set)?;
     let params = evaluate(model, &overrides)?;
     let start = start_values(sys, &params)?;
-    let prog = compile(sys, &params, &start)?;
+    let mut prog = compile(sys, &params, &start)?;
+    // A state set whose structural choice is singular at the start values is re-chosen before
+    // initialization: the initial equations are solved in the states of the run's first phase.
+    let chosen_at_start = analysis.and_then(|a| states_at_start(a, &prog, t0));
+    let sys = match &chosen_at_start {
+        Some(new_sys) => {
+            let start = start_values(new_sys, &params)?;
+            prog = compile(new_sys, &params, &start)?;
+            new_sys
+        }
+        None => sys,
+    };
+    let model = &sys.model;
     super::sample_check::check(&prog.samples, t0, t_end)?;
     let mut engine = Engine::new(prog);
     engine.newton_tol = super::block_solve::newton_tol_for(tol);
@@ -247,6 +259,32 @@ pub(super) fn state_names(sys: &SortedSystem) -> String {
         .map(|s| sys.model.variables[s.var].name.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The system re-analysed with other states when a state set's structural choice is singular
+/// at the start values (the parameters, and the start values of the states and of the
+/// unknowns the main pass computes from them): the zero-sequence current of a machine fed by
+/// a current source is structurally a state candidate like the source's input, but the
+/// constraints fix it (the three phase currents sum to zero up to rounding), so initializing
+/// with it as the state leaves the input's initial equation near-singular. The check is the
+/// one made after every step ([`super::statesel::check`]), on a probe engine so that the
+/// initialization starts untouched. `None`: no state set, the main pass fails at the start
+/// values (the first step's check decides then), or the structural choice is regular.
+fn states_at_start(
+    analysis: &crate::structure::Analysis,
+    prog: &super::program::Program,
+    t0: f64,
+) -> Option<SortedSystem> {
+    if prog.state_sets.is_empty() {
+        return None;
+    }
+    let mut probe = Engine::new(prog.clone());
+    probe.regs[probe.prog.time as usize] = t0;
+    probe.regs[probe.prog.initial as usize] = 1.0;
+    probe.run_main().ok()?;
+    probe.run_outputs();
+    let prefer = super::statesel::check(&mut probe)?;
+    crate::structure::reselect(analysis, &prefer).ok()
 }
 
 /// Start and stop time, tolerance and output interval from the options, else the model's
