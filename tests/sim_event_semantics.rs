@@ -356,3 +356,45 @@ fn result_tables_with_quoted_array_names_keep_their_columns() {
     assert_eq!(t.column("a[1,2]"), Some(&[2.0, 5.0][..]));
     assert_eq!(t.column("b"), Some(&[3.0, 6.0][..]));
 }
+
+/// MLS 8.6: a `when` is active at initialization only as `when initial()` or
+/// `when {..., initial(), ...}`; `initial()` passed through a function (`same(initial())`)
+/// does not enable it, so `x` keeps its start value and the initial equation `p = x` gives 1,
+/// while the vector form sets `y` to 3 at initialization.
+#[test]
+fn only_the_two_forms_of_initial_enable_a_when_at_initialization() {
+    let r = ok(
+        "model M
+  function same
+    input Boolean b;
+    output Boolean c;
+  algorithm
+    c := b;
+    annotation(Inline = false);
+  end same;
+  discrete Real x(start = 1, fixed = true);
+  discrete Real y(start = 1, fixed = true);
+  parameter Real p(fixed = false);
+  parameter Real q(fixed = false);
+  Real pp = p;
+  Real qq = q;
+equation
+  when same(initial()) then
+    x = 2;
+  end when;
+  when {initial(), time > 10} then
+    y = 3;
+  end when;
+initial equation
+  p = x;
+  q = y;
+end M;",
+        0.2,
+        0.1,
+    );
+    close(at(&r, "x", 0.0), 1.0, 0.0, "x at 0");
+    close(last(&r, "x"), 1.0, 0.0, "x at the end");
+    close(at(&r, "y", 0.0), 3.0, 0.0, "y at 0");
+    close(last(&r, "pp"), 1.0, 0.0, "p");
+    close(last(&r, "qq"), 3.0, 0.0, "q");
+}

@@ -473,6 +473,17 @@ fn implicit_step(
     }
 }
 
+/// MLS 8.6: a `when` branch is active during initialization only in the forms `when initial()`
+/// and `when {..., initial(), ...}`; `initial()` inside another expression (`foo(initial())`,
+/// `not initial()`) does not enable it.
+fn enabled_at_initialization(cond: &Expr) -> bool {
+    match cond {
+        Expr::Initial => true,
+        Expr::Array { elements, .. } => elements.iter().any(|e| matches!(e, Expr::Initial)),
+        _ => false,
+    }
+}
+
 /// The `when` clauses (a register per branch condition, the elements of vector conditions, the
 /// actions of each branch) and the actions of the other discrete equations, run at every event.
 fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<Action>) {
@@ -486,8 +497,7 @@ fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<
                 let mut initial = Vec::new();
                 let mut elements = Vec::new();
                 for (cond, _body) in branches {
-                    let mut has_initial = false;
-                    cond.visit(&mut |x| has_initial |= matches!(x, Expr::Initial));
+                    let has_initial = enabled_at_initialization(cond);
                     let regs: Vec<Reg> = match cond {
                         Expr::Array { elements, .. } => {
                             elements.iter().map(|e| c.expr(e)).collect()

@@ -685,6 +685,7 @@ fn settle_discrete(engine: &mut Engine, model: &FlatModel) -> Result<(), InitErr
                 set(p as usize);
             }
         }
+        changed |= run_initial_whens(engine);
         if !changed {
             return Ok(());
         }
@@ -705,6 +706,39 @@ fn settle_discrete(engine: &mut Engine, model: &FlatModel) -> Result<(), InitErr
         )
         .with_note(format!("discrete unknowns: {}", names.join(", "))),
     ]))
+}
+
+/// The `when initial()` branches (MLS 8.6: their equations are active during initialization)
+/// assign their variables, so that initial equations reading those variables see the values
+/// the branches give (`q = y` with `when initial() then y = 3`). Returns whether a value changed.
+fn run_initial_whens(engine: &mut Engine) -> bool {
+    let mut changed = false;
+    for k in 0..engine.prog.whens.len() {
+        let w = &engine.prog.whens[k];
+        let Some(b) = w.initial.iter().position(|&i| i) else {
+            continue;
+        };
+        let body = w.bodies.get(b).cloned();
+        let assigns: Vec<(VarId, Reg)> = w.branches[b]
+            .1
+            .iter()
+            .filter_map(|a| match a {
+                super::program::Action::Assign { var, value } => Some((*var, *value)),
+                _ => None,
+            })
+            .collect();
+        if let Some(r) = body {
+            run(&engine.prog.code[r], &mut engine.regs);
+        }
+        for (var, value) in assigns {
+            let x = engine.regs[value as usize];
+            if engine.regs[var] != x && !(x.is_nan() && engine.regs[var].is_nan()) {
+                engine.regs[var] = x;
+                changed = true;
+            }
+        }
+    }
+    changed
 }
 
 /// `fixed = true` starts that were not equations of the initial system must hold after it.

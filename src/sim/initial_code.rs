@@ -60,7 +60,15 @@ pub(super) fn initial_equations(
                     |k| determined.contains_key(&k),
                 );
                 let target = init_target(lhs, rhs, discrete)
-                    .or_else(|| init_target(rhs, lhs, discrete).map(|(v, p, _)| (v, p, lhs)));
+                    .or_else(|| init_target(rhs, lhs, discrete).map(|(v, p, _)| (v, p, lhs)))
+                    // `q = y` with `y` already determined (by a `when initial()` branch, or
+                    // by its fixed start value) and `q` a parameter with `fixed = false`:
+                    // the equation determines `q` (a residual), not `y`.
+                    .filter(|&(v, pre_only, value)| {
+                        let given = at_initial.contains_key(&v)
+                            || model.variables[v].fixed == Some(true);
+                        pre_only || !given || !reads_initial_unknown(value, model)
+                    });
                 let Some((var, pre_only, value)) = target else {
                     let (l, r) = (c.expr(lhs), c.expr(rhs));
                     let res = c.emit(Op::Sub, l, r, 0);
@@ -137,6 +145,18 @@ pub(super) fn initial_equations(
 /// The discrete unknown an initial equation `target = value` determines, if any: a variable
 /// assigned in `when` (`v = e`) or the `pre` of any variable (`pre(v) = e`, then `true`), when
 /// `value` does not itself read it (that would be an implicit equation: a residual).
+/// Whether `e` reads an unknown of the initial system that is not discrete (a parameter with
+/// `fixed = false`).
+fn reads_initial_unknown(e: &Expr, model: &crate::dae::FlatModel) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let Expr::Var(v) = x {
+            found |= super::params::is_initial_unknown(&model.variables[*v]);
+        }
+    });
+    found
+}
+
 pub(super) fn init_target<'e>(
     target: &Expr,
     value: &'e Expr,
