@@ -356,7 +356,7 @@ fn engine_v6_crank_and_pistons() {
 /// run took 37 s of CPU, above the survey's time limit on a loaded machine.
 #[test]
 fn engine_v6_whole_experiment() {
-    let Some(lib) = msl() else { return };
+    let Some(lib) = msl_library() else { return };
     let r = simulate(&lib, "Loops.EngineV6", options(1.01, 1.01 / 500.0, 1e-6));
     let phi = col(&r, "load.phi");
     let s = col(&r, "cylinder1.cylinder.s");
