@@ -99,14 +99,10 @@ pub fn simulate_with(
     // A state set whose structural choice is singular at the start values is re-chosen before
     // initialization: the initial equations are solved in the states of the run's first phase.
     let chosen_at_start = analysis.and_then(|a| states_at_start(a, &prog, t0));
-    let sys = match &chosen_at_start {
-        Some(new_sys) => {
-            let start = start_values(new_sys, &params)?;
-            prog = compile(new_sys, &params, &start)?;
-            new_sys
-        }
-        None => sys,
-    };
+    if let Some(new_sys) = &chosen_at_start {
+        prog = compile(new_sys, &params, &start_values(new_sys, &params)?)?;
+    }
+    let sys = chosen_at_start.as_ref().unwrap_or(sys);
     let model = &sys.model;
     super::sample_check::check(&prog.samples, t0, t_end)?;
     let mut engine = Engine::new(prog);
