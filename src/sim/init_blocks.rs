@@ -10,7 +10,7 @@
 //! `H` with `m` known. Each block is solved by damped Newton on its own unknowns and
 //! residuals, which the blocks before it made evaluable.
 
-use crate::structure::blt::tarjan;
+use crate::structure::blt::equation_blocks;
 use crate::structure::matching::maximum;
 
 /// Newton iterations per block.
@@ -35,17 +35,7 @@ pub(super) fn solve_by_blocks(
     if m.size() != n {
         return false;
     }
-    let succ: Vec<Vec<usize>> = rows
-        .iter()
-        .enumerate()
-        .map(|(e, row)| {
-            row.iter()
-                .filter_map(|&v| m.eq_of_var[v])
-                .filter(|&f| f != e)
-                .collect()
-        })
-        .collect();
-    let blocks = tarjan(&succ);
+    let blocks = equation_blocks(rows, &m);
     if blocks.len() < 2 {
         // One block: nothing to gain over the whole-system Newton.
         return false;

@@ -70,9 +70,9 @@ pub fn tarjan(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Sorts the equations into blocks. `adj[e]` are the unknowns of equation `e`; the matching
-/// must be perfect.
-pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Block> {
+/// The strongly connected components of the equations in evaluation order: equation `e`
+/// comes after the equations matched to the unknowns it reads (`adj[e]`).
+pub(crate) fn equation_blocks(adj: &[Vec<VarId>], m: &Matching) -> Vec<Vec<usize>> {
     let succ: Vec<Vec<usize>> = adj
         .iter()
         .enumerate()
@@ -84,6 +84,12 @@ pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Blo
         })
         .collect();
     tarjan(&succ)
+}
+
+/// Sorts the equations into blocks. `adj[e]` are the unknowns of equation `e`; the matching
+/// must be perfect.
+pub fn sort(eqs: &[SortedEquation], adj: &[Vec<VarId>], m: &Matching) -> Vec<Block> {
+    equation_blocks(adj, m)
         .into_iter()
         .map(|comp| {
             let vars: Vec<VarId> = comp.iter().filter_map(|&e| m.var_of_eq[e]).collect();
