@@ -213,19 +213,9 @@ impl Engine {
     /// regularized step from it).
     fn prepare_least_squares(&mut self, si: usize, k: usize) {
         let jac = &self.jac;
-        let mut m = vec![0.0; k * k];
-        for i in 0..k {
-            for j in 0..k {
-                m[i * k + j] = (0..k).map(|r| jac[r * k + i] * jac[r * k + j]).sum();
-            }
-        }
-        let dmax = (0..k).map(|i| m[i * k + i]).fold(0.0f64, f64::max);
-        if !(dmax > 0.0 && dmax.is_finite()) {
+        let Some(m) = super::dense_lu::regularized_normal_matrix(jac, k) else {
             return;
-        }
-        for i in 0..k {
-            m[i * k + i] += 1e-8 * dmax;
-        }
+        };
         if self.lus[si].factor(k, &m).is_ok() {
             let jt = (0..k * k).map(|p| jac[(p % k) * k + p / k]).collect();
             self.blocks[si].least_squares = Some(jt);

@@ -87,6 +87,25 @@ impl Lu {
     }
 }
 
+/// `JᵀJ + mu I` for the row-major `n x n` matrix `J`, with `mu` 1e-8 of the largest diagonal of
+/// `JᵀJ`; `None` when that diagonal is zero or not finite.
+pub fn regularized_normal_matrix(jac: &[f64], n: usize) -> Option<Vec<f64>> {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
+        }
+    }
+    let dmax = (0..n).map(|i| m[i * n + i]).fold(0.0f64, f64::max);
+    if !(dmax > 0.0 && dmax.is_finite()) {
+        return None;
+    }
+    for i in 0..n {
+        m[i * n + i] += 1e-8 * dmax;
+    }
+    Some(m)
+}
+
 /// A regularized Gauss-Newton (Levenberg-Marquardt) step for a singular block Jacobian:
 /// `(JᵀJ + mu I) d = Jᵀ r` with `mu` a small fraction of the largest diagonal of `JᵀJ`. Where `J`
 /// is regular this is close to the Newton step `J⁻¹ r`; along directions where it is singular
@@ -101,19 +120,9 @@ pub fn regularized_step(
     lu: &mut Lu,
     tmp: &mut Vec<f64>,
 ) -> bool {
-    let mut m = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            m[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
-        }
-    }
-    let dmax = (0..n).map(|i| m[i * n + i]).fold(0.0f64, f64::max);
-    if !(dmax > 0.0 && dmax.is_finite()) {
+    let Some(m) = regularized_normal_matrix(jac, n) else {
         return false;
-    }
-    for i in 0..n {
-        m[i * n + i] += 1e-8 * dmax;
-    }
+    };
     let rhs: Vec<f64> = (0..n)
         .map(|j| (0..n).map(|k| jac[k * n + j] * r[k]).sum())
         .collect();
