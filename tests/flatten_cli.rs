@@ -180,3 +180,72 @@ fn package_mo_of_a_library_folder_keeps_its_sibling_files() {
     assert!(out.contains("p.x = 2") && out.contains("q.x = 2"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A library package file holding many classes: the ones a model does not use are never
+/// parsed (a syntax error in one of them does not matter), the ones it uses keep their place
+/// in the file for diagnostics, and a class of a `protected` section stays protected.
+#[test]
+fn classes_inside_a_library_file_are_parsed_on_first_use() {
+    let dir = temp_dir("classes_inside_a_library_file_are_parsed_on_first_use");
+    std::fs::create_dir_all(dir.join("Lib")).expect("dirs");
+    write(
+        &dir,
+        "Lib/package.mo",
+        "package Lib \"a library\"\n  constant Real g = 9.81;\n  model Used\n    Real x(start = 1);\n  equation\n    der(x) = -g * x;\n  end Used;\n  model Broken\n    Real y\n  equation\n    y = ;\n  end Broken;\n  model BadName\n    Real z = unknownName;\n  end BadName;\nprotected\n  model Hidden\n    Real h = 1;\n  end Hidden;\nend Lib;\n",
+    );
+    let model = write(&dir, "m.mo", "model M\n  Lib.Used u;\nend M;\n");
+    let (code, out, err) = run(minimo()
+        .env("MODELICAPATH", &dir)
+        .args(["flatten", model.to_str().expect("path")]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("der(u.x) = -9.81 * u.x;"), "{out}");
+    // A deferred class parsed later reports its errors at its place in the file.
+    let bad = write(&dir, "bad.mo", "model B\n  Lib.BadName b;\nend B;\n");
+    let (code, _, err) = run(minimo()
+        .env("MODELICAPATH", &dir)
+        .args(["flatten", bad.to_str().expect("path")]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("unknownName"), "{err}");
+    assert!(err.contains("package.mo:14:"), "{err}");
+    let broken = write(&dir, "broken.mo", "model B\n  Lib.Broken b;\nend B;\n");
+    let (code, _, err) = run(minimo()
+        .env("MODELICAPATH", &dir)
+        .args(["flatten", broken.to_str().expect("path")]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("package.mo:9:"), "{err}");
+    let hidden = write(&dir, "hidden.mo", "model H\n  Lib.Hidden h;\nend H;\n");
+    let (code, _, err) = run(minimo()
+        .env("MODELICAPATH", &dir)
+        .args(["flatten", hidden.to_str().expect("path")]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("protected"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A package folder given on the command line with a model to run is loaded like a library:
+/// a broken file the model does not use does not stop it; `check` still reads every file.
+#[test]
+fn package_folder_argument_with_a_model_loads_lazily() {
+    let dir = temp_dir("package_folder_argument_with_a_model_loads_lazily");
+    std::fs::create_dir_all(dir.join("P")).expect("dirs");
+    write(&dir, "P/package.mo", "package P\nend P;\n");
+    write(
+        &dir,
+        "P/Good.mo",
+        "within P;\nmodel Good\n  Real x = 1;\nend Good;\n",
+    );
+    write(
+        &dir,
+        "P/Bad.mo",
+        "within P;\nmodel Bad\n  Real x = ;\nend Bad;\n",
+    );
+    let pkg = dir.join("P");
+    let pkg = pkg.to_str().expect("path");
+    let (code, out, err) = run(minimo().args(["flatten", pkg, "-m", "P.Good"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("x = 1"), "{out}");
+    let (code, _, err) = run(minimo().args(["check", pkg]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("Bad.mo:3:"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,7 +4,7 @@ use super::ModelArgs;
 use crate::diag::{self, Diagnostic, SourceMap, Span};
 use crate::syntax::{self, ast};
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 #[command(
@@ -26,8 +26,8 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> i32 {
     let mut sources = SourceMap::new();
     let mut failed = false;
-    for path in &args.model.files {
-        match check_file(path, &mut sources) {
+    for path in args.model.files.iter().flat_map(|p| model_files(p)) {
+        match check_file(&path, &mut sources) {
             Ok(_) => {}
             Err(ds) => {
                 failed = true;
@@ -44,6 +44,22 @@ pub fn run(args: CheckArgs) -> i32 {
         println!("ok: {} file(s) checked", args.model.files.len());
         0
     }
+}
+
+/// The `.mo` files of a package folder (recursively, in name order), or the path itself.
+fn model_files(path: &Path) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return vec![path.to_path_buf()];
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    entries
+        .into_iter()
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "mo"))
+        .flat_map(|p| model_files(&p))
+        .collect()
 }
 
 /// Read and parse one file. Later stages (flattening) hook in here.

@@ -141,6 +141,12 @@ impl ClassTree {
         &self.nodes[id]
     }
 
+    /// Marks a class parsed on its own (a deferred library class) as written in a `protected`
+    /// section of its parent.
+    pub fn set_protected(&mut self, id: ClassId, protected: bool) {
+        self.nodes[id].protected = protected;
+    }
+
     /// Adds a class definition under `parent` (or at the top level); returns its id. With
     /// `attach`, the class becomes a named child of the parent (an element); without, it is
     /// anonymous (a class written in a modifier).

@@ -158,6 +158,15 @@ impl Flattener<'_> {
         Ok(e)
     }
 
+    /// The expansion of a base class: with all of its nested classes, which a package's own
+    /// expansion may lack (see `expand_long`), since a class extending it inherits them.
+    fn expanded_base(&mut self, id: ClassId) -> Result<Rc<Expanded>, Diagnostic> {
+        if self.load_pending_children(id) {
+            self.expanded.remove(&id);
+        }
+        self.expanded(id)
+    }
+
     fn expand_uncached(&mut self, id: ClassId) -> Result<Expanded, Diagnostic> {
         let mut out = self.blank(id);
         let node = self.tree.get(id);
@@ -193,7 +202,7 @@ impl Flattener<'_> {
                         "a class cannot be defined as itself",
                     ));
                 }
-                let b = self.expanded(base)?;
+                let b = self.expanded_base(base)?;
                 self.short_from(&mut out, &s, base_lex, &b)?;
                 Ok(out)
             }
@@ -282,6 +291,13 @@ impl Flattener<'_> {
     }
 
     fn expand_long(&mut self, id: ClassId, out: &mut Expanded) -> Result<(), Diagnostic> {
+        // The expansion lists every nested class: deferred ones are parsed now, except in a
+        // package, where lookup asks for each by name (`child_class`) and a whole library
+        // package would otherwise be parsed to find one function in it. A package used as a
+        // base class gets them all first (`expanded_base`).
+        if self.tree.get(id).kind != ClassKind::Package {
+            self.load_pending_children(id);
+        }
         let node = self.tree.get(id);
         let body = node
             .long()
@@ -347,7 +363,7 @@ impl Flattener<'_> {
                 ),
             )
         })?;
-        let b = self.expanded(base_id)?;
+        let b = self.expanded_base(base_id)?;
         let m = match modification {
             Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
             None => Mod::default(),
@@ -365,7 +381,7 @@ impl Flattener<'_> {
     ) -> Result<(), Diagnostic> {
         for (k, ext) in extends.iter().enumerate() {
             let base = self.lookup_class_name(&ext.base, id, None)?;
-            let mut b = self.expanded(base)?;
+            let mut b = self.expanded_base(base)?;
             let m = match &ext.modification {
                 Some(cm) => modifier::convert_args(&mut self.tree, cm, id),
                 None => Mod::default(),
@@ -793,6 +809,9 @@ impl Flattener<'_> {
     /// different annotations): same kind, prefixes and text but for spans, descriptions and
     /// annotations, and the same base class found from both places.
     fn same_short_class(&mut self, a: ClassId, b: ClassId) -> Result<bool, Diagnostic> {
+        // The comparison walks nested classes: deferred ones must be parsed first.
+        self.load_all_pending(a);
+        self.load_all_pending(b);
         if super::identical::same_long_class(&self.tree, a, b, 0) {
             return Ok(true);
         }

@@ -8,12 +8,18 @@
 //! parsed the first time lookup asks the package for that name (`Flattener::child_class`). A
 //! model that uses one Rotational component therefore parses a few dozen files of the MSL, not
 //! its 2000, and a syntax error in a file nobody refers to is never seen.
+//!
+//! Inside a library file, the long classes written directly in its top-level class are
+//! deferred the same way (`syntax::skeleton` finds them without parsing): the file is parsed
+//! with them blanked out, and each is parsed when its name is first looked up. Most of
+//! `Modelica/Math/package.mo` is never parsed by a model that calls `Modelica.Math.sin`.
 
 use super::Flattener;
 use super::classtree::ClassId;
-use crate::diag::Diagnostic;
-use crate::syntax::ast;
+use crate::diag::{Diagnostic, FileId};
+use crate::syntax::{ast, skeleton};
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 mod embedded {
@@ -35,6 +41,9 @@ pub struct Library {
     roots: BTreeMap<String, Source>,
     /// Entries of loaded package folders not parsed yet: package -> entry name -> where.
     pending: HashMap<ClassId, BTreeMap<String, Pending>>,
+    /// Deferred classes of the file being loaded: (owner's name, name, where), until the
+    /// owner is in the tree.
+    deferred: Vec<(String, String, Pending)>,
     /// Problems met while loading library files (reported with the result).
     pub errors: Vec<Diagnostic>,
 }
@@ -157,13 +166,22 @@ fn embedded_entries(dir: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// An entry of a package folder whose file has not been parsed yet.
+/// A class known by name whose text has not been parsed yet.
 #[derive(Clone, Debug)]
-struct Pending {
-    folder: Folder,
-    /// The file name (`Inertia.mo`) or sub-folder name.
-    entry: String,
-    is_dir: bool,
+enum Pending {
+    /// An entry of a package folder.
+    Entry {
+        folder: Folder,
+        /// The file name (`Inertia.mo`) or sub-folder name.
+        entry: String,
+        is_dir: bool,
+    },
+    /// A class written inside a file already loaded, left out of that file's first parse.
+    Nested {
+        file: FileId,
+        range: Range<usize>,
+        protected: bool,
+    },
 }
 
 /// A folder in the real file system or in the embedded library.
@@ -230,6 +248,9 @@ impl Folder {
             Folder::Embedded(_) => false,
         }
     }
+    fn is_embedded(&self) -> bool {
+        matches!(self, Folder::Embedded(_))
+    }
     fn is_package(&self) -> bool {
         match self {
             Folder::Real(p) => p.join("package.mo").is_file(),
@@ -246,8 +267,34 @@ impl Flattener<'_> {
         text: String,
         parent: Option<ClassId>,
     ) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
-        let file = self.sources.add(name.clone(), text.clone());
-        let def = super::parse(&text, file)?;
+        self.load_file_text(name, text, parent, false)
+    }
+
+    /// [`Self::load_text`]; with `lazy` (a library file), the classes written directly in
+    /// the file's top-level classes are recorded as pending instead of parsed.
+    fn load_file_text(
+        &mut self,
+        name: String,
+        text: String,
+        parent: Option<ClassId>,
+        lazy: bool,
+    ) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
+        let nested = if lazy {
+            skeleton::nested_classes(&text, 0..text.len()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let def = if nested.is_empty() {
+            let file = self.sources.add(name.clone(), text.clone());
+            super::parse(&text, file)?
+        } else {
+            let ranges: Vec<Range<usize>> = nested.iter().map(|n| n.range.clone()).collect();
+            let outline = skeleton::blank(&text, &ranges);
+            let file = self.sources.add(name.clone(), text);
+            let def = super::parse(&outline, file)?;
+            self.defer_nested(file, &def, &nested);
+            def
+        };
         let parent = match (parent, &def.within) {
             (Some(p), _) => Some(p),
             // A `within` package that is not loaded: the classes stay at the top level (the
@@ -259,27 +306,112 @@ impl Flattener<'_> {
             _ => None,
         };
         let ids = self.tree.add_file(def, parent);
-        // A class loaded from a user file inside a library package (`within P;` in a copy of
-        // one of P's files) takes the place of the library's own file of that name.
-        if let Some(p) = parent
-            && let Some(pend) = self.lib.pending.get_mut(&p)
-        {
-            let mut replaced = Vec::new();
-            for &id in &ids {
-                if let Some(e) = pend.remove(&self.tree.get(id).name) {
-                    replaced.push((id, e));
-                }
-            }
-            // When the user file *is* the `package.mo` of that library folder (the MSL runner
-            // passes `Modelica/Blocks/package.mo`), the folder's other files still belong to
-            // the package: record them as pending under the class just loaded.
-            for (id, e) in replaced {
-                if e.is_dir && e.folder.join(&e.entry).is_file_named("package.mo", &name) {
-                    self.register_pending(&e.folder.join(&e.entry), id);
-                }
+        self.register_deferred(&ids);
+        self.take_place_of_library_entries(&name, &ids, parent);
+        Ok(ids)
+    }
+
+    /// Records the classes `nested` (found in `file`) to be registered as pending once their
+    /// owners, the top-level classes of `def`, are in the tree.
+    fn defer_nested(
+        &mut self,
+        file: FileId,
+        def: &ast::StoredDefinition,
+        nested: &[skeleton::NestedClass],
+    ) {
+        for n in nested {
+            if def.classes.iter().any(|c| c.name.name == n.owner) {
+                self.lib.deferred.push((
+                    n.owner.clone(),
+                    n.name.clone(),
+                    Pending::Nested {
+                        file,
+                        range: n.range.clone(),
+                        protected: n.protected,
+                    },
+                ));
             }
         }
-        Ok(ids)
+    }
+
+    /// Registers the deferred classes of the classes `ids` just added as pending under them.
+    fn register_deferred(&mut self, ids: &[ClassId]) {
+        for (owner, name, p) in std::mem::take(&mut self.lib.deferred) {
+            let Some(&id) = ids.iter().find(|&&i| self.tree.get(i).name == owner) else {
+                continue;
+            };
+            if !self.tree.get(id).children.contains_key(&name) {
+                self.lib
+                    .pending
+                    .entry(id)
+                    .or_default()
+                    .entry(name)
+                    .or_insert(p);
+            }
+        }
+    }
+
+    /// A class loaded from a user file inside a library package (`within P;` in a copy of one
+    /// of P's files) takes the place of the library's own class of that name.
+    fn take_place_of_library_entries(
+        &mut self,
+        name: &str,
+        ids: &[ClassId],
+        parent: Option<ClassId>,
+    ) {
+        let Some(p) = parent else { return };
+        let Some(pend) = self.lib.pending.get_mut(&p) else {
+            return;
+        };
+        let mut replaced = Vec::new();
+        for &id in ids {
+            if let Some(e) = pend.remove(&self.tree.get(id).name) {
+                replaced.push((id, e));
+            }
+        }
+        // When the user file *is* the `package.mo` of that library folder (the MSL runner
+        // passes `Modelica/Blocks/package.mo`), the folder's other files still belong to the
+        // package: record them as pending under the class just loaded.
+        for (id, e) in replaced {
+            if let Pending::Entry {
+                folder,
+                entry,
+                is_dir: true,
+            } = e
+                && folder.join(&entry).is_file_named("package.mo", name)
+            {
+                self.register_pending(&folder.join(&entry), id);
+            }
+        }
+    }
+
+    /// Parses a deferred class of an already loaded file and adds it under `parent`.
+    fn load_nested(
+        &mut self,
+        file: FileId,
+        range: Range<usize>,
+        protected: bool,
+        parent: ClassId,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let Some(text) = self.sources.get(file).map(|f| f.text.clone()) else {
+            return Ok(());
+        };
+        let nested = skeleton::nested_classes(&text, range.clone()).unwrap_or_default();
+        let def = if nested.is_empty() {
+            crate::syntax::parse_region(&text, file, range)?
+        } else {
+            let ranges: Vec<Range<usize>> = nested.iter().map(|n| n.range.clone()).collect();
+            let outline = skeleton::blank(&text, &ranges);
+            let def = crate::syntax::parse_region(&outline, file, range)?;
+            self.defer_nested(file, &def, &nested);
+            def
+        };
+        let ids = self.tree.add_file(def, Some(parent));
+        for &id in &ids {
+            self.tree.set_protected(id, protected);
+        }
+        self.register_deferred(&ids);
+        Ok(())
     }
 
     /// The class `name` defined directly in `class`, parsing its file first if it is a pending
@@ -322,7 +454,13 @@ impl Flattener<'_> {
             let mut todo: Vec<(ClassId, String, Pending)> = Vec::new();
             for (&pkg, m) in &self.lib.pending {
                 for (name, p) in m {
-                    if matches!(p.folder, Folder::Embedded(_)) {
+                    if matches!(
+                        p,
+                        Pending::Entry {
+                            folder: Folder::Embedded(_),
+                            ..
+                        }
+                    ) {
                         todo.push((pkg, name.clone(), p.clone()));
                     }
                 }
@@ -341,15 +479,25 @@ impl Flattener<'_> {
     }
 
     fn load_entry(&mut self, p: &Pending, parent: ClassId) {
-        let r = if p.is_dir {
-            let name = p.entry.clone();
-            self.load_package_dir(p.folder.join(&p.entry), &name, Some(parent), true)
-                .map(|_| ())
-        } else {
-            match p.folder.read(&p.entry) {
-                Some((f, t)) => self.load_text(f, t, Some(parent)).map(|_| ()),
+        let r = match p {
+            Pending::Entry {
+                folder,
+                entry,
+                is_dir: true,
+            } => self
+                .load_package_dir(folder.join(entry), entry, Some(parent), true)
+                .map(|_| ()),
+            Pending::Entry { folder, entry, .. } => match folder.read(entry) {
+                Some((f, t)) => self
+                    .load_file_text(f, t, Some(parent), !folder.is_embedded())
+                    .map(|_| ()),
                 None => Ok(()),
-            }
+            },
+            Pending::Nested {
+                file,
+                range,
+                protected,
+            } => self.load_nested(*file, range.clone(), *protected, parent),
         };
         if let Err(e) = r {
             self.lib.errors.extend(e);
@@ -363,7 +511,9 @@ impl Flattener<'_> {
         self.lib.roots.remove(name);
         let r = match src {
             Source::File(p) => match std::fs::read_to_string(&p) {
-                Ok(t) => self.load_text(p.display().to_string(), t, None).map(|_| ()),
+                Ok(t) => self
+                    .load_file_text(p.display().to_string(), t, None, true)
+                    .map(|_| ()),
                 Err(e) => Err(vec![Diagnostic::error(
                     crate::diag::Span::DUMMY,
                     format!("cannot read `{}`: {e}", p.display()),
@@ -401,7 +551,8 @@ impl Flattener<'_> {
                 format!("package `{name}`: package.mo not found"),
             )]);
         };
-        let ids = self.load_text(fname.clone(), text, parent)?;
+        let in_files = lazy && !dir.is_embedded();
+        let ids = self.load_file_text(fname.clone(), text, parent, in_files)?;
         let Some(&pkg) = ids.iter().find(|id| self.tree.get(**id).name == name) else {
             return Err(vec![Diagnostic::error(
                 crate::diag::Span::DUMMY,
@@ -474,7 +625,7 @@ impl Flattener<'_> {
             if let Some(cname) = pend
                 && !self.tree.get(pkg).children.contains_key(&cname)
             {
-                let p = Pending {
+                let p = Pending::Entry {
                     folder: dir.clone(),
                     entry,
                     is_dir,
@@ -489,10 +640,44 @@ impl Flattener<'_> {
         }
     }
 
-    /// Loads a package folder given on the command line (as a model file).
-    pub fn load_user_dir(&mut self, dir: &Path) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
+    /// Loads a package folder given on the command line (as a model file): whole, or, with
+    /// `lazy` (a model to simulate is named), like a library.
+    pub fn load_user_dir(
+        &mut self,
+        dir: &Path,
+        lazy: bool,
+    ) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
         let name = package_name(dir).unwrap_or_default();
-        self.load_package_dir(Folder::Real(dir.to_path_buf()), &name, None, false)
+        self.load_package_dir(Folder::Real(dir.to_path_buf()), &name, None, lazy)
             .map(|id| vec![id])
+    }
+
+    /// Parses the classes written directly in `class` that were deferred; whether there were
+    /// any.
+    pub fn load_pending_children(&mut self, class: ClassId) -> bool {
+        let Some(m) = self.lib.pending.get(&class) else {
+            return false;
+        };
+        let nested: Vec<String> = m
+            .iter()
+            .filter(|(_, p)| matches!(p, Pending::Nested { .. }))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let any = !nested.is_empty();
+        for n in nested {
+            self.child_class(class, &n);
+        }
+        any
+    }
+
+    /// Parses every pending class under `class`, recursively (for listings of all models).
+    pub fn load_all_pending(&mut self, class: ClassId) {
+        let names = self.pending_names(class);
+        for n in names {
+            self.child_class(class, &n);
+        }
+        for ch in self.tree.get(class).child_order.clone() {
+            self.load_all_pending(ch);
+        }
     }
 }

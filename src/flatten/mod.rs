@@ -192,6 +192,7 @@ impl<'s> Flattener<'s> {
             }
             let mut cands = Vec::new();
             for &u in user {
+                self.load_all_pending(u);
                 self.collect_models(u, &mut cands);
             }
             let names: Vec<String> = cands
@@ -427,7 +428,9 @@ pub fn load_and_flatten_with(
 ) -> diag::Result<FlatModel> {
     let mp = std::env::var("MODELICAPATH").ok();
     let mut f = Flattener::new(sources, &opts.libs, mp.as_deref());
-    let mut user = load_user_files(&mut f, &opts.files)?;
+    // A named model needs only what it uses: package folders given as files load lazily.
+    let lazy = opts.model.is_some();
+    let mut user = load_user_files(&mut f, &opts.files, lazy)?;
     for (name, text) in texts {
         user.extend(f.load_text(name.clone(), text.clone(), None)?);
     }
@@ -436,12 +439,12 @@ pub fn load_and_flatten_with(
     finish(f, r)
 }
 
-fn load_user_files(f: &mut Flattener, files: &[PathBuf]) -> diag::Result<Vec<ClassId>> {
+fn load_user_files(f: &mut Flattener, files: &[PathBuf], lazy: bool) -> diag::Result<Vec<ClassId>> {
     let mut user = Vec::new();
     let mut errors = Vec::new();
     for p in files {
         if p.is_dir() {
-            match f.load_user_dir(p) {
+            match f.load_user_dir(p, lazy) {
                 Ok(ids) => user.extend(ids),
                 Err(e) => errors.extend(e),
             }
@@ -489,7 +492,7 @@ fn finish(f: Flattener, r: diag::Result<FlatModel>) -> diag::Result<FlatModel> {
 pub fn models_in_files(opts: &LoadOptions, sources: &mut SourceMap) -> diag::Result<Vec<String>> {
     let mp = std::env::var("MODELICAPATH").ok();
     let mut f = Flattener::new(sources, &opts.libs, mp.as_deref());
-    let user = load_user_files(&mut f, &opts.files)?;
+    let user = load_user_files(&mut f, &opts.files, false)?;
     let mut out = Vec::new();
     for u in user {
         f.collect_models(u, &mut out);

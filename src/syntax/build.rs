@@ -25,10 +25,11 @@ pub(crate) fn err<T>(d: Diagnostic) -> R<T> {
 /// with a message instead of overflowing the stack.
 pub(crate) const MAX_DEPTH: u32 = 300;
 
-pub(crate) struct Builder<'t> {
+pub(crate) struct Builder {
     pub(crate) file: FileId,
-    #[allow(dead_code)]
-    pub(crate) text: &'t str,
+    /// Where the parsed text starts in its file (a class parsed on its own, see `skeleton.rs`):
+    /// added to every position so spans refer to the whole file.
+    offset: usize,
     depth: Cell<u32>,
 }
 
@@ -41,11 +42,11 @@ impl Drop for DepthGuard<'_> {
     }
 }
 
-impl<'t> Builder<'t> {
-    pub(crate) fn new(file: FileId, text: &'t str) -> Self {
+impl Builder {
+    pub(crate) fn new(file: FileId, offset: usize) -> Self {
         Builder {
             file,
-            text,
+            offset,
             depth: Cell::new(0),
         }
     }
@@ -67,9 +68,9 @@ impl<'t> Builder<'t> {
     /// The span of a pair without the whitespace pest's implicit `WHITESPACE` may leave at
     /// the end of a rule that ends in an optional part.
     pub(crate) fn span(&self, p: &P) -> Span {
-        let s = p.as_span();
+        let start = p.as_span().start() + self.offset;
         let trimmed = p.as_str().trim_end_matches([' ', '\t', '\r', '\n']).len();
-        Span::new(self.file, s.start(), s.start() + trimmed)
+        Span::new(self.file, start, start + trimmed)
     }
 
     /// A pair the grammar should never produce at this place.
@@ -955,7 +956,7 @@ impl<'t> Builder<'t> {
     pub(crate) fn string_value(&self, p: &P) -> R<String> {
         let raw = p.as_str();
         let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
-        let base = p.as_span().start() + 1;
+        let base = p.as_span().start() + self.offset + 1;
         let mut out = String::with_capacity(body.len());
         let mut chars = body.char_indices();
         while let Some((i, ch)) = chars.next() {

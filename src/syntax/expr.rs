@@ -9,7 +9,7 @@ use super::build::{Builder, P, R, err};
 use super::parser::Rule;
 use crate::diag::{Diagnostic, Span};
 
-impl Builder<'_> {
+impl Builder {
     /// A `simple_expression` or `if_expression` pair.
     pub(crate) fn expr(&self, p: P) -> R<Expr> {
         let _guard = self.enter(&p)?;
@@ -330,8 +330,8 @@ impl Builder<'_> {
 /// Precedence folding over the flat list `prefix_op* primary (binop prefix_op* primary)*` of a
 /// `simple_expression`. Levels, low to high: range `:`, `or`, `and`, `not`, relations, `+ -`
 /// (with a sign allowed only on the first term), `* /`, `^`. Relations and `^` do not chain.
-struct Fold<'b, 't, 'i> {
-    b: &'b Builder<'t>,
+struct Fold<'b, 'i> {
+    b: &'b Builder,
     items: Vec<P<'i>>,
     pos: usize,
     /// Operators folded so far (bounds the depth of the tree).
@@ -366,7 +366,7 @@ const MULTIPLICATIVE: &[(&str, BinOp)] = &[
 ];
 const POWER: &[(&str, BinOp)] = &[("^", BinOp::Pow), (".^", BinOp::ElemPow)];
 
-impl<'i> Fold<'_, '_, 'i> {
+impl<'i> Fold<'_, 'i> {
     /// The text of the item at the cursor if it is a binary operator.
     fn peek_bin(&self) -> Option<&'i str> {
         self.items

@@ -13,6 +13,7 @@ mod parser;
 mod prefixes;
 mod print;
 mod recover;
+pub mod skeleton;
 pub(crate) use print::real;
 pub use print::{kind_text, print, print_expr, print_statement};
 
@@ -29,7 +30,7 @@ pub fn parse(text: &str, file: FileId) -> diag::Result<ast::StoredDefinition> {
         return Err(vec![d]);
     }
     match parser::parse_pairs(text) {
-        Ok(pair) => build::Builder::new(file, text)
+        Ok(pair) => build::Builder::new(file, 0)
             .stored_definition(pair)
             .map_err(|d| vec![*d]),
         Err(e) => {
@@ -38,6 +39,25 @@ pub fn parse(text: &str, file: FileId) -> diag::Result<ast::StoredDefinition> {
             Err(diags)
         }
     }
+}
+
+/// Parse `text[region]` (one class definition of a file, found by [`skeleton`]) as a file of
+/// its own; spans refer to the whole `text`. Diagnostics come from parsing `text` with
+/// everything outside `region` blanked, so their positions and excerpts are the file's.
+pub fn parse_region(
+    text: &str,
+    file: FileId,
+    region: std::ops::Range<usize>,
+) -> diag::Result<ast::StoredDefinition> {
+    let part = &text[region.clone()];
+    if check_nesting(part, file).is_none()
+        && let Ok(pair) = parser::parse_pairs(part)
+        && let Ok(def) = build::Builder::new(file, region.start).stored_definition(pair)
+    {
+        return Ok(def);
+    }
+    let outside = [0..region.start, region.end..text.len()];
+    parse(&skeleton::blank(text, &outside), file)
 }
 
 /// At most this many syntax errors are reported per file.

@@ -102,7 +102,7 @@ impl PrefixSet {
     }
 }
 
-impl Builder<'_> {
+impl Builder {
     /// Collect `prefix_word` pairs; a word given twice, or two words of the same group
     /// (`parameter constant`), is an error.
     pub(crate) fn prefix_set(&self, words: Vec<P>) -> R<PrefixSet> {

@@ -32,7 +32,7 @@ impl Flattener<'_> {
     /// Whether the element `name` of `class` (a nested or inherited class, or a component) is
     /// protected.
     pub fn member_protected(&mut self, class: ClassId, name: &str) -> bool {
-        if let Some(&c) = self.tree.get(class).children.get(name) {
+        if let Some(c) = self.child_class(class, name) {
             return self.tree.get(c).protected;
         }
         if self.expanding.contains(&class) {
