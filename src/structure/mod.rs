@@ -19,6 +19,7 @@ pub mod html;
 mod incidence;
 pub(crate) mod matching;
 mod pantelides;
+mod preferred;
 mod prepare;
 pub mod print;
 pub(crate) mod redundancy;
@@ -104,22 +105,35 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
 
     replace_ders(&mut work)?;
     initial_derivatives(&mut work)?;
-    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
-        .map(|e| pantelides::row(&work, e))
-        .collect();
-    check_regular(&work, &adj)?;
-    timings.lap("structural check");
-
-    pantelides::pantelides(&mut work, &mut adj)?;
-    replace_ders_initial(&mut work);
-    timings.lap("index reduction");
-
-    let reduced = Reduced {
+    let mut reduced = Reduced {
         work,
         discrete_equations: discrete.equations,
         discrete_vars: discrete.vars,
     };
-    let (system, mut report) = finish(&reduced, &opts.prefer_states, &mut timings)?;
+    // Preferred velocities made state candidates (see `preferred`). They only widen the choice
+    // of states; when that fails (an equation index reduction would then have to differentiate
+    // cannot be), the model is analysed as written.
+    let velocities = preferred::velocities(&reduced.work);
+    let mut done = None;
+    if !velocities.is_empty() {
+        let mut trial = reduced.clone();
+        for &w in &velocities {
+            trial.work.der_var(w);
+        }
+        let mut t = Timings {
+            phases: timings.phases.clone(),
+            last: timings.last,
+        };
+        if let Ok(r) = reduce_and_finish(&mut trial, &opts.prefer_states, &mut t) {
+            reduced = trial;
+            timings = t;
+            done = Some(r);
+        }
+    }
+    let (system, mut report) = match done {
+        Some(r) => r,
+        None => reduce_and_finish(&mut reduced, &opts.prefer_states, &mut timings)?,
+    };
     report.sizes.variables = n_vars_model;
     report.sizes.equations = n_eqs_model;
     report.sizes.unknowns = n_unknowns_model;
@@ -130,6 +144,25 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
         report,
         reduced,
     })
+}
+
+/// Structural check, index reduction, then [`finish`].
+fn reduce_and_finish(
+    reduced: &mut Reduced,
+    prefer: &[VarId],
+    timings: &mut Timings,
+) -> diag::Result<(SortedSystem, StructureReport)> {
+    let work = &mut reduced.work;
+    let mut adj: Vec<Vec<VarId>> = (0..work.eqs.len())
+        .map(|e| pantelides::row(work, e))
+        .collect();
+    check_regular(work, &adj)?;
+    timings.lap("structural check");
+
+    pantelides::pantelides(work, &mut adj)?;
+    replace_ders_initial(work);
+    timings.lap("index reduction");
+    finish(reduced, prefer, timings)
 }
 
 /// The flat model in residual form with `der()` replaced by derivative variables, before alias

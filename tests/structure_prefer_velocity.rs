@@ -1,0 +1,73 @@
+//! A relative velocity with `stateSelect = prefer` that the model defines as `v_rel = der(s_rel)`
+//! but never writes under `der()` (MSL Translational's `PartialCompliantWithRelativeStates`) is
+//! a state candidate, and wins over the body velocities of `default` hint: when a `reinit` sets
+//! the velocity of one body, `v_rel` stays continuous and the other body takes the jump (MSL
+//! Translational.Examples.HeatLosses, where the reference keeps `springDamper1.v_rel`).
+
+mod flatten_common;
+
+use flatten_common::{close, sim_options, simulate_text};
+
+/// Body 1 (`always` states, as MSL MassWithStopAndFriction) is stopped at t = 0.3 by a reinit;
+/// body 2 hangs on a spring-damper with relative states.
+const TWO_MASSES: &str = "
+model TwoMasses
+  parameter Real m1 = 1;
+  parameter Real m2 = 1;
+  parameter Real c = 100;
+  parameter Real d = 2;
+  Real s1(start = 0, fixed = true, stateSelect = StateSelect.always);
+  Real v1(start = 1, fixed = true, stateSelect = StateSelect.always);
+  Real s2;
+  Real v2(start = 0, fixed = true);
+  Real a2;
+  Real s_rel(start = 0.5, fixed = true, stateSelect = StateSelect.prefer);
+  Real v_rel(stateSelect = StateSelect.prefer);
+  Real f;
+equation
+  v1 = der(s1);
+  m1*der(v1) = f;
+  v2 = der(s2);
+  a2 = der(v2);
+  m2*a2 = -f;
+  s_rel = s2 - s1;
+  v_rel = der(s_rel);
+  f = c*(s_rel - 0.5) + d*v_rel;
+  when time >= 0.3 then
+    reinit(v1, 0);
+  end when;
+end TwoMasses;
+";
+
+/// The rows just before and just after the event at `t`.
+fn around(time: &[f64], t: f64) -> (usize, usize) {
+    let after = time
+        .iter()
+        .rposition(|&x| (x - t).abs() < 1e-9)
+        .expect("a row at the event");
+    let before = time
+        .iter()
+        .position(|&x| (x - t).abs() < 1e-9)
+        .expect("a row at the event");
+    assert!(before < after, "two rows at the event: {time:?}");
+    (before, after)
+}
+
+#[test]
+fn a_preferred_relative_velocity_stays_continuous_across_a_reinit() {
+    let r =
+        simulate_text(TWO_MASSES, &sim_options(0.6, 0.05, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    let (b, a) = around(&r.time, 0.3);
+    let col = |n: &str| r.column(n).unwrap_or_else(|| panic!("no {n}"));
+    let (v1, v2, v_rel) = (col("v1"), col("v2"), col("v_rel"));
+    // Before the event body 1 moves: the reinit is a real jump.
+    assert!(v1[b].abs() > 0.1, "v1 before the event: {}", v1[b]);
+    close(v1[a], 0.0, 1e-12, "v1 after the reinit");
+    // v_rel is a state: continuous; body 2 takes the jump of body 1.
+    close(v_rel[a], v_rel[b], 1e-9, "v_rel across the reinit");
+    close(v2[a] - v2[b], v1[a] - v1[b], 1e-9, "jump of v2");
+    // The constraint holds on both sides.
+    for k in [b, a] {
+        close(v_rel[k], v2[k] - v1[k], 1e-9, "v_rel = v2 - v1");
+    }
+}
