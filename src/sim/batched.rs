@@ -12,8 +12,15 @@
 //! every instruction computes exactly what it computed before: results are bitwise identical to
 //! [`super::tape::run`].
 //!
+//! Within a batch the order is free, so the value pass regroups a batch's instructions into
+//! strided runs: `dst`, `a`, `b`, `c` each advancing by a fixed stride (the springs of a chain
+//! are such a run, or two interleaved ones). A run is evaluated from its first registers and
+//! strides, without loading four indices per instruction; what is left stays indexed.
+//!
 //! Register indices are checked once when the batches are built; evaluation then indexes the
 //! register file without bounds checks (see the SAFETY comments).
+
+use std::collections::HashMap;
 
 use super::tape::{Instr, Op, apply, run, run_tangent, tangent};
 
@@ -25,10 +32,34 @@ struct Batch {
     end: u32,
 }
 
+/// `len` instructions of one operation whose registers are `first[j] + k * stride[j]` for
+/// `k` in `0..len` (j: dst, a, b, c).
+#[derive(Clone, Copy, Debug)]
+struct Strided {
+    op: Op,
+    len: u32,
+    first: [u32; 4],
+    stride: [i32; 4],
+}
+
+/// One item of the value pass.
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    Indexed(Batch),
+    Strided(Strided),
+}
+
+/// Shortest run worth its own item, and how many following instructions are tried as a run's
+/// second member (two or three interleaved patterns are common; more are rare).
+const MIN_RUN: usize = 4;
+const RUN_WINDOW: usize = 8;
+
 /// Instructions in batches, operands as struct of arrays.
 #[derive(Clone, Debug, Default)]
 pub struct Batched {
     batches: Vec<Batch>,
+    /// The value pass: the batches as strided runs and indexed rests.
+    plan: Vec<Item>,
     dst: Vec<u32>,
     a: Vec<u32>,
     b: Vec<u32>,
@@ -126,6 +157,9 @@ impl Scheduler {
             out.b.push(if arity >= 2 { i.b } else { i.dst });
             out.c.push(if arity >= 3 { i.c } else { i.dst });
         }
+        for k in 0..out.batches.len() {
+            plan_batch(&mut out, k);
+        }
         Some(out)
     }
 
@@ -135,6 +169,138 @@ impl Scheduler {
             self.read[r as usize] = 0;
         }
         self.touched.clear();
+    }
+}
+
+/// The four registers of entry `k`.
+fn entry(b: &Batched, k: usize) -> [u32; 4] {
+    [b.dst[k], b.a[k], b.b[k], b.c[k]]
+}
+
+/// Member `i` of the run from `e0` with strides `s`, if its registers are valid indices.
+fn member(e0: [u32; 4], s: [i64; 4], i: usize) -> Option<[u32; 4]> {
+    let mut m = [0u32; 4];
+    for j in 0..4 {
+        m[j] = u32::try_from(i64::from(e0[j]) + s[j] * i as i64).ok()?;
+    }
+    Some(m)
+}
+
+/// How many entries, not yet used, continue the run from `e0` with strides `s`.
+fn run_len(e0: [u32; 4], s: [i64; 4], pos: &HashMap<[u32; 4], usize>, used: &[bool]) -> usize {
+    (0..)
+        .take_while(|&i| {
+            member(e0, s, i)
+                .and_then(|m| pos.get(&m))
+                .is_some_and(|&p| !used[p])
+        })
+        .count()
+}
+
+/// Regroups batch `k`'s entries (any order is valid within a batch: no entry reads or writes a
+/// register another one writes) into strided runs first, then the rest in their old order, and
+/// appends the value-pass items. Calls stay indexed (their operands are argument ranges).
+fn plan_batch(out: &mut Batched, k: usize) {
+    let bt = out.batches[k];
+    let (s0, e0) = (bt.start as usize, bt.end as usize);
+    if bt.op == Op::Call || e0 - s0 < MIN_RUN {
+        out.plan.push(Item::Indexed(bt));
+        return;
+    }
+    let ent: Vec<[u32; 4]> = (s0..e0).map(|i| entry(out, i)).collect();
+    // Destinations are distinct within a batch, so entries are too.
+    let pos: HashMap<[u32; 4], usize> = ent.iter().enumerate().map(|(i, e)| (*e, i)).collect();
+    let n = ent.len();
+    let mut used = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut rest = Vec::new();
+    let mut runs = Vec::new();
+    for i in 0..n {
+        if used[i] {
+            continue;
+        }
+        let first = ent[i];
+        let mut best = (1, [0i64; 4]);
+        for j in (i + 1..n).filter(|&j| !used[j]).take(RUN_WINDOW) {
+            let s: [i64; 4] = std::array::from_fn(|q| i64::from(ent[j][q]) - i64::from(first[q]));
+            if s.iter().any(|&x| i32::try_from(x).is_err()) {
+                continue;
+            }
+            let len = run_len(first, s, &pos, &used);
+            if len > best.0 {
+                best = (len, s);
+            }
+        }
+        if best.0 < MIN_RUN {
+            used[i] = true;
+            rest.push(i);
+            continue;
+        }
+        for m in 0..best.0 {
+            let p = member(first, best.1, m).and_then(|e| pos.get(&e).copied());
+            if let Some(p) = p {
+                used[p] = true;
+                order.push(p);
+            }
+        }
+        runs.push(Strided {
+            op: bt.op,
+            len: best.0 as u32,
+            first,
+            stride: best.1.map(|x| x as i32),
+        });
+    }
+    let done = order.len();
+    order.extend(rest);
+    for (slot, &p) in order.iter().enumerate() {
+        let [d, a, b, c] = ent[p];
+        let at = s0 + slot;
+        (out.dst[at], out.a[at], out.b[at], out.c[at]) = (d, a, b, c);
+    }
+    out.plan.extend(runs.into_iter().map(Item::Strided));
+    if done < n {
+        out.plan.push(Item::Indexed(Batch {
+            op: bt.op,
+            start: (s0 + done) as u32,
+            end: bt.end,
+        }));
+    }
+}
+
+/// Evaluates one strided run.
+///
+/// # Safety
+/// Every register of the run must be an index into `r` (the run's members are entries of the
+/// batch, all below `min_regs`), and no member may write a register another member reads.
+#[inline(always)]
+unsafe fn run_strided(st: &Strided, r: *mut f64) {
+    let [d0, a0, b0, c0] = st.first.map(|x| x as isize);
+    let [sd, sa, sb, sc] = st.stride.map(|x| x as isize);
+    // SAFETY: as the function's contract says.
+    unsafe {
+        macro_rules! each {
+            (|$x:ident, $y:ident, $z:ident| $f:expr) => {
+                for k in 0..st.len as isize {
+                    let $x = *r.offset(a0 + k * sa);
+                    let $y = *r.offset(b0 + k * sb);
+                    let $z = *r.offset(c0 + k * sc);
+                    let _ = (&$x, &$y, &$z);
+                    *r.offset(d0 + k * sd) = $f;
+                }
+            };
+        }
+        match st.op {
+            Op::Add => each!(|x, y, _z| x + y),
+            Op::Sub => each!(|x, y, _z| x - y),
+            Op::Mul => each!(|x, y, _z| x * y),
+            Op::Div => each!(|x, y, _z| x / y),
+            Op::MulAdd => each!(|x, y, z| x * y + z),
+            Op::MulSub => each!(|x, y, z| x * y - z),
+            Op::SubMul => each!(|x, y, z| (x - y) * z),
+            Op::Copy => each!(|x, _y, _z| x),
+            Op::Neg => each!(|x, _y, _z| -x),
+            op => each!(|x, y, z| apply(op, x, y, z)),
+        }
     }
 }
 
@@ -164,7 +330,16 @@ impl Batched {
             "register file shorter than the tape"
         );
         let r = r.as_mut_ptr();
-        for bt in &self.batches {
+        for item in &self.plan {
+            let bt = match item {
+                Item::Indexed(bt) => bt,
+                Item::Strided(st) => {
+                    // SAFETY: the run's members are entries of this tape (indices below
+                    // `min_regs` <= `r.len()`), and entries of one batch are independent.
+                    unsafe { run_strided(st, r) };
+                    continue;
+                }
+            };
             let (s, e) = (bt.start as usize, bt.end as usize);
             let (dst, a, b, c) = (&self.dst[s..e], &self.a[s..e], &self.b[s..e], &self.c[s..e]);
             let it = dst.iter().zip(a).zip(b).zip(c);
@@ -265,6 +440,75 @@ impl Batched {
     }
 }
 
+/// A list of registers (the states, the derivatives) as runs of positive stride, so that
+/// moving values between the register file and a dense vector needs no index per element;
+/// contiguous runs are plain copies.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RegRuns {
+    /// (first position in the dense vector, first register, stride, length).
+    runs: Vec<(usize, usize, usize, usize)>,
+}
+
+impl RegRuns {
+    pub(super) fn new(regs: &[u32]) -> RegRuns {
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < regs.len() {
+            let r0 = regs[i] as usize;
+            let stride = match regs.get(i + 1) {
+                Some(&r1) if r1 as usize > r0 => r1 as usize - r0,
+                _ => 1,
+            };
+            let mut len = 1;
+            while regs
+                .get(i + len)
+                .is_some_and(|&r| r as usize == r0 + stride * len)
+            {
+                len += 1;
+            }
+            runs.push((i, r0, stride, len));
+            i += len;
+        }
+        RegRuns { runs }
+    }
+
+    /// `out[k] = r[reg k]` for the first `min(out.len(), len)` registers.
+    pub(super) fn gather(&self, r: &[f64], out: &mut [f64]) {
+        for &(p, r0, stride, len) in &self.runs {
+            let len = len.min(out.len().saturating_sub(p));
+            if len == 0 {
+                break;
+            }
+            let out = &mut out[p..p + len];
+            if stride == 1 {
+                out.copy_from_slice(&r[r0..r0 + len]);
+            } else {
+                for (o, &v) in out.iter_mut().zip(r[r0..].iter().step_by(stride)) {
+                    *o = v;
+                }
+            }
+        }
+    }
+
+    /// `r[reg k] = x[k]` for the first `min(x.len(), len)` registers.
+    pub(super) fn scatter(&self, x: &[f64], r: &mut [f64]) {
+        for &(p, r0, stride, len) in &self.runs {
+            let len = len.min(x.len().saturating_sub(p));
+            if len == 0 {
+                break;
+            }
+            let x = &x[p..p + len];
+            if stride == 1 {
+                r[r0..r0 + len].copy_from_slice(x);
+            } else {
+                for (o, &v) in r[r0..].iter_mut().step_by(stride).zip(x) {
+                    *o = v;
+                }
+            }
+        }
+    }
+}
+
 /// Straight-line code in batches, or as a plain tape if batching refused it.
 #[derive(Clone, Debug)]
 pub(super) enum Segment {
@@ -347,6 +591,52 @@ mod tests {
         let b = Batched::new(&code, 40).expect("indices in range");
         assert_eq!(b.batches(), 2);
         assert_eq!(b.len(), 8);
+    }
+
+    /// Two interleaved spring patterns (as a chain's batch has them), a constant operand
+    /// (stride 0) and a stray entry: strided runs, and the same bits as the plain tape.
+    #[test]
+    fn strided_runs_are_bitwise_identical_to_the_tape() {
+        let mut code = Vec::new();
+        for k in 0..20 {
+            code.push(Instr::new(Op::SubMul, 100 + 5 * k, 1 + k, k, 90));
+            code.push(Instr::new(Op::SubMul, 102 + 5 * k, 31 + k, 30 + k, 91));
+        }
+        code.push(Instr::new(Op::SubMul, 99, 3, 7, 92));
+        let b = Batched::new(&code, 220).expect("indices in range");
+        let runs = b
+            .plan
+            .iter()
+            .filter(|i| matches!(i, Item::Strided(_)))
+            .count();
+        assert_eq!(runs, 2, "{:?}", b.plan);
+        let mut r0: Vec<f64> = (0..220).map(|i| (0.37 * i as f64).sin()).collect();
+        let mut r1 = r0.clone();
+        run(&code, &mut r0);
+        b.run(&mut r1);
+        assert_eq!(r0, r1);
+        let mut t0: Vec<f64> = (0..220).map(|i| 0.01 * i as f64 - 0.05).collect();
+        let mut t1 = t0.clone();
+        run_tangent(&code, &r0, &mut t0);
+        b.run_tangent(&r1, &mut t1);
+        assert_eq!(t0, t1);
+    }
+
+    #[test]
+    fn register_runs_gather_and_scatter_every_register() {
+        let regs = [4, 5, 6, 7, 20, 22, 24, 9, 3];
+        let runs = RegRuns::new(&regs);
+        assert_eq!(runs.runs.len(), 4, "{:?}", runs.runs);
+        let mut r: Vec<f64> = (0..30).map(|i| i as f64).collect();
+        let mut out = vec![0.0; regs.len()];
+        runs.gather(&r, &mut out);
+        let want: Vec<f64> = regs.iter().map(|&g| g as f64).collect();
+        assert_eq!(out, want);
+        let x: Vec<f64> = (0..regs.len()).map(|i| -(i as f64)).collect();
+        runs.scatter(&x, &mut r);
+        for (k, &g) in regs.iter().enumerate() {
+            assert_eq!(r[g as usize], x[k]);
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! [`super::block_jac`], loop solves in [`super::block_solve`], the state Jacobian in
 //! [`super::state_jacobian`].
 
-use super::batched::{Scheduler, Segment};
+use super::batched::{RegRuns, Scheduler, Segment};
 use super::block_code::SplitBlock;
 use super::block_jac::{BlockJac, split_block};
 use super::block_solve::DEFAULT_NEWTON_TOL;
@@ -69,9 +69,11 @@ pub struct Engine {
     pub(super) lane_entries: Vec<Vec<(u32, u32)>>,
     /// Derivative copies taken out of the main pass, eliminated variables and event code.
     pub(super) outputs: [Segment; 3],
-    /// Registers of the states and of their derivatives, as compact index arrays.
-    pub(super) state_regs: Vec<u32>,
+    /// Registers of the derivatives (the state Jacobian reads them), as a compact index array.
     pub(super) der_regs: Vec<u32>,
+    /// The same two lists as strided runs (contiguous in chains: plain copies).
+    state_runs: RegRuns,
+    der_runs: RegRuns,
     pub regs: Vec<f64>,
     pub(super) tan: Vec<f64>,
     pub(super) lus: Vec<Lu>,
@@ -208,7 +210,8 @@ impl Engine {
             lane_buf,
             lane_entries,
             outputs,
-            state_regs,
+            state_runs: RegRuns::new(&state_regs),
+            der_runs: RegRuns::new(&der_regs),
             der_regs,
             regs,
             tan: vec![0.0; n],
@@ -260,9 +263,7 @@ impl Engine {
             return Ok(());
         }
         self.regs[self.prog.time as usize] = t;
-        for (&s, &xi) in self.state_regs.iter().zip(x) {
-            self.regs[s as usize] = xi;
-        }
+        self.state_runs.scatter(x, &mut self.regs);
         self.run_main()?;
         match &mut self.cached {
             Some((ct, cx)) => {
@@ -337,9 +338,7 @@ impl Engine {
     }
 
     pub fn derivatives(&mut self, out: &mut [f64]) {
-        for (o, &d) in out.iter_mut().zip(&self.der_regs) {
-            *o = self.regs[d as usize];
-        }
+        self.der_runs.gather(&self.regs, out);
         // A separate pass without early exit: the compiler vectorizes it.
         if out.iter().fold(false, |bad, x| bad | !x.is_finite()) {
             // Remember where, to name the variable if the integrator gives up.
