@@ -20,7 +20,7 @@ use super::dense_lu::{Lu, Regularization, regularized_solve};
 use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
 use super::newton::{Check, LineSearch, NewtonPolicy, NewtonWork, Rules, damped_newton};
-use super::params::is_initial_unknown;
+use super::params::{ParamValues, eval_param_expr, is_initial_unknown};
 use super::tape::{Reg, run};
 use crate::dae::{FlatModel, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
@@ -474,7 +474,9 @@ impl<'a> InitProblem<'a> {
         x: &mut Vec<f64>,
         r: &mut Vec<f64>,
     ) -> Result<bool, InitError> {
+        let scales = typical_scales(engine, self.model, &self.free);
         let mut policy = InitNewton {
+            scales,
             problem: self,
             engine,
             r: std::mem::take(r),
@@ -550,19 +552,43 @@ struct InitNewton<'p, 'a, 'e> {
     jac: Vec<f64>,
     lu: Lu,
     tmp: Vec<f64>,
+    /// Per unknown, its typical magnitude ([`typical_scales`]).
+    scales: Vec<f64>,
+}
+
+/// The typical magnitude of each unknown in `free`: its `nominal` attribute where that is a
+/// positive parameter expression, else 1.
+fn typical_scales(engine: &Engine, model: &FlatModel, free: &[VarId]) -> Vec<f64> {
+    let params = ParamValues {
+        values: engine.prog.init_regs[..model.variables.len()].to_vec(),
+    };
+    free.iter()
+        .map(|&v| {
+            model.variables[v]
+                .nominal
+                .as_ref()
+                .and_then(|e| eval_param_expr(model, &params, e).ok())
+                .map(f64::abs)
+                .filter(|x| *x > 0.0 && x.is_finite())
+                .unwrap_or(1.0)
+        })
+        .collect()
 }
 
 impl InitNewton<'_, '_, '_> {
     /// The Jacobian at `x` (residuals `self.r` there) by forward differences, row-major, into
-    /// `self.jac`.
+    /// `self.jac`. The step in an unknown is `sqrt(eps)` of its size: its value, or its typical
+    /// scale when the value is smaller (an enthalpy of nominal 1e6 starting at 0: a step of
+    /// 1e-7 there moved `T = H/(m*cp)` by less than the rounding of `T - 300`, and the
+    /// column came out zero). The difference is divided by the step actually taken.
     fn jacobian(&mut self, x: &[f64]) -> Result<(), InitError> {
         let n = self.problem.free.len();
         self.jac.clear();
         self.jac.resize(n * n, 0.0);
         for j in 0..n {
-            let h = 1e-7 * (1.0 + x[j].abs());
             let mut xp = x.to_vec();
-            xp[j] += h;
+            xp[j] += f64::EPSILON.sqrt() * x[j].abs().max(self.scales[j]);
+            let h = xp[j] - x[j];
             self.problem.residual(self.engine, &xp, &mut self.r2)?;
             for i in 0..n {
                 self.jac[i * n + j] = (self.r2[i] - self.r[i]) / h;
