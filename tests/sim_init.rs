@@ -261,3 +261,35 @@ fn initial_system_solved_block_by_block_from_a_start_where_it_cannot_be_evaluate
         assert!((temp - 300.0).abs() < 1e-6, "T({t}) = {temp}");
     }
 }
+
+#[test]
+fn badly_scaled_unknown_gets_a_difference_step_of_its_nominal_size() {
+    // An enthalpy H (nominal 1e6, starting at 0) with T = H/(m*cp), dT/dH = 2.5e-7, and the
+    // initial equation T = 300. A difference step of 1e-7 in H changed T by 2.5e-14, below
+    // half the rounding unit of the residual T - 300: the Jacobian column came out zero and the
+    // system was reported singular. Scaled to the nominal the step resolves it:
+    // H = 300*m*cp = 1.2e9.
+    let r = ok(
+        "model M parameter Real m = 4; parameter Real cp = 1e6; \
+         Real H(start = 0, nominal = 1e6); Real T; \
+         equation der(H) = -1e-3*H; T = H/(m*cp); \
+         initial equation T = 300; end M;",
+        1.0,
+    );
+    assert!(
+        (at(&r, "T", 0.0) - 300.0).abs() < 1e-6,
+        "T(0) = {}",
+        at(&r, "T", 0.0)
+    );
+    assert!(
+        (at(&r, "H", 0.0) - 1.2e9).abs() < 1e-2,
+        "H(0) = {}",
+        at(&r, "H", 0.0)
+    );
+    let expect = 300.0 * (-1e-3f64).exp();
+    assert!(
+        (at(&r, "T", 1.0) - expect).abs() < 1e-5,
+        "T(1) = {}",
+        at(&r, "T", 1.0)
+    );
+}

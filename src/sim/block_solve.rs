@@ -4,6 +4,8 @@
 //! cannot start.
 
 use super::engine::{BlockError, Engine, block_tangent};
+pub(super) use super::newton::max_abs;
+use super::newton::{Check, LineSearch, NewtonPolicy, Outcome, Rules, damped_newton};
 use super::program::Step;
 
 /// Why a block solve failed.
@@ -39,14 +41,6 @@ pub fn newton_tol_for(tol: f64) -> f64 {
 pub(super) const MAX_SINGULAR_STEPS: usize = 5;
 /// Largest block solved with the dense regularized step (it forms `JᵀJ`).
 pub(super) const MAX_REGULARIZED: usize = 200;
-
-/// Smallest step fraction of the line search in a nonlinear block's Newton iteration.
-pub(super) const MIN_DAMPING: f64 = 1e-10;
-
-/// A line search that accepts less than this fraction of the Newton step has stopped at a kink.
-pub(super) const STALLED_DAMPING: f64 = 1.0 / 1024.0;
-/// Bisections that locate such a kink along the Newton direction.
-pub(super) const KINK_BISECTIONS: usize = 50;
 
 impl Engine {
     /// Solves one algebraic block in place, from the values currently in its registers.
@@ -301,7 +295,8 @@ impl Engine {
         })
     }
 
-    /// Damped Newton on one block (one LU step for a linear block).
+    /// Damped Newton on one block (one LU step for a linear block): [`damped_newton`] with
+    /// the block's compiled Jacobian ([`BlockNewton`]).
     pub(super) fn newton(
         &mut self,
         si: usize,
@@ -313,173 +308,167 @@ impl Engine {
         if linear {
             return self.linear_solve(si, vars, residuals);
         }
-        self.block_run(si);
-        let mut norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-        let mut singular_steps = 0;
-        let mut probe: Option<Vec<f64>> = None;
-        let mut prev_step = f64::INFINITY;
-        for _ in 0..max_iter {
-            if let Some(e) = residuals
-                .iter()
-                .position(|&r| !self.regs[r as usize].is_finite())
-            {
-                return Err(NewtonFailure::NotFinite { equation: e });
-            }
-            let factored = match probe.take() {
-                // The Jacobian of the piece past the kink where the last line search stopped
-                // (with the residual here): a semismooth Newton step.
-                Some(p) => {
-                    self.z0.clear();
-                    self.z0.extend(vars.iter().map(|&v| self.regs[v]));
-                    for (i, &z) in vars.iter().enumerate() {
-                        self.regs[z] = p[i];
-                    }
-                    self.block_rerun(si);
-                    let f = self.factor_block(si);
-                    for (i, &z) in vars.iter().enumerate() {
-                        self.regs[z] = self.z0[i];
-                    }
-                    self.block_rerun(si);
-                    f
-                }
-                None => self.factor_block(si),
-            };
-            self.stats.newton_iterations += 1;
-            self.rhs_buf.clear();
-            self.rhs_buf
-                .extend(residuals.iter().map(|&r| self.regs[r as usize]));
-            match factored {
-                Ok(()) => self.block_solve(si),
-                // Singular at this iterate (often the start values, not the solution): a
-                // regularized step, at most a few times in a row. `jac` holds the dense matrix
-                // whenever the factorization failed.
-                Err(column) => {
-                    singular_steps += 1;
-                    let k = vars.len();
-                    if singular_steps > MAX_SINGULAR_STEPS
-                        || k > MAX_REGULARIZED
-                        || self.jac.len() != k * k
-                        || !super::dense_lu::regularized_step(
-                            &self.jac,
-                            k,
-                            &mut self.rhs_buf,
-                            &mut self.reg_lu,
-                            &mut self.tmp,
-                        )
-                    {
-                        return Err(NewtonFailure::Singular { column });
-                    }
-                    self.blocks[si].factored = false;
-                }
-            }
-            if factored.is_ok() {
-                singular_steps = 0;
-            }
-            self.z0.clear();
-            self.z0.extend(vars.iter().map(|&v| self.regs[v]));
-            // Converged when the full Newton step is negligible: it is taken without a line
-            // search (at round-off no step decreases the residual).
-            let step = max_abs(
-                self.rhs_buf
+        let mut work = std::mem::take(&mut self.newton_work);
+        work.x.clear();
+        work.x.extend(vars.iter().map(|&v| self.regs[v]));
+        let mut policy = BlockNewton {
+            engine: self,
+            si,
+            vars,
+            residuals,
+            max_iter,
+        };
+        let outcome = damped_newton(&mut policy, &mut work);
+        self.newton_work = work;
+        match outcome? {
+            Outcome {
+                converged: false,
+                norm,
+                ..
+            } => Err(NewtonFailure::NoConvergence {
+                residual: norm,
+                iterations: max_iter,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A nonlinear block as a [`NewtonPolicy`]: the unknowns and residuals are registers, the
+/// Jacobian is the compiled one (`block_jac.rs`, sparse or dense LU). Converged when the full
+/// Newton step is below the engine's tolerance (relative to `1 + |z|`), when the residual is
+/// exactly zero, or when steps at the default accuracy stop shrinking; the Armijo line search;
+/// at most [`MAX_SINGULAR_STEPS`] regularized steps in a row, on blocks of at most
+/// [`MAX_REGULARIZED`] unknowns.
+struct BlockNewton<'e, 'v> {
+    engine: &'e mut Engine,
+    si: usize,
+    vars: &'v [usize],
+    residuals: &'v [u32],
+    max_iter: usize,
+}
+
+impl BlockNewton<'_, '_> {
+    fn norm(&self) -> f64 {
+        let regs = &self.engine.regs;
+        max_abs(self.residuals.iter().map(|&r| regs[r as usize]))
+    }
+
+    fn set(&mut self, x: &[f64]) {
+        for (&v, &z) in self.vars.iter().zip(x) {
+            self.engine.regs[v] = z;
+        }
+    }
+}
+
+impl NewtonPolicy for BlockNewton<'_, '_> {
+    type Error = NewtonFailure;
+
+    fn rules(&self) -> Rules {
+        Rules {
+            max_iter: self.max_iter,
+            step_tol: Some(self.engine.newton_tol),
+            line_search: LineSearch::Armijo,
+            max_singular_steps: MAX_SINGULAR_STEPS,
+        }
+    }
+
+    fn start(&mut self, _x: &[f64]) -> Result<f64, NewtonFailure> {
+        self.engine.block_run(self.si);
+        Ok(self.norm())
+    }
+
+    fn eval(&mut self, x: &[f64]) -> Result<f64, NewtonFailure> {
+        self.set(x);
+        self.engine.block_rerun(self.si);
+        Ok(self.norm())
+    }
+
+    fn converged(&mut self, norm: f64, check: Check) -> Result<bool, NewtonFailure> {
+        match check {
+            Check::BeforeStep => {
+                let regs = &self.engine.regs;
+                match self
+                    .residuals
                     .iter()
-                    .zip(&self.z0)
-                    .map(|(d, z)| d / (1.0 + z.abs())),
-            );
-            if step <= self.newton_tol {
-                for (i, &z) in vars.iter().enumerate() {
-                    self.regs[z] = self.z0[i] - self.rhs_buf[i];
+                    .position(|&r| !regs[r as usize].is_finite())
+                {
+                    Some(e) => Err(NewtonFailure::NotFinite { equation: e }),
+                    None => Ok(false),
                 }
-                self.block_rerun(si);
-                return Ok(());
-            }
-            // Line search: the step is halved until the residual decreases (Armijo, a small
-            // fraction of the predicted decrease). An equal residual is no progress: on a
-            // piecewise-linear loop (an op-amp clamp under `noEvent`) the full step lands on
-            // the other saturated side with the same residual, and accepting it cycles. When
-            // no step length decreases the residual (a kink, a wrong slope), the best one
-            // tried is taken so that the iteration still moves.
-            let mut lambda = 1.0;
-            let mut best = (f64::INFINITY, 1.0);
-            let mut new_norm;
-            loop {
-                for (i, &z) in vars.iter().enumerate() {
-                    self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
-                }
-                self.block_rerun(si);
-                new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                if new_norm.is_finite() && new_norm < best.0 {
-                    best = (new_norm, lambda);
-                }
-                if new_norm.is_finite() && new_norm <= (1.0 - 1e-4 * lambda) * norm {
-                    if lambda < STALLED_DAMPING {
-                        // A tiny step: the residual decreases up to a kink just ahead and
-                        // grows past it (a saturation limit under `noEvent`), and the next
-                        // direction, from the same piece, would stop there again. The kink is
-                        // located between this step and the rejected double, and the next
-                        // Jacobian is taken just past it.
-                        let (mut lo, mut hi) = (lambda, 2.0 * lambda);
-                        for _ in 0..KINK_BISECTIONS {
-                            let mid = 0.5 * (lo + hi);
-                            for (i, &z) in vars.iter().enumerate() {
-                                self.regs[z] = self.z0[i] - mid * self.rhs_buf[i];
-                            }
-                            self.block_rerun(si);
-                            let m = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                            if m.is_finite() && m <= (1.0 - 1e-4 * mid) * norm {
-                                lo = mid;
-                            } else {
-                                hi = mid;
-                            }
-                        }
-                        probe = Some(
-                            (0..vars.len())
-                                .map(|i| self.z0[i] - hi * self.rhs_buf[i])
-                                .collect(),
-                        );
-                        lambda = lo;
-                        for (i, &z) in vars.iter().enumerate() {
-                            self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
-                        }
-                        self.block_rerun(si);
-                        new_norm = max_abs(residuals.iter().map(|&r| self.regs[r as usize]));
-                    }
-                    break;
-                }
-                if lambda < MIN_DAMPING {
-                    if best.0.is_finite() && best.1 != lambda {
-                        lambda = best.1;
-                        for (i, &z) in vars.iter().enumerate() {
-                            self.regs[z] = self.z0[i] - lambda * self.rhs_buf[i];
-                        }
-                        self.block_rerun(si);
-                        new_norm = best.0;
-                    }
-                    break;
-                }
-                lambda *= 0.5;
-            }
-            if debug_newton() {
-                eprintln!(
-                    "newton block {si} t={}: |r| {norm:e} -> {new_norm:e} (lambda {lambda}, step {step:e})",
-                    self.regs[self.prog.time as usize]
-                );
-            }
-            norm = new_norm;
-            if norm == 0.0 {
-                return Ok(());
             }
             // A tolerance tied to a tight integrator tolerance can lie below what rounding
             // allows for this block: once the steps stop shrinking at the default accuracy,
             // the iterate is as good as it gets.
-            if step <= DEFAULT_NEWTON_TOL && step > 0.25 * prev_step {
-                return Ok(());
+            Check::AfterStep { step, prev_step } => {
+                Ok(norm == 0.0 || (step <= DEFAULT_NEWTON_TOL && step > 0.25 * prev_step))
             }
-            prev_step = step;
         }
-        Err(NewtonFailure::NoConvergence {
-            residual: norm,
-            iterations: max_iter,
-        })
+    }
+
+    fn factor(
+        &mut self,
+        x: &[f64],
+        probe: Option<&[f64]>,
+    ) -> Result<Result<(), usize>, NewtonFailure> {
+        let si = self.si;
+        let factored = match probe {
+            // The Jacobian of the piece past the kink where the last line search stopped
+            // (with the residual here): a semismooth Newton step.
+            Some(p) => {
+                self.set(p);
+                self.engine.block_rerun(si);
+                let f = self.engine.factor_block(si);
+                self.set(x);
+                self.engine.block_rerun(si);
+                f
+            }
+            None => self.engine.factor_block(si),
+        };
+        self.engine.stats.newton_iterations += 1;
+        Ok(factored)
+    }
+
+    fn residuals(&self, out: &mut Vec<f64>) {
+        let regs = &self.engine.regs;
+        out.clear();
+        out.extend(self.residuals.iter().map(|&r| regs[r as usize]));
+    }
+
+    fn solve(&mut self, dx: &mut [f64]) {
+        let e = &mut *self.engine;
+        e.rhs_buf.clear();
+        e.rhs_buf.extend_from_slice(dx);
+        e.block_solve(self.si);
+        dx.copy_from_slice(&e.rhs_buf[..dx.len()]);
+    }
+
+    /// `jac` holds the dense matrix whenever the factorization failed.
+    fn regularized(&mut self, column: usize, dx: &mut [f64]) -> Result<(), NewtonFailure> {
+        let e = &mut *self.engine;
+        let k = self.vars.len();
+        if k > MAX_REGULARIZED
+            || e.jac.len() != k * k
+            || !super::dense_lu::regularized_step(&e.jac, k, dx, &mut e.reg_lu, &mut e.tmp)
+        {
+            return Err(NewtonFailure::Singular { column });
+        }
+        e.blocks[self.si].factored = false;
+        Ok(())
+    }
+
+    fn singular(&mut self, column: usize) -> NewtonFailure {
+        NewtonFailure::Singular { column }
+    }
+
+    fn trace(&self, norm: f64, new_norm: f64, lambda: f64, step: f64) {
+        if debug_newton() {
+            let e = &self.engine;
+            eprintln!(
+                "newton block {} t={}: |r| {norm:e} -> {new_norm:e} (lambda {lambda}, step {step:e})",
+                self.si, e.regs[e.prog.time as usize]
+            );
+        }
     }
 }
 
@@ -487,15 +476,4 @@ impl Engine {
 pub(super) fn debug_newton() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var_os("MINIMO_DEBUG_NEWTON").is_some())
-}
-
-pub(super) fn max_abs(it: impl Iterator<Item = f64>) -> f64 {
-    let mut m = 0.0f64;
-    for x in it {
-        if x.is_nan() {
-            return f64::NAN;
-        }
-        m = m.max(x.abs());
-    }
-    m
 }

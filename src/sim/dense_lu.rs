@@ -87,9 +87,29 @@ impl Lu {
     }
 }
 
+/// How strongly a regularized step is damped: `mu = relative * max diag(JᵀJ)`, or `at_zero`
+/// when that diagonal is zero (`None`: no step then).
+#[derive(Clone, Copy, Debug)]
+pub struct Regularization {
+    pub relative: f64,
+    pub at_zero: Option<f64>,
+}
+
+/// The damping of block solves (and of a block's least-squares tangent).
+pub const BLOCK_REGULARIZATION: Regularization = Regularization {
+    relative: 1e-8,
+    at_zero: None,
+};
+
 /// `JᵀJ + mu I` for the row-major `n x n` matrix `J`, with `mu` 1e-8 of the largest diagonal of
 /// `JᵀJ`; `None` when that diagonal is zero or not finite.
 pub fn regularized_normal_matrix(jac: &[f64], n: usize) -> Option<Vec<f64>> {
+    normal_matrix_with(jac, n, BLOCK_REGULARIZATION)
+}
+
+/// `JᵀJ + mu I` with `mu` chosen by `reg`; `None` when the largest diagonal of `JᵀJ` is not
+/// finite, or zero without `reg.at_zero`.
+fn normal_matrix_with(jac: &[f64], n: usize, reg: Regularization) -> Option<Vec<f64>> {
     let mut m = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..n {
@@ -97,22 +117,48 @@ pub fn regularized_normal_matrix(jac: &[f64], n: usize) -> Option<Vec<f64>> {
         }
     }
     let dmax = (0..n).map(|i| m[i * n + i]).fold(0.0f64, f64::max);
-    if !(dmax > 0.0 && dmax.is_finite()) {
+    if !dmax.is_finite() {
         return None;
     }
+    let mu = if dmax > 0.0 {
+        reg.relative * dmax
+    } else {
+        reg.at_zero?
+    };
     for i in 0..n {
-        m[i * n + i] += 1e-8 * dmax;
+        m[i * n + i] += mu;
     }
     Some(m)
 }
 
-/// A regularized Gauss-Newton (Levenberg-Marquardt) step for a singular block Jacobian:
-/// `(JᵀJ + mu I) d = Jᵀ r` with `mu` a small fraction of the largest diagonal of `JᵀJ`. Where `J`
-/// is regular this is close to the Newton step `J⁻¹ r`; along directions where it is singular
-/// the step stays small instead of undefined. A start value that zeroes a product (`v = R*i`
-/// with `R` and `i` both 0: a zero row) makes the Jacobian singular at the first guess only; this
-/// step moves the other unknowns so that the next Newton step is regular again. `jac` is
-/// row-major `n x n`; the step replaces `r`. Returns false when even this system is singular.
+/// A regularized Gauss-Newton (Levenberg-Marquardt) step for a singular Jacobian:
+/// `(JᵀJ + mu I) d = Jᵀ r` with `mu` as `reg` says. Where `J` is regular this is close to the
+/// Newton step `J⁻¹ r`; along directions where it is singular the step stays small instead of
+/// undefined. `jac` is row-major `n x n`; the step replaces `r`. `Err(None)`: no normal matrix
+/// ([`normal_matrix_with`]); `Err(Some(column))`: the normal matrix is singular there.
+pub fn regularized_solve(
+    jac: &[f64],
+    n: usize,
+    r: &mut [f64],
+    lu: &mut Lu,
+    tmp: &mut Vec<f64>,
+    reg: Regularization,
+) -> Result<(), Option<usize>> {
+    let m = normal_matrix_with(jac, n, reg).ok_or(None)?;
+    let rhs: Vec<f64> = (0..n)
+        .map(|j| (0..n).map(|k| jac[k * n + j] * r[k]).sum())
+        .collect();
+    lu.factor(n, &m).map_err(Some)?;
+    r[..n].copy_from_slice(&rhs);
+    lu.solve(r, tmp);
+    Ok(())
+}
+
+/// The regularized step of a block solve ([`regularized_solve`] with
+/// [`BLOCK_REGULARIZATION`]). A start value that zeroes a product (`v = R*i` with `R` and `i`
+/// both 0: a zero row) makes the Jacobian singular at the first guess only; this step moves the
+/// other unknowns so that the next Newton step is regular again. Returns false when even this
+/// system is singular or the step is not finite.
 pub fn regularized_step(
     jac: &[f64],
     n: usize,
@@ -120,18 +166,8 @@ pub fn regularized_step(
     lu: &mut Lu,
     tmp: &mut Vec<f64>,
 ) -> bool {
-    let Some(m) = regularized_normal_matrix(jac, n) else {
-        return false;
-    };
-    let rhs: Vec<f64> = (0..n)
-        .map(|j| (0..n).map(|k| jac[k * n + j] * r[k]).sum())
-        .collect();
-    if lu.factor(n, &m).is_err() {
-        return false;
-    }
-    r[..n].copy_from_slice(&rhs);
-    lu.solve(r, tmp);
-    r[..n].iter().all(|x| x.is_finite())
+    regularized_solve(jac, n, r, lu, tmp, BLOCK_REGULARIZATION).is_ok()
+        && r[..n].iter().all(|x| x.is_finite())
 }
 
 #[cfg(test)]

@@ -84,6 +84,8 @@ pub struct Engine {
     /// LU of the regularized normal equations (singular nonlinear blocks).
     pub(super) reg_lu: Lu,
     pub(super) z0: Vec<f64>,
+    /// The iterate and buffers of a nonlinear block's Newton iteration (`sim/newton.rs`).
+    pub(super) newton_work: super::newton::NewtonWork,
     /// Right-hand sides of the state Jacobian's multi-column block solve.
     pub(super) many: Vec<f64>,
     /// The unknowns of the block being solved, as they were before the solve.
@@ -222,6 +224,7 @@ impl Engine {
             tmp: Vec::new(),
             reg_lu: Default::default(),
             z0: Vec::new(),
+            newton_work: Default::default(),
             many: Vec::new(),
             z_start: Vec::new(),
             state_jac,

@@ -16,10 +16,11 @@
 //! system is solved by damped Newton with finite-difference Jacobian columns, from the start
 //! values.
 
-use super::dense_lu::Lu;
+use super::dense_lu::{Lu, Regularization, regularized_solve};
 use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
-use super::params::is_initial_unknown;
+use super::newton::{Check, LineSearch, NewtonPolicy, NewtonWork, Rules, damped_newton};
+use super::params::{ParamValues, eval_param_expr, is_initial_unknown};
 use super::tape::{Reg, run};
 use crate::dae::{FlatModel, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
@@ -437,28 +438,6 @@ impl<'a> InitProblem<'a> {
         self.residual(engine, x, r)
     }
 
-    /// The Jacobian at `x` (residuals `r` there) by forward differences, row-major.
-    fn jacobian(
-        &self,
-        engine: &mut Engine,
-        x: &[f64],
-        r: &[f64],
-        r2: &mut Vec<f64>,
-    ) -> Result<Vec<f64>, InitError> {
-        let n = self.free.len();
-        let mut jac = vec![0.0; n * n];
-        for j in 0..n {
-            let h = 1e-7 * (1.0 + x[j].abs());
-            let mut xp = x.to_vec();
-            xp[j] += h;
-            self.residual(engine, &xp, r2)?;
-            for i in 0..n {
-                jac[i * n + j] = (r2[i] - r[i]) / h;
-            }
-        }
-        Ok(jac)
-    }
-
     /// The error for a Jacobian singular in column `col`.
     fn singular(&self, col: usize) -> InitError {
         // A failed call gives NaN, whose Jacobian column is no information: the failure is
@@ -484,107 +463,41 @@ impl<'a> InitProblem<'a> {
         ])
     }
 
-    /// Fails with the singular-system error when the Jacobian at `x` is singular.
-    fn check_regular(
-        &self,
-        engine: &mut Engine,
-        lu: &mut Lu,
-        x: &[f64],
-        r: &[f64],
-        r2: &mut Vec<f64>,
-    ) -> Result<(), InitError> {
-        let jac = self.jacobian(engine, x, r, r2)?;
-        lu.factor(self.free.len(), &jac)
-            .map_err(|col| self.singular(col))
-    }
-
-    /// Damped Newton on the unknowns from `x` (residuals `r`), at most 60 iterations; `x` and
-    /// `r` hold the last iterate. Returns whether the residual reached 1e-11, with the
-    /// engine's registers holding the solution.
+    /// Damped Newton on the unknowns from `x` (residuals `r`): [`damped_newton`] with
+    /// [`InitNewton`]. `x` and `r` hold the last iterate. Returns whether the residual reached
+    /// [`INIT_RESIDUAL_TOL`], with the engine's registers holding the solution. When a step
+    /// was taken with a singular Jacobian the last iterate is checked to be regular, so that a
+    /// system that does not determine an unknown is still reported.
     fn newton(
         &self,
         engine: &mut Engine,
         x: &mut Vec<f64>,
         r: &mut Vec<f64>,
     ) -> Result<bool, InitError> {
-        let n = self.free.len();
-        let mut lu = Lu::default();
-        let mut tmp = Vec::new();
-        let mut r2 = Vec::new();
-        // Whether a step was taken with a singular Jacobian: the solution is then checked to
-        // be regular, so a system that does not determine an unknown is still reported.
-        let mut was_singular = false;
-        for _ in 0..60 {
-            let r0 = norm_of(r);
-            if r0 <= 1e-11 {
-                if was_singular {
-                    self.check_regular(engine, &mut lu, x, r, &mut r2)?;
-                    self.residual(engine, x, r)?;
-                }
-                return Ok(true);
+        let scales = typical_scales(engine, self.model, &self.free);
+        let mut policy = InitNewton {
+            scales,
+            problem: self,
+            engine,
+            r: std::mem::take(r),
+            r2: Vec::new(),
+            jac: Vec::new(),
+            lu: Lu::default(),
+            tmp: Vec::new(),
+        };
+        let mut work = NewtonWork::starting_at(std::mem::take(x));
+        let outcome = damped_newton(&mut policy, &mut work)?;
+        if outcome.singular_seen {
+            if let Err(col) = policy.factor_at(&work.x)? {
+                return Err(self.singular(col));
             }
-            let jac = self.jacobian(engine, x, r, &mut r2)?;
-            let mut dx = r.clone();
-            if lu.factor(n, &jac).is_ok() {
-                lu.solve(&mut dx, &mut tmp);
-            } else {
-                was_singular = true;
-                self.regularized_step(&jac, r, &mut dx, &mut lu, &mut tmp)?;
-            }
-            let mut lambda = 1.0;
-            loop {
-                let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a - lambda * d).collect();
-                self.residual(engine, &xn, &mut r2)?;
-                let rn = norm_of(&r2);
-                if rn.is_finite() && (rn < r0 || lambda < 1e-4) {
-                    *x = xn;
-                    std::mem::swap(r, &mut r2);
-                    break;
-                }
-                lambda *= 0.5;
-                if lambda < 1e-6 {
-                    *x = xn;
-                    std::mem::swap(r, &mut r2);
-                    break;
-                }
+            if outcome.converged {
+                policy.eval(&work.x)?;
             }
         }
-        if was_singular {
-            self.check_regular(engine, &mut lu, x, r, &mut r2)?;
-        }
-        Ok(false)
-    }
-
-    /// The step `dx` where the Jacobian `jac` is singular at this point, which need not be
-    /// singular at the solution: with `parameter Real r(fixed = false)` starting at 0 and
-    /// `der(x) = r*(x - u)`, `x` enters only once `r` is known. A Levenberg-Marquardt step
-    /// (J'J + mu I) dx = J'r moves the unknowns the equations do determine.
-    fn regularized_step(
-        &self,
-        jac: &[f64],
-        r: &[f64],
-        dx: &mut [f64],
-        lu: &mut Lu,
-        tmp: &mut Vec<f64>,
-    ) -> Result<(), InitError> {
-        let n = self.free.len();
-        let mut a = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                a[i * n + j] = (0..n).map(|k| jac[k * n + i] * jac[k * n + j]).sum();
-            }
-        }
-        let scale = (0..n).map(|i| a[i * n + i]).fold(0.0f64, f64::max);
-        let mu = if scale > 0.0 { 1e-10 * scale } else { 1.0 };
-        for i in 0..n {
-            a[i * n + i] += mu;
-            dx[i] = (0..n).map(|k| jac[k * n + i] * r[k]).sum();
-        }
-        if let Err(col) = lu.factor(n, &a) {
-            return Err(self.singular(col));
-        }
-        lu.solve(dx, tmp);
-        Ok(())
+        *x = work.x;
+        *r = policy.r;
+        Ok(outcome.converged)
     }
 
     /// Newton did not converge: the error points at the equation with the largest residual.
@@ -610,6 +523,152 @@ impl<'a> InitProblem<'a> {
         )
         .with_note(format!("unknowns: {}", self.unknown_names().join(", ")))
         .with_help("give start values closer to the solution")
+    }
+}
+
+/// Converged when the largest residual of the initial system is at most this.
+const INIT_RESIDUAL_TOL: f64 = 1e-11;
+/// Iterations of the initial system's Newton.
+const INIT_MAX_ITER: usize = 60;
+/// The regularized step of the initial system: 1e-10 of the largest diagonal of `JᵀJ`, or 1
+/// when that is zero.
+const INIT_REGULARIZATION: Regularization = Regularization {
+    relative: 1e-10,
+    at_zero: Some(1.0),
+};
+
+/// The initial system as a [`NewtonPolicy`]: the unknowns `free`, the residuals from
+/// [`InitProblem::residual`] (main pass, discrete values settled), the Jacobian by forward
+/// differences (dense). Converged when the largest residual is at most [`INIT_RESIDUAL_TOL`]
+/// (tested before each step); no test on the step's size; a line search that takes any
+/// decrease; regularized steps at singular Jacobians without limit (the solution is checked to
+/// be regular afterwards).
+struct InitNewton<'p, 'a, 'e> {
+    problem: &'p InitProblem<'a>,
+    engine: &'e mut Engine,
+    /// The residuals of the last evaluation.
+    r: Vec<f64>,
+    r2: Vec<f64>,
+    jac: Vec<f64>,
+    lu: Lu,
+    tmp: Vec<f64>,
+    /// Per unknown, its typical magnitude ([`typical_scales`]).
+    scales: Vec<f64>,
+}
+
+/// The typical magnitude of each unknown in `free`: its `nominal` attribute where that is a
+/// positive parameter expression, else 1.
+fn typical_scales(engine: &Engine, model: &FlatModel, free: &[VarId]) -> Vec<f64> {
+    let params = ParamValues {
+        values: engine.prog.init_regs[..model.variables.len()].to_vec(),
+    };
+    free.iter()
+        .map(|&v| {
+            model.variables[v]
+                .nominal
+                .as_ref()
+                .and_then(|e| eval_param_expr(model, &params, e).ok())
+                .map(f64::abs)
+                .filter(|x| *x > 0.0 && x.is_finite())
+                .unwrap_or(1.0)
+        })
+        .collect()
+}
+
+impl InitNewton<'_, '_, '_> {
+    /// The Jacobian at `x` (residuals `self.r` there) by forward differences, row-major, into
+    /// `self.jac`. The step in an unknown is `sqrt(eps)` of its size: its value, or its typical
+    /// scale when the value is smaller (an enthalpy of nominal 1e6 starting at 0: a step of
+    /// 1e-7 there moved `T = H/(m*cp)` by less than the rounding of `T - 300`, and the
+    /// column came out zero). The difference is divided by the step actually taken.
+    fn jacobian(&mut self, x: &[f64]) -> Result<(), InitError> {
+        let n = self.problem.free.len();
+        self.jac.clear();
+        self.jac.resize(n * n, 0.0);
+        for j in 0..n {
+            let mut xp = x.to_vec();
+            xp[j] += f64::EPSILON.sqrt() * x[j].abs().max(self.scales[j]);
+            let h = xp[j] - x[j];
+            self.problem.residual(self.engine, &xp, &mut self.r2)?;
+            for i in 0..n {
+                self.jac[i * n + j] = (self.r2[i] - self.r[i]) / h;
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds and factors the Jacobian at `x` (the point of the last evaluation).
+    fn factor_at(&mut self, x: &[f64]) -> Result<Result<(), usize>, InitError> {
+        self.jacobian(x)?;
+        Ok(self.lu.factor(self.problem.free.len(), &self.jac))
+    }
+}
+
+impl NewtonPolicy for InitNewton<'_, '_, '_> {
+    type Error = InitError;
+
+    fn rules(&self) -> Rules {
+        Rules {
+            max_iter: INIT_MAX_ITER,
+            step_tol: None,
+            line_search: LineSearch::Decrease {
+                accept_below: 1e-4,
+                give_up_below: 1e-6,
+            },
+            max_singular_steps: usize::MAX,
+        }
+    }
+
+    /// The residuals at the start are those the caller evaluated.
+    fn start(&mut self, _x: &[f64]) -> Result<f64, InitError> {
+        Ok(norm_of(&self.r))
+    }
+
+    fn eval(&mut self, x: &[f64]) -> Result<f64, InitError> {
+        self.problem.residual(self.engine, x, &mut self.r)?;
+        Ok(norm_of(&self.r))
+    }
+
+    fn converged(&mut self, norm: f64, check: Check) -> Result<bool, InitError> {
+        Ok(matches!(check, Check::BeforeStep) && norm <= INIT_RESIDUAL_TOL)
+    }
+
+    fn factor(&mut self, x: &[f64], probe: Option<&[f64]>) -> Result<Result<(), usize>, InitError> {
+        let Some(p) = probe else {
+            return self.factor_at(x);
+        };
+        self.eval(p)?;
+        let f = self.factor_at(p)?;
+        self.eval(x)?;
+        Ok(f)
+    }
+
+    fn residuals(&self, out: &mut Vec<f64>) {
+        out.clone_from(&self.r);
+    }
+
+    fn solve(&mut self, dx: &mut [f64]) {
+        self.lu.solve(dx, &mut self.tmp);
+    }
+
+    /// Singular at this point, which need not be singular at the solution: with `parameter
+    /// Real r(fixed = false)` starting at 0 and `der(x) = r*(x - u)`, `x` enters only once `r`
+    /// is known. The regularized step moves the unknowns the equations do determine.
+    fn regularized(&mut self, column: usize, dx: &mut [f64]) -> Result<(), InitError> {
+        let n = self.problem.free.len();
+        regularized_solve(
+            &self.jac,
+            n,
+            dx,
+            &mut self.lu,
+            &mut self.tmp,
+            INIT_REGULARIZATION,
+        )
+        .map_err(|col| self.problem.singular(col.unwrap_or(column)))
+    }
+
+    fn singular(&mut self, column: usize) -> InitError {
+        self.problem.singular(column)
     }
 }
 

@@ -11,7 +11,8 @@
 //! - [`block_jac`], [`block_solve`]: a block's Jacobian and factorization; its solve (LU
 //!   refinement, damped Newton);
 //! - [`state_jacobian`]: the dense state Jacobian through the largest sparse block;
-//! - [`dense_lu`]: dense LU for algebraic blocks;
+//! - [`dense_lu`]: dense LU for algebraic blocks; `newton`: the one damped Newton loop, whose
+//!   policies are a nonlinear block ([`block_solve`]) and the initial system ([`init`]);
 //! - [`scalar_root`], [`torn_root`]: a bracketed root of a small loop torn to one unknown, where
 //!   Newton fails on a piecewise-linear residual;
 //! - [`jacobian`]: the sparsity pattern of the state Jacobian from the program structure;
@@ -54,6 +55,7 @@ pub mod integrate;
 pub mod jacobian;
 pub mod loop_anchor;
 pub mod mixed_search;
+mod newton;
 pub mod options;
 pub mod params;
 pub mod program;
