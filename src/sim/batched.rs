@@ -22,6 +22,26 @@
 
 use std::collections::HashMap;
 
+/// The operators both value passes (strided runs and indexed batches) evaluate inline; the
+/// others go to `apply` or the caller's extra arms. `$each` is the caller's loop macro, which
+/// binds `x`, `y`, `z` to the operands of each instruction and stores the expression.
+macro_rules! inline_ops {
+    ($op:expr, $each:ident, $($extra:tt)*) => {
+        match $op {
+            Op::Add => $each!(|x, y, _z| x + y),
+            Op::Sub => $each!(|x, y, _z| x - y),
+            Op::Mul => $each!(|x, y, _z| x * y),
+            Op::Div => $each!(|x, y, _z| x / y),
+            Op::MulAdd => $each!(|x, y, z| x * y + z),
+            Op::MulSub => $each!(|x, y, z| x * y - z),
+            Op::SubMul => $each!(|x, y, z| (x - y) * z),
+            Op::Copy => $each!(|x, _y, _z| x),
+            Op::Neg => $each!(|x, _y, _z| -x),
+            $($extra)*
+        }
+    };
+}
+
 use super::tape::{Instr, Op, apply, run, run_tangent, tangent};
 
 /// One operation applied to the instructions `start..end` of the operand arrays.
@@ -289,18 +309,7 @@ unsafe fn run_strided(st: &Strided, r: *mut f64) {
                 }
             };
         }
-        match st.op {
-            Op::Add => each!(|x, y, _z| x + y),
-            Op::Sub => each!(|x, y, _z| x - y),
-            Op::Mul => each!(|x, y, _z| x * y),
-            Op::Div => each!(|x, y, _z| x / y),
-            Op::MulAdd => each!(|x, y, z| x * y + z),
-            Op::MulSub => each!(|x, y, z| x * y - z),
-            Op::SubMul => each!(|x, y, z| (x - y) * z),
-            Op::Copy => each!(|x, _y, _z| x),
-            Op::Neg => each!(|x, _y, _z| -x),
-            op => each!(|x, y, z| apply(op, x, y, z)),
-        }
+        inline_ops!(st.op, each, op => each!(|x, y, z| apply(op, x, y, z)),)
     }
 }
 
@@ -358,16 +367,7 @@ impl Batched {
                         }
                     };
                 }
-                match bt.op {
-                    Op::Add => each!(|x, y, _z| x + y),
-                    Op::Sub => each!(|x, y, _z| x - y),
-                    Op::Mul => each!(|x, y, _z| x * y),
-                    Op::Div => each!(|x, y, _z| x / y),
-                    Op::MulAdd => each!(|x, y, z| x * y + z),
-                    Op::MulSub => each!(|x, y, z| x * y - z),
-                    Op::SubMul => each!(|x, y, z| (x - y) * z),
-                    Op::Copy => each!(|x, _y, _z| x),
-                    Op::Neg => each!(|x, _y, _z| -x),
+                inline_ops!(bt.op, each,
                     Op::Call => {
                         for (((&d, &a), &b), &c) in it {
                             let (a, b) = (a as usize, b as usize);
@@ -379,7 +379,7 @@ impl Batched {
                         }
                     }
                     op => each!(|x, y, z| apply(op, x, y, z)),
-                }
+                )
             }
         }
     }

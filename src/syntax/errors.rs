@@ -752,7 +752,8 @@ const KEYWORDS: &[&str] = &[
     "while",
     "within",
 ];
-const CLASS_KINDS: &[&str] = &[
+/// The words that start a class definition (also read by `skeleton.rs`).
+pub(super) const CLASS_KINDS: &[&str] = &[
     "class",
     "model",
     "record",

@@ -11,6 +11,7 @@
 //! application). Whenever the text does not have the expected shape (an `end` whose name does not
 //! match, an unterminated string), the scan answers `None` and the file is parsed whole.
 
+use super::errors::CLASS_KINDS as KINDS;
 use std::ops::Range;
 
 /// A long class definition directly inside a top-level class of the scanned text.
@@ -137,17 +138,6 @@ const PREFIXES: &[&str] = &[
 ];
 /// Prefixes after which the class is not deferred: its element prefixes matter to the owner.
 const KEEP: &[&str] = &["final", "replaceable", "redeclare", "inner", "outer"];
-const KINDS: &[&str] = &[
-    "class",
-    "model",
-    "record",
-    "block",
-    "connector",
-    "type",
-    "package",
-    "function",
-    "operator",
-];
 
 /// One long class being scanned.
 struct Frame {
