@@ -410,3 +410,69 @@ fn engine_v6_crank_speed_follows_rumoca() {
 
 /// rumoca 0.10.2, `Loops.EngineV6` to 0.1 s at tolerance 1e-8: engine speed (rpm).
 const RUMOCA_ENGINE_V6: [(f64, f64); 3] = [(0.02, 250.239), (0.05, 491.444), (0.1, 873.933)];
+
+/// `Rotational3DEffects.GyroscopicEffects` builds the same spinning pendulum twice: once with
+/// the spinning cylinder as a 3D body on a revolute joint, once with `Rotor1D` standing in for
+/// it. The two are solved with different states, so their agreement checks the gyroscopic
+/// terms of both. (The model used to stop at t = 0 with NaN in an orientation constraint.)
+#[test]
+fn gyroscopic_effects_agree_with_their_rotor1d_replacement() {
+    let Some(lib) = msl_library() else { return };
+    let r = simulate(
+        &lib,
+        "Rotational3DEffects.GyroscopicEffects",
+        options(5.0, 0.01, 1e-6),
+    );
+    for k in 1..=3 {
+        let a = col(&r, &format!("bodyCylinder1.frame_b.r_0[{k}]"));
+        let b = col(&r, &format!("bodyCylinder3.frame_b.r_0[{k}]"));
+        let range =
+            a.iter().cloned().fold(f64::MIN, f64::max) - a.iter().cloned().fold(f64::MAX, f64::min);
+        let off = a[0] - b[0];
+        let dev = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y - off).abs())
+            .fold(0.0, f64::max);
+        // Measured: 1.6e-7 m over a range of 0.5 m.
+        assert!(
+            range > 0.05 && dev < 1e-5,
+            "r_0[{k}]: range {range}, deviation {dev}"
+        );
+    }
+}
+
+/// `Elementary.RollingWheelSetPulling`: the wheel set rolls without slipping, so the speed of
+/// its frame follows the wheel speeds, `dx/dt = R (w1 + w2) / 2 cos(phi)` and the same with
+/// `sin(phi)` along y (centred differences of the output at 1 ms). (The model used to stop at
+/// t = 0 on a singular two-unknown loop.)
+#[test]
+fn rolling_wheel_set_rolls_without_slipping() {
+    let Some(lib) = msl_library() else { return };
+    let r = simulate(
+        &lib,
+        "Elementary.RollingWheelSetPulling",
+        options(3.0, 0.001, 1e-8),
+    );
+    let (t, x, y) = (&r.time, col(&r, "wheelSet.x"), col(&r, "wheelSet.y"));
+    let phi = col(&r, "wheelSet.phi");
+    let (w1, w2) = (
+        col(&r, "wheelSet.der_theta1"),
+        col(&r, "wheelSet.der_theta2"),
+    );
+    let radius = param(&r, "wheelSet.R_wheel");
+    let (mut worst, mut vmax) = (0.0f64, 0.0f64);
+    for k in 1..t.len() - 1 {
+        let dt = t[k + 1] - t[k - 1];
+        if dt < 1.5e-3 {
+            continue; // rows repeated at an event
+        }
+        let v = radius * (w1[k] + w2[k]) / 2.0;
+        vmax = vmax.max(v.abs());
+        let dx = (x[k + 1] - x[k - 1]) / dt - v * phi[k].cos();
+        let dy = (y[k + 1] - y[k - 1]) / dt - v * phi[k].sin();
+        worst = worst.max(dx.abs()).max(dy.abs());
+    }
+    // Measured: 3e-5 m/s (the error of the differences) at speeds up to about 1 m/s.
+    assert!(vmax > 0.5 && worst < 2e-4, "speed {vmax}, slip {worst}");
+}
