@@ -48,6 +48,19 @@ impl CompElem {
     pub fn decl(&self) -> &ast::ComponentDecl {
         &self.clause.components[0]
     }
+
+    /// Every dimension of the component, outermost first: its declaration's (`x[2]`), its
+    /// clause's (`Real[2] x`), then those of its type `te` (`type V = Real[3]`).
+    pub fn dims_with_type<'a>(
+        &'a self,
+        te: &'a Expanded,
+    ) -> impl Iterator<Item = &'a ast::Subscript> {
+        self.decl()
+            .dims
+            .iter()
+            .chain(&self.clause.type_dims)
+            .chain(te.dims.iter().map(|(d, _)| d))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -78,13 +78,7 @@ impl Flattener<'_> {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty_class)?;
             let mut dims = Vec::new();
-            for d in c
-                .decl()
-                .dims
-                .iter()
-                .chain(&c.clause.type_dims)
-                .chain(te.dims.iter().map(|(d, _)| d))
-            {
+            for d in c.dims_with_type(&te) {
                 let ast::Subscript::Expr(e) = d else {
                     return Err(Diagnostic::error(
                         c.decl().name.span,

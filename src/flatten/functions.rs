@@ -199,13 +199,7 @@ impl Flattener<'_> {
         bound: &mut Vec<String>,
     ) -> Result<FunctionVar, Diagnostic> {
         let mut dims = Vec::new();
-        for d in c
-            .decl()
-            .dims
-            .iter()
-            .chain(&c.clause.type_dims)
-            .chain(te.dims.iter().map(|(d, _)| d))
-        {
+        for d in c.dims_with_type(te) {
             let scope = Scope {
                 inst: None,
                 lex: class,
