@@ -51,13 +51,13 @@ fn tokens(text: &str, region: Range<usize>) -> Option<Vec<(Tok, Range<usize>)>> 
                 i += 1;
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
+            b'/' if i + 1 < end && b[i + 1] == b'/' => {
                 while i < end && b[i] != b'\n' {
                     i += 1;
                 }
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
+            b'/' if i + 1 < end && b[i + 1] == b'*' => {
                 let close = text[i + 2..end].find("*/")?;
                 i += 2 + close + 2;
                 continue;
@@ -299,6 +299,9 @@ end P;
 
     #[test]
     fn gives_up_on_a_shape_it_does_not_understand() {
+        // A region that ends inside a comment opener or a string never reads past its end.
+        assert_eq!(nested_classes("package P end P; /*", 0..18), Some(vec![]));
+        assert_eq!(nested_classes("package P end P; \"é", 0..19), None);
         assert_eq!(
             nested_classes("package P model A end B; end P;", 0..31),
             None
