@@ -17,7 +17,8 @@
 use super::Flattener;
 use super::classtree::ClassId;
 use crate::diag::{Diagnostic, FileId};
-use crate::syntax::{ast, skeleton};
+use crate::syntax::ast;
+use crate::syntax::skeleton::{self, NestedClass};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -41,9 +42,6 @@ pub struct Library {
     roots: BTreeMap<String, Source>,
     /// Entries of loaded package folders not parsed yet: package -> entry name -> where.
     pending: HashMap<ClassId, BTreeMap<String, Pending>>,
-    /// Deferred classes of the file being loaded: (owner's name, name, where), until the
-    /// owner is in the tree.
-    deferred: Vec<(String, String, Pending)>,
     /// Problems met while loading library files (reported with the result).
     pub errors: Vec<Diagnostic>,
 }
@@ -166,6 +164,34 @@ fn embedded_entries(dir: &str) -> Vec<(String, bool)> {
     out
 }
 
+/// Parses `region` of `file` (the whole text, or one deferred class). With `lazy`, the long
+/// classes written directly in its top-level classes are blanked and returned, to be parsed on
+/// first lookup.
+fn parse_outline(
+    text: &str,
+    file: FileId,
+    region: Range<usize>,
+    lazy: bool,
+) -> Result<(ast::StoredDefinition, Vec<NestedClass>), Vec<Diagnostic>> {
+    let nested = if lazy {
+        skeleton::nested_classes(text, region.clone()).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let ranges: Vec<Range<usize>> = nested.iter().map(|n| n.range.clone()).collect();
+    let outline = if ranges.is_empty() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(skeleton::blank(text, &ranges))
+    };
+    let def = if region == (0..text.len()) {
+        super::parse(&outline, file)?
+    } else {
+        crate::syntax::parse_region(&outline, file, region)?
+    };
+    Ok((def, nested))
+}
+
 /// A class known by name whose text has not been parsed yet.
 #[derive(Clone, Debug)]
 enum Pending {
@@ -279,22 +305,11 @@ impl Flattener<'_> {
         parent: Option<ClassId>,
         lazy: bool,
     ) -> Result<Vec<ClassId>, Vec<Diagnostic>> {
-        let nested = if lazy {
-            skeleton::nested_classes(&text, 0..text.len()).unwrap_or_default()
-        } else {
-            Vec::new()
+        let file = self.sources.add(name.clone(), text);
+        let Some(text) = self.sources.get(file).map(|f| f.text.clone()) else {
+            return Ok(Vec::new());
         };
-        let def = if nested.is_empty() {
-            let file = self.sources.add(name.clone(), text.clone());
-            super::parse(&text, file)?
-        } else {
-            let ranges: Vec<Range<usize>> = nested.iter().map(|n| n.range.clone()).collect();
-            let outline = skeleton::blank(&text, &ranges);
-            let file = self.sources.add(name.clone(), text);
-            let def = super::parse(&outline, file)?;
-            self.defer_nested(file, &def, &nested);
-            def
-        };
+        let (def, nested) = parse_outline(&text, file, 0..text.len(), lazy)?;
         let parent = match (parent, &def.within) {
             (Some(p), _) => Some(p),
             // A `within` package that is not loaded: the classes stay at the top level (the
@@ -306,46 +321,29 @@ impl Flattener<'_> {
             _ => None,
         };
         let ids = self.tree.add_file(def, parent);
-        self.register_deferred(&ids);
+        self.register_nested(file, &ids, nested);
         self.take_place_of_library_entries(&name, &ids, parent);
         Ok(ids)
     }
 
-    /// Records the classes `nested` (found in `file`) to be registered as pending once their
-    /// owners, the top-level classes of `def`, are in the tree.
-    fn defer_nested(
-        &mut self,
-        file: FileId,
-        def: &ast::StoredDefinition,
-        nested: &[skeleton::NestedClass],
-    ) {
+    /// Records the classes `nested` of `file` as pending under their owners, the classes `ids`
+    /// just added.
+    fn register_nested(&mut self, file: FileId, ids: &[ClassId], nested: Vec<NestedClass>) {
         for n in nested {
-            if def.classes.iter().any(|c| c.name.name == n.owner) {
-                self.lib.deferred.push((
-                    n.owner.clone(),
-                    n.name.clone(),
-                    Pending::Nested {
-                        file,
-                        range: n.range.clone(),
-                        protected: n.protected,
-                    },
-                ));
-            }
-        }
-    }
-
-    /// Registers the deferred classes of the classes `ids` just added as pending under them.
-    fn register_deferred(&mut self, ids: &[ClassId]) {
-        for (owner, name, p) in std::mem::take(&mut self.lib.deferred) {
-            let Some(&id) = ids.iter().find(|&&i| self.tree.get(i).name == owner) else {
+            let Some(&id) = ids.iter().find(|&&i| self.tree.get(i).name == n.owner) else {
                 continue;
             };
-            if !self.tree.get(id).children.contains_key(&name) {
+            if !self.tree.get(id).children.contains_key(&n.name) {
+                let p = Pending::Nested {
+                    file,
+                    range: n.range,
+                    protected: n.protected,
+                };
                 self.lib
                     .pending
                     .entry(id)
                     .or_default()
-                    .entry(name)
+                    .entry(n.name)
                     .or_insert(p);
             }
         }
@@ -396,21 +394,12 @@ impl Flattener<'_> {
         let Some(text) = self.sources.get(file).map(|f| f.text.clone()) else {
             return Ok(());
         };
-        let nested = skeleton::nested_classes(&text, range.clone()).unwrap_or_default();
-        let def = if nested.is_empty() {
-            crate::syntax::parse_region(&text, file, range)?
-        } else {
-            let ranges: Vec<Range<usize>> = nested.iter().map(|n| n.range.clone()).collect();
-            let outline = skeleton::blank(&text, &ranges);
-            let def = crate::syntax::parse_region(&outline, file, range)?;
-            self.defer_nested(file, &def, &nested);
-            def
-        };
+        let (def, nested) = parse_outline(&text, file, range, true)?;
         let ids = self.tree.add_file(def, Some(parent));
         for &id in &ids {
             self.tree.set_protected(id, protected);
         }
-        self.register_deferred(&ids);
+        self.register_nested(file, &ids, nested);
         Ok(())
     }
 
