@@ -43,6 +43,7 @@ macro_rules! inline_ops {
 }
 
 use super::tape::{Instr, Op, apply, run, run_tangent, tangent};
+use super::tiered::Tiered;
 
 /// One operation applied to the instructions `start..end` of the operand arrays.
 #[derive(Clone, Copy, Debug)]
@@ -509,32 +510,46 @@ impl RegRuns {
     }
 }
 
-/// Straight-line code in batches, or as a plain tape if batching refused it.
+/// Straight-line code in batches, or as a plain tape if batching refused it; native code
+/// once it has run often enough (`sim/tiered.rs`).
 #[derive(Clone, Debug)]
-pub(super) enum Segment {
+pub(super) struct Segment {
+    interpreted: Interpreted,
+    native: Tiered,
+}
+
+#[derive(Clone, Debug)]
+enum Interpreted {
     Batched(Batched),
     Plain(Vec<Instr>),
 }
 
 impl Segment {
     pub(super) fn new(s: &mut Scheduler, code: Vec<Instr>) -> Segment {
-        match s.batch(&code) {
-            Some(b) => Segment::Batched(b),
-            None => Segment::Plain(code),
+        let interpreted = match s.batch(&code) {
+            Some(b) => Interpreted::Batched(b),
+            None => Interpreted::Plain(code.clone()),
+        };
+        Segment {
+            interpreted,
+            native: Tiered::new(code),
         }
     }
 
     pub(super) fn run(&self, r: &mut [f64]) {
-        match self {
-            Segment::Batched(b) => b.run(r),
-            Segment::Plain(code) => run(code, r),
+        if self.native.run(r) {
+            return;
+        }
+        match &self.interpreted {
+            Interpreted::Batched(b) => b.run(r),
+            Interpreted::Plain(code) => run(code, r),
         }
     }
 
     pub(super) fn run_tangent(&self, r: &[f64], t: &mut [f64]) {
-        match self {
-            Segment::Batched(b) => b.run_tangent(r, t),
-            Segment::Plain(code) => run_tangent(code, r, t),
+        match &self.interpreted {
+            Interpreted::Batched(b) => b.run_tangent(r, t),
+            Interpreted::Plain(code) => run_tangent(code, r, t),
         }
     }
 }

@@ -55,6 +55,8 @@ pub mod integrate;
 pub mod jacobian;
 pub mod loop_anchor;
 pub mod mixed_search;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
 mod newton;
 pub mod options;
 pub mod params;
@@ -71,6 +73,7 @@ pub mod state_lanes;
 pub mod statesel;
 pub mod stepping;
 pub mod tape;
+mod tiered;
 pub mod torn_root;
 pub mod when_bodies;
 
