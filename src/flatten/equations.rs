@@ -356,7 +356,8 @@ impl Flattener<'_> {
             for e in body {
                 self.equation(e, scope, locals, Ctx::When, &mut sub)?;
             }
-            bs.extend(super::algorithm::when_branches(cond.data, sub.eqs));
+            let body = super::when_if::assignments(sub.eqs);
+            bs.extend(super::algorithm::when_branches(cond.data, body));
         }
         out.eqs.push(mk(EquationKind::When { branches: bs }));
         Ok(())

@@ -410,6 +410,9 @@ impl Flattener<'_> {
                 if let Some(fs) = self.fn_records.vars.get(&name) {
                     return Ok(fs.iter().map(|f| ref_expr(f, e.span)).collect());
                 }
+                if let Some(vals) = self.outer_record_constant(c, class)? {
+                    return Ok(vals);
+                }
                 Err(Diagnostic::error(
                     e.span,
                     format!("`{name}` is not a record variable of this function"),
@@ -460,11 +463,132 @@ impl Flattener<'_> {
                 });
                 Ok(refs)
             }
+            ExprKind::If { branches, else_ } => self.record_if_value(branches, else_, class, bound),
             _ => Err(Diagnostic::error(
                 e.span,
                 "expected a record value (a record variable, a record constructor or a call of a function returning a record)",
             )),
         }
+    }
+
+    /// A record constant the function reads from outside (`Modelica.ComplexMath.j`, a
+    /// constant of an enclosing class or an imported one): its flat fields as literals.
+    /// `None` when `c` names no such constant.
+    fn outer_record_constant(
+        &mut self,
+        c: &ast::ComponentRef,
+        class: ClassId,
+    ) -> Result<Option<Vec<ast::Expr>>, Diagnostic> {
+        let Some(t) = self.outer_constant_type(c, class) else {
+            return Ok(None);
+        };
+        let super::operator_record::OTy::Rec(rec) = t.ty else {
+            return Ok(None);
+        };
+        if t.ndims != 0 {
+            return Ok(None);
+        }
+        let mut nested = Vec::new();
+        let fields = self.record_fields(rec, "", &mut nested)?;
+        let scope = Scope {
+            inst: None,
+            lex: class,
+        };
+        let mut out = Vec::with_capacity(fields.len());
+        for f in fields {
+            let mut r = c.clone();
+            for name in f.name.split('.') {
+                r.parts.push(ast::RefPart {
+                    ident: ast::Ident {
+                        name: name.to_string(),
+                        span: c.span,
+                    },
+                    subscripts: vec![],
+                });
+            }
+            let field = ast::Expr {
+                kind: ExprKind::Ref(r),
+                span: c.span,
+            };
+            let v = self.eval_structural(&field, scope)?;
+            out.push(super::functions::literal(&v, c.span));
+        }
+        Ok(Some(out))
+    }
+
+    /// `if c1 then r1 elseif c2 then r2 else r3` of records: per field the if-expression of
+    /// the branches' fields. Temporaries a branch needs (a record-valued call) are computed
+    /// only under that branch's condition, so a call the condition rules out never runs.
+    fn record_if_value(
+        &mut self,
+        branches: &[(ast::Expr, ast::Expr)],
+        else_: &ast::Expr,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let outer_pre = std::mem::take(&mut self.fn_records.pre);
+        let mut conds = Vec::with_capacity(branches.len());
+        for (c, _) in branches {
+            conds.push(self.rewrite_expr(c, class, bound)?);
+        }
+        // Conditions are evaluated before any branch (they may need temporaries of their own).
+        let mut pre = outer_pre;
+        pre.append(&mut self.fn_records.pre);
+        let mut values = Vec::with_capacity(branches.len() + 1);
+        let mut guarded = Vec::new();
+        for (k, (_, v)) in branches.iter().enumerate() {
+            values.push(self.record_value(v, class, bound)?);
+            let stmts = std::mem::take(&mut self.fn_records.pre);
+            if !stmts.is_empty() {
+                guarded.push((k, stmts));
+            }
+        }
+        values.push(self.record_value(else_, class, bound)?);
+        let else_pre = std::mem::take(&mut self.fn_records.pre);
+        if !guarded.is_empty() || !else_pre.is_empty() {
+            // One if-statement with every branch: its own temporaries under its condition.
+            let mut arms: Vec<(ast::Expr, Vec<ast::Statement>)> =
+                conds.iter().map(|c| (c.clone(), vec![])).collect();
+            for (k, stmts) in guarded {
+                arms[k].1 = stmts;
+            }
+            let span = else_.span;
+            pre.push(ast::Statement {
+                kind: StatementKind::If {
+                    branches: arms,
+                    else_: else_pre,
+                },
+                comment: ast::Comment::default(),
+                span,
+            });
+        }
+        self.fn_records.pre = pre;
+        let n = values[0].len();
+        if let Some(bad) = values.iter().find(|v| v.len() != n) {
+            return Err(Diagnostic::error(
+                else_.span,
+                format!(
+                    "the branches of this if-expression are records of {n} and {} fields",
+                    bad.len()
+                ),
+            ));
+        }
+        let mut out = Vec::with_capacity(n);
+        for f in 0..n {
+            let bs = conds
+                .iter()
+                .zip(&values)
+                .map(|(c, v)| (c.clone(), v[f].clone()))
+                .collect();
+            out.push(ast::Expr {
+                kind: ExprKind::If {
+                    branches: bs,
+                    else_: Box::new(values[branches.len()][f].clone()),
+                },
+                span: else_.span,
+            });
+        }
+        Ok(out)
     }
 
     /// `Rec(a, f = b)`: the flat fields from positional and named arguments, defaults from

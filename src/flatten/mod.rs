@@ -63,6 +63,7 @@ mod size_limit;
 mod stream;
 pub mod tensor;
 mod variables;
+mod when_if;
 
 pub use func_eval::{Value, call_function};
 pub use tensor::Val;

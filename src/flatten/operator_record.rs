@@ -596,11 +596,12 @@ fn elements<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult<Option<Vec<
             let Some(n) = s.ref_size(c) else {
                 return Ok(None);
             };
+            let at = indexed_part(s, c);
             Ok(Some(
                 (1..=n)
                     .map(|k| {
                         let mut r = c.clone();
-                        if let Some(p) = r.parts.last_mut() {
+                        if let Some(p) = r.parts.get_mut(at) {
                             p.subscripts = vec![ast::Subscript::Expr(ast::Expr {
                                 kind: ExprKind::Integer(k as i64),
                                 span: e.span,
@@ -620,6 +621,31 @@ fn elements<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult<Option<Vec<
         },
         _ => Ok(None),
     }
+}
+
+/// Which part of vector reference `c` carries the dimension its elements are taken along:
+/// `plug.pin.v` with `pin` an array of connectors is indexed as `plug.pin[k].v`. The first
+/// part (the outermost dimension) whose subscript leaves a reference one dimension smaller;
+/// the last part when none is known (names of a function body).
+fn indexed_part<'b, S: OpScope<'b>>(s: &mut S, c: &ast::ComponentRef) -> usize {
+    let last = c.parts.len().saturating_sub(1);
+    let Some(whole) = s.ref_type(c) else {
+        return last;
+    };
+    for k in 0..c.parts.len() {
+        if !c.parts[k].subscripts.is_empty() {
+            continue;
+        }
+        let mut r = c.clone();
+        r.parts[k].subscripts = vec![ast::Subscript::Expr(ast::Expr {
+            kind: ExprKind::Integer(1),
+            span: c.span,
+        })];
+        if s.ref_type(&r).is_some_and(|t| t.ndims + 1 == whole.ndims) {
+            return k;
+        }
+    }
+    last
 }
 
 fn binary<'b, S: OpScope<'b>>(
@@ -787,7 +813,10 @@ impl<'b> OpScope<'b> for FnScope<'_, 'b> {
             return None;
         }
         let exp = self.f.expanded(self.class).ok()?;
-        let mut comp = exp.component(&c.parts[0].ident.name)?.clone();
+        let Some(comp) = exp.component(&c.parts[0].ident.name) else {
+            return self.f.outer_constant_type(c, self.class);
+        };
+        let mut comp = comp.clone();
         let mut t = self.f.comp_type(&comp).ok()?;
         for (k, p) in c.parts.iter().enumerate() {
             if k > 0 {
@@ -814,6 +843,22 @@ impl<'b> OpScope<'b> for FnScope<'_, 'b> {
 }
 
 impl Flattener<'_> {
+    /// The type of a name a function body reads from outside the function: a constant of an
+    /// enclosing class, an imported one or one named through packages
+    /// (`Modelica.ComplexMath.j`), which a function may read (MLS 12.2).
+    pub(super) fn outer_constant_type(
+        &mut self,
+        c: &ast::ComponentRef,
+        class: ClassId,
+    ) -> Option<ArgTy> {
+        let scope = super::modifier::Scope {
+            inst: None,
+            lex: class,
+        };
+        let mut ctx = super::scalarize::FCtx::new(self, scope, super::scalarize::Mode::Structural);
+        ctx.ref_type(c)
+    }
+
     /// [`desugar`] for an expression of the body of function `class`.
     pub(super) fn fn_desugar(
         &mut self,

@@ -122,11 +122,54 @@ fn classify(eqs: &[SortedEquation], comp: &[usize], vars: &[VarId]) -> BlockKind
     {
         return BlockKind::Explicit { expr };
     }
+    if comp.len() == 1
+        && vars.len() == 1
+        && !linear
+        && let Some(expr) = solve_reciprocal(&eqs[comp[0]].residual, vars[0])
+    {
+        return BlockKind::Explicit { expr };
+    }
     if linear {
         BlockKind::Linear
     } else {
         BlockKind::Nonlinear
     }
+}
+
+/// Solves `0 = r` for `v` when `v` enters `r` only as the denominator of quotients `a / v`
+/// with `a` free of `v`, and `r` is linear in `1/v` (`R = 1/G` solved for `G`): `1/v` from
+/// the linear solution, so `v = 1/(1/v)`. The one root, which Newton's method starting at
+/// `v = 0` (a usual start value) cannot reach, since `r` is not finite there.
+fn solve_reciprocal(r: &Expr, v: VarId) -> Option<Expr> {
+    use crate::dae::BinOp;
+    let is_v = |x: &Expr| matches!(x, Expr::Var(u) if *u == v);
+    let mut quotients = 0usize;
+    // `a / v` written as `a * v`, so `v` stands for `1/v`.
+    let inverted = super::expr::rewrite(r, &mut |x| match x {
+        Expr::Binary(BinOp::Div, a, b) if is_v(&b) && !super::expr::any_var(&a, &|u| u == v) => {
+            quotients += 1;
+            Expr::Binary(BinOp::Mul, a, b)
+        }
+        other => other,
+    });
+    if quotients == 0 {
+        return None;
+    }
+    // Every other occurrence of `v` (under `pre` too) rules the rewrite out.
+    let rest = super::expr::rewrite(r, &mut |x| match x {
+        Expr::Binary(BinOp::Div, a, b) if is_v(&b) => {
+            Expr::Binary(BinOp::Mul, a, Box::new(Expr::Integer(0)))
+        }
+        other => other,
+    });
+    if super::expr::any_var(&rest, &|u| u == v) {
+        return None;
+    }
+    if !is_linear_in_frozen(&inverted, &|u| u == v) {
+        return None;
+    }
+    let inv = solve_linear(&inverted, v)?;
+    Some(simplify(&div(Expr::Integer(1), inv)))
 }
 
 /// Solves `0 = r` for `v` when `r` is linear in `v`: `r = a*v + b`, so `v = -b/a`.
