@@ -64,11 +64,16 @@ fn an_msl_example_gives_the_same_bytes_native_and_interpreted() {
     let Some(lib) = flatten_common::msl_library() else {
         return;
     };
-    let lib = lib.join("Modelica");
     for model in [
         "Modelica.Mechanics.Rotational.Examples.CoupledClutches",
         "Modelica.Electrical.Analog.Examples.CauerLowPassAnalog",
     ] {
-        same_with_and_without_native_code(&["simulate", lib.to_str().unwrap(), "-m", model]);
+        same_with_and_without_native_code(&[
+            "simulate",
+            "--lib",
+            lib.to_str().unwrap(),
+            "-m",
+            model,
+        ]);
     }
 }
