@@ -42,7 +42,7 @@ macro_rules! inline_ops {
     };
 }
 
-use super::tape::{Instr, Op, apply, run, run_tangent, tangent};
+use super::tape::{Instr, Op, apply, regs_needed, run, run_tangent, tangent};
 use super::tiered::Tiered;
 
 /// One operation applied to the instructions `start..end` of the operand arrays.
@@ -145,12 +145,7 @@ impl Scheduler {
         // Stable: within a batch the original order (and so memory locality) is kept.
         order.sort_by_key(|&k| (levels[k], code[k].op as u8));
         let mut out = Batched {
-            min_regs: code
-                .iter()
-                .flat_map(|i| std::iter::once(i.dst).chain(i.reads()))
-                .map(|r| r as usize + 1)
-                .max()
-                .unwrap_or(0),
+            min_regs: regs_needed(code),
             ..Batched::default()
         };
         for (pos, &k) in order.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! Native code for straight-line segments of the tape (Cranelift): the same instructions as
-//! [`super::tape::run`], compiled once per engine so that a right-hand side costs machine
-//! instructions instead of one dispatch per tape instruction.
+//! [`super::tape::run`], compiled once a segment has run often (`sim/tiered.rs`), so that a
+//! right-hand side costs machine instructions instead of one dispatch per tape instruction.
 //!
 //! Rules that keep the results bit for bit those of the interpreter (so the output does not
 //! depend on whether native code is used):
@@ -27,7 +27,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 
-use super::tape::{Instr, Op, apply};
+use super::tape::{Instr, Op, apply, regs_needed};
 
 /// Instructions per native function. Longer functions compile in time that grows faster than
 /// their length (register allocation over many live values) and gain nothing: a value is
@@ -140,12 +140,7 @@ impl Compiled {
 /// Compiles `code`; `None` where native code is unavailable (an unsupported host, a register
 /// index too large for an instruction's offset, a Cranelift error): the caller interprets.
 pub fn compile(code: &[Instr]) -> Option<Compiled> {
-    let mut min_regs = 0usize;
-    for i in code {
-        for r in i.reads().chain(std::iter::once(i.dst)) {
-            min_regs = min_regs.max(r as usize + 1);
-        }
-    }
+    let min_regs = regs_needed(code);
     // Byte offsets are 32-bit immediates.
     if min_regs.checked_mul(8)? > i32::MAX as usize {
         return None;

@@ -115,6 +115,16 @@ impl Instr {
     }
 }
 
+/// One more than the largest register `code` reads or writes: the shortest register file it
+/// can run on.
+pub fn regs_needed(code: &[Instr]) -> usize {
+    code.iter()
+        .flat_map(|i| std::iter::once(i.dst).chain(i.reads()))
+        .map(|r| r as usize + 1)
+        .max()
+        .unwrap_or(0)
+}
+
 fn b2f(b: bool) -> f64 {
     if b { 1.0 } else { 0.0 }
 }

@@ -70,7 +70,7 @@ pub(super) struct Tiered {
     native: OnceCell<Option<Arc<Native>>>,
 }
 
-/// A clone shares the native code (it is immutable) and starts its own count.
+/// A clone shares the native code (it is immutable) and continues from the count so far.
 impl Clone for Tiered {
     fn clone(&self) -> Tiered {
         Tiered {
