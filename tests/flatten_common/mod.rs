@@ -168,12 +168,8 @@ impl Table {
     /// Parses CSV text; a cell that is not a number becomes NaN (and fails any comparison).
     pub fn parse(text: &str) -> Table {
         let mut lines = text.lines();
-        let head = lines
-            .next()
-            .expect("a header line")
-            .split(',')
-            .map(str::to_string)
-            .collect();
+        // Names of array elements are quoted and hold commas: `"x[1,2]"`.
+        let head = minimo::sim::results::split_csv(lines.next().expect("a header line"));
         let rows = lines
             .map(|l| {
                 l.split(',')
