@@ -140,8 +140,14 @@ impl Flattener<'_> {
         {
             return Ok(Some(self.unshadowed(i, name, lex).unwrap_or(c)));
         }
+        let scopes = self.derived_scopes_for(lex, inst);
         let mut cur = Some(lex);
         while let Some(c) = cur {
+            if let Some(d) = self.derived_scope(&scopes, c)
+                && let Some(id) = self.class_element(d, name)
+            {
+                return Ok(Some(id));
+            }
             if let Some(id) = self.child_class(c, name) {
                 return Ok(Some(id));
             }
@@ -163,6 +169,64 @@ impl Flattener<'_> {
             cur = node.parent;
         }
         Ok(self.root_class(name))
+    }
+
+    /// The enclosing class of the function being built that extends `c`, when code the
+    /// function inherits was written inside `c`. MLS 7.3.1: `redeclare function extends f`
+    /// in package `Q` (which extends `P`) inherits `input S s` from `P.f`, and `S` there means
+    /// the `S` that `Q` redeclares (`redeclare record extends S`), not `P`'s partial one: the
+    /// base's enclosing package stands for the derived package it is part of (Modelica.Media:
+    /// `PartialSimpleMedium.dynamicViscosity` takes the medium's `ThermodynamicState`).
+    fn derived_scope(&mut self, scopes: &[ClassId], c: ClassId) -> Option<ClassId> {
+        if scopes.is_empty() || scopes.contains(&c) {
+            return None;
+        }
+        for &d in scopes {
+            if self.expanding.contains(&d) {
+                continue;
+            }
+            if self.expanded(d).is_ok_and(|e| e.bases.contains(&c)) {
+                return Some(d);
+            }
+        }
+        None
+    }
+
+    /// The classes that stand for the enclosing classes of inherited code written in `lex`:
+    /// those of the function being built, or, for code an instance inherits from a base
+    /// class, those of the instance's class (`medium.state` of a medium's `BaseProperties`,
+    /// declared in `PartialMedium.BaseProperties` as a `ThermodynamicState` that the medium's
+    /// package redeclares).
+    fn derived_scopes_for(&self, lex: ClassId, inst: Option<usize>) -> Vec<ClassId> {
+        if !self.derived_scopes.is_empty() {
+            return self.derived_scopes.clone();
+        }
+        match inst.and_then(|i| self.insts.get(i)) {
+            Some(x) if x.exp.id != lex => self.enclosing_classes(x.exp.id),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The class element `name` of class `c`: declared in it or inherited.
+    fn class_element(&mut self, c: ClassId, name: &str) -> Option<ClassId> {
+        if let Some(id) = self.child_class(c, name) {
+            return Some(id);
+        }
+        if self.expanding.contains(&c) {
+            return None;
+        }
+        self.expanded(c).ok()?.classes.get(name).map(|ce| ce.id)
+    }
+
+    /// The classes enclosing `class`, innermost first.
+    pub fn enclosing_classes(&self, class: ClassId) -> Vec<ClassId> {
+        let mut out = Vec::new();
+        let mut cur = self.tree.get(class).parent;
+        while let Some(c) = cur {
+            out.push(c);
+            cur = self.tree.get(c).parent;
+        }
+        out
     }
 
     /// Whether the call of `func` written in class `lex` (instance `inst`) is minimo's

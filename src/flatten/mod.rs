@@ -137,6 +137,8 @@ pub(crate) struct Flattener<'s> {
     /// Whether an operator record was expanded: only then can an operator need overload
     /// resolution (`operator_record.rs`).
     pub op_records_seen: bool,
+    /// The enclosing classes of the function being built (`lookup.rs`, `derived_scope`).
+    pub derived_scopes: Vec<ClassId>,
 }
 
 impl<'s> Flattener<'s> {
@@ -171,6 +173,7 @@ impl<'s> Flattener<'s> {
             op_records_seen: false,
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
+            derived_scopes: Vec::new(),
         }
     }
 
