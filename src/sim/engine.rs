@@ -95,7 +95,7 @@ pub struct Engine {
     /// Tangents of the largest block's residuals in a state Jacobian pass.
     pub(super) res_tan: Vec<f64>,
     /// The point of the last successful main pass (time, states), to reuse it.
-    pub(super) cached: Option<(f64, Vec<f64>)>,
+    pub(super) cached: CachedPoint,
     pub stats: EvalStats,
     /// The last failed block solve (reported if the integrator gives up).
     pub last_error: Option<BlockError>,
@@ -229,7 +229,7 @@ impl Engine {
             z_start: Vec::new(),
             state_jac,
             res_tan: Vec::new(),
-            cached: None,
+            cached: CachedPoint::default(),
             stats: EvalStats::default(),
             last_error: None,
             newton_tol: DEFAULT_NEWTON_TOL,
@@ -246,7 +246,7 @@ impl Engine {
 
     /// Forgets the cached point (after discrete variables or relations changed).
     pub fn invalidate(&mut self) {
-        self.cached = None;
+        self.cached.valid = false;
     }
 
     pub fn states(&self) -> Vec<f64> {
@@ -259,29 +259,24 @@ impl Engine {
 
     /// Sets time and states and runs the main pass, unless that point was just evaluated.
     pub fn eval_at(&mut self, t: f64, x: &[f64]) -> Result<(), BlockError> {
-        if let Some((ct, cx)) = &self.cached
-            && *ct == t
-            && cx.as_slice() == x
-        {
+        let c = &self.cached;
+        if c.valid && c.t == t && c.x.as_slice() == x {
             return Ok(());
         }
         self.regs[self.prog.time as usize] = t;
         self.state_runs.scatter(x, &mut self.regs);
         self.run_main()?;
-        match &mut self.cached {
-            Some((ct, cx)) => {
-                *ct = t;
-                cx.clear();
-                cx.extend_from_slice(x);
-            }
-            None => self.cached = Some((t, x.to_vec())),
-        }
+        let c = &mut self.cached;
+        c.t = t;
+        c.x.clear();
+        c.x.extend_from_slice(x);
+        c.valid = true;
         Ok(())
     }
 
     /// Runs the main pass at the time and states already in the registers.
     pub fn run_main(&mut self) -> Result<(), BlockError> {
-        self.cached = None;
+        self.cached.valid = false;
         self.stats.rhs += 1;
         for i in 0..self.main_pass.len() {
             match self.main_pass[i] {
@@ -299,7 +294,7 @@ impl Engine {
         if self.prog.iteration_steps.is_empty() {
             return self.run_main();
         }
-        self.cached = None;
+        self.cached.valid = false;
         self.stats.rhs += 1;
         for si in 0..self.prog.steps.len() {
             match &self.prog.steps[si] {
@@ -531,4 +526,13 @@ pub fn root_value(op: Op, a: f64, b: f64, kept: bool) -> f64 {
     } else {
         -toward_kept
     }
+}
+
+/// The time and states of the last main pass. The buffer is kept when the point goes stale
+/// (`valid = false`), so the next evaluation refills it without allocating.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CachedPoint {
+    valid: bool,
+    t: f64,
+    x: Vec<f64>,
 }
