@@ -23,6 +23,7 @@ mod algorithm_when;
 mod algorithm_while;
 mod balance;
 mod classtree;
+mod clocked;
 mod connect;
 mod connect_scan;
 mod constructor_defaults;
@@ -137,6 +138,8 @@ pub(crate) struct Flattener<'s> {
     /// Whether an operator record was expanded: only then can an operator need overload
     /// resolution (`operator_record.rs`).
     pub op_records_seen: bool,
+    /// Clocked when-equations (MLS 16, `clocked.rs`).
+    pub clocked: clocked::ClockedState,
 }
 
 impl<'s> Flattener<'s> {
@@ -171,6 +174,7 @@ impl<'s> Flattener<'s> {
             op_records_seen: false,
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
+            clocked: Default::default(),
         }
     }
 
@@ -312,6 +316,7 @@ impl<'s> Flattener<'s> {
         if !errors.is_empty() {
             return Err(errors);
         }
+        self.check_held()?;
         if !init.connects.is_empty() {
             return Err(vec![Diagnostic::error(
                 init.connects[0].span,
