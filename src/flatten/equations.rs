@@ -346,6 +346,9 @@ impl Flattener<'_> {
                 "when-equations are not allowed in initial equations",
             ));
         }
+        if self.clocked_when(eq, branches, scope, locals, out)? {
+            return Ok(());
+        }
         let mut bs = Vec::new();
         for (c, body) in branches {
             let cond = self.eval_symbolic(c, scope, locals)?;

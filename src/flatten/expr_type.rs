@@ -200,11 +200,14 @@ impl Flattener<'_> {
             _ => None,
         };
         Ok(match func.parts[0].ident.name.as_str() {
+            // `sample(u)` of MLS 16.5.2 is u's value at a clock tick.
+            "sample" if args.positional.len() == 1 => first.unwrap_or(Ty::Unknown),
             "initial" | "terminal" | "sample" | "edge" | "change" => Ty::Boolean,
+            "interval" => Ty::Real,
             "integer" | "size" | "ndims" | "Integer" | "cardinality" => Ty::Integer,
             "der" | "sqrt" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "atan2" | "exp"
             | "log" | "log10" | "sinh" | "cosh" | "tanh" | "floor" | "ceil" | "delay" => Ty::Real,
-            "noEvent" | "pre" => first.unwrap_or(Ty::Unknown),
+            "noEvent" | "pre" | "previous" | "hold" => first.unwrap_or(Ty::Unknown),
             "String" => Ty::String,
             _ => Ty::Unknown,
         })

@@ -23,6 +23,7 @@ mod algorithm_when;
 mod algorithm_while;
 mod balance;
 mod classtree;
+mod clocked;
 mod connect;
 mod connect_scan;
 mod constructor_defaults;
@@ -139,6 +140,8 @@ pub(crate) struct Flattener<'s> {
     pub op_records_seen: bool,
     /// The enclosing classes of the function being built (`lookup.rs`, `derived_scope`).
     pub derived_scopes: Vec<ClassId>,
+    /// Clocked when-equations (MLS 16, `clocked.rs`).
+    pub clocked: clocked::ClockedState,
 }
 
 impl<'s> Flattener<'s> {
@@ -174,6 +177,7 @@ impl<'s> Flattener<'s> {
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
             derived_scopes: Vec::new(),
+            clocked: Default::default(),
         }
     }
 
@@ -315,6 +319,7 @@ impl<'s> Flattener<'s> {
         if !errors.is_empty() {
             return Err(errors);
         }
+        self.check_held()?;
         if !init.connects.is_empty() {
             return Err(vec![Diagnostic::error(
                 init.connects[0].span,

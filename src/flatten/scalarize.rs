@@ -1282,6 +1282,12 @@ impl Ctx for FCtx<'_, '_> {
         if let Some(out) = self.instance_query(&name, func, args, span)? {
             return Ok(Some(vec![out]));
         }
+        let clocked_sample = name == "sample" && args.positional.len() == 1;
+        if func.parts.len() == 1 && (super::clocked::is_clock_operator(&name) || clocked_sample) {
+            if let Some(out) = self.clock_operator(&name, args, span)? {
+                return Ok(Some(vec![out]));
+            }
+        }
         let special = matches!(
             name.as_str(),
             "der"
