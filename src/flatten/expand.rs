@@ -42,6 +42,9 @@ pub struct CompElem {
     pub protected: bool,
     /// The declaration's own modifier (`Real x(start = 1) = 2`), scope relative.
     pub decl_mod: Mod,
+    /// The class whose body wrote the condition (`if useHeatPort`): the original
+    /// declaration's, which a redeclaration keeps together with the condition (MLS 4.4.5).
+    pub cond_lex: ClassId,
 }
 
 impl CompElem {
@@ -514,6 +517,7 @@ impl Flattener<'_> {
                     lex: id,
                     protected: *vis == ast::Visibility::Protected,
                     decl_mod,
+                    cond_lex: id,
                 };
                 self.add_component(out, elem, clause.element_prefixes.redeclare)?;
             }
@@ -639,6 +643,9 @@ impl Flattener<'_> {
                     &elem.clause,
                     true,
                 ));
+                if elem.decl().condition.is_none() {
+                    elem.cond_lex = prev.cond_lex;
+                }
                 elem.decl_mod = modifier::merge(&elem.decl_mod, &kept, &elem.name)?;
                 out.components[i] = elem;
                 return Ok(());

@@ -508,6 +508,11 @@ impl Flattener<'_> {
                 &e.clause, clause, dims_too,
             ));
             elem.lex = *lex;
+            if clause.components[0].condition.is_none() {
+                elem.cond_lex = e.cond_lex;
+            } else {
+                elem.cond_lex = *lex;
+            }
             let d = &clause.components[0];
             let mut m = match &d.modification {
                 Some(m) => modifier::convert(&mut self.tree, m, *lex),
@@ -674,7 +679,11 @@ impl Flattener<'_> {
             lex: elem.lex,
         };
         if let Some(c) = &elem.decl().condition {
-            let v = self.eval_structural(c, scope)?;
+            let cond_scope = Scope {
+                inst: Some(p),
+                lex: elem.cond_lex,
+            };
+            let v = self.eval_structural(c, cond_scope)?;
             match v.into_scalar().ok().and_then(|v| v.as_bool()) {
                 Some(true) => {}
                 Some(false) => {

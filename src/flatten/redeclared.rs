@@ -23,6 +23,11 @@ pub(super) fn keep_original(
     if out.prefix.causality == Causality::None {
         out.prefix.causality = orig.prefix.causality;
     }
+    if let (Some(o), [d]) = (orig.components.first(), out.components.as_mut_slice())
+        && d.condition.is_none()
+    {
+        d.condition = o.condition.clone();
+    }
     let gives_dims = !out.type_dims.is_empty() || out.components.iter().any(|d| !d.dims.is_empty());
     if dims_too
         && !gives_dims
