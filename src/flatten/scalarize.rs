@@ -1283,10 +1283,11 @@ impl Ctx for FCtx<'_, '_> {
             return Ok(Some(vec![out]));
         }
         let clocked_sample = name == "sample" && args.positional.len() == 1;
-        if func.parts.len() == 1 && (super::clocked::is_clock_operator(&name) || clocked_sample) {
-            if let Some(out) = self.clock_operator(&name, args, span)? {
-                return Ok(Some(vec![out]));
-            }
+        if func.parts.len() == 1
+            && (super::clocked::is_clock_operator(&name) || clocked_sample)
+            && let Some(out) = self.clock_operator(&name, args, span)?
+        {
+            return Ok(Some(vec![out]));
         }
         let special = matches!(
             name.as_str(),
