@@ -9,7 +9,6 @@
 
 use super::Flattener;
 use super::equations::{Ctx, EqOut};
-use super::eval;
 use super::modifier::Scope;
 use super::scalarize::FCtx;
 use super::tensor::Tensor;
@@ -249,17 +248,7 @@ impl FCtx<'_, '_> {
         {
             return Ok(None);
         }
-        if let Some(na) = args.named.first() {
-            return Err(Diagnostic::error(
-                na.name.span,
-                format!("`{name}` takes no named arguments"),
-            ));
-        }
-        let vals = args
-            .positional
-            .iter()
-            .map(|a| eval::eval(self, a))
-            .collect::<EResult<Vec<_>>>()?;
+        let vals = self.positional_only(name, args)?;
         let need = |n: usize| {
             if vals.len() == n {
                 Ok(())

@@ -525,6 +525,25 @@ impl<'a, 'b> FCtx<'a, 'b> {
     /// The function class `func` names, and the instance its modifier's bindings refer to:
     /// the component for a function reached through one (`world.gravityAcceleration(r)`,
     /// MLS 5.3.2), else the calling instance.
+    /// The values of the positional arguments of the operator `name`, which takes no named
+    /// ones (a named argument is an error at its name).
+    pub(super) fn positional_only(
+        &mut self,
+        name: &str,
+        args: &ast::FunctionArgs,
+    ) -> EResult<Vec<Tensor<Expr>>> {
+        if let Some(na) = args.named.first() {
+            return Err(Diagnostic::error(
+                na.name.span,
+                format!("`{name}` takes no named arguments"),
+            ));
+        }
+        args.positional
+            .iter()
+            .map(|a| eval::eval(self, a))
+            .collect()
+    }
+
     fn function_class(&mut self, func: &ast::ComponentRef) -> EResult<(ClassId, Option<InstId>)> {
         let name = func.as_name();
         let mut mod_inst = self.scope.inst;
@@ -1306,17 +1325,7 @@ impl Ctx for FCtx<'_, '_> {
         if !special || func.parts.len() != 1 {
             return self.user_call(func, args, span);
         }
-        if let Some(na) = args.named.first() {
-            return Err(Diagnostic::error(
-                na.name.span,
-                format!("`{name}` takes no named arguments"),
-            ));
-        }
-        let vals = args
-            .positional
-            .iter()
-            .map(|a| eval::eval(self, a))
-            .collect::<EResult<Vec<_>>>()?;
+        let vals = self.positional_only(&name, args)?;
         let out = self.builtin_operator(&name, &vals, span)?;
         if self.mode == Mode::Structural
             && !self.f.numbered
