@@ -22,10 +22,9 @@ impl Flattener<'_> {
         // A function called while another is built has its own record variables.
         let outer_records = std::mem::take(&mut self.fn_records);
         let outer_functional = std::mem::take(&mut self.fn_functional);
-        let scopes = self.enclosing_classes(class);
-        let outer_scopes = std::mem::replace(&mut self.derived_scopes, scopes);
+        let outer_function = self.building_function.replace(class);
         let r = self.build_function(class, &name);
-        self.derived_scopes = outer_scopes;
+        self.building_function = outer_function;
         self.fn_functional = outer_functional;
         self.fn_records = outer_records;
         self.fn_building.remove(&name);

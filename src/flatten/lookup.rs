@@ -149,24 +149,16 @@ impl Flattener<'_> {
         {
             return Ok(Some(self.unshadowed(i, name, lex).unwrap_or(c)));
         }
-        let scopes = self.derived_scopes_for(lex, inst);
+        let context = self.derived_context(lex, inst);
         let mut cur = Some(lex);
         while let Some(c) = cur {
-            if let Some(d) = self.derived_scope(&scopes, c)
+            if let Some(d) = self.derived_scope(context, c)
                 && let Some(id) = self.class_element(d, name)
             {
                 return Ok(Some(id));
             }
-            if let Some(id) = self.child_class(c, name) {
+            if let Some(id) = self.class_element(c, name) {
                 return Ok(Some(id));
-            }
-            // Inherited class elements of the enclosing class (only if already expanded or
-            // cheap to expand; a failing expansion is reported elsewhere).
-            if !self.expanding.contains(&c)
-                && let Ok(e) = self.expanded(c)
-                && let Some(ce) = e.classes.get(name)
-            {
-                return Ok(Some(ce.id));
             }
             if let Some(id) = self.lookup_import(c, name)? {
                 return Ok(Some(id));
@@ -186,11 +178,13 @@ impl Flattener<'_> {
     /// the `S` that `Q` redeclares (`redeclare record extends S`), not `P`'s partial one: the
     /// base's enclosing package stands for the derived package it is part of (Modelica.Media:
     /// `PartialSimpleMedium.dynamicViscosity` takes the medium's `ThermodynamicState`).
-    fn derived_scope(&mut self, scopes: &[ClassId], c: ClassId) -> Option<ClassId> {
-        if scopes.is_empty() || scopes.contains(&c) {
+    fn derived_scope(&mut self, context: Option<ClassId>, c: ClassId) -> Option<ClassId> {
+        let mut cur = self.tree.get(context?).parent;
+        if self.encloses(cur, c) {
             return None;
         }
-        for &d in scopes {
+        while let Some(d) = cur {
+            cur = self.tree.get(d).parent;
             if self.expanding.contains(&d) {
                 continue;
             }
@@ -201,22 +195,32 @@ impl Flattener<'_> {
         None
     }
 
-    /// The classes that stand for the enclosing classes of inherited code written in `lex`:
-    /// those of the function being built, or, for code an instance inherits from a base
-    /// class, those of the instance's class (`medium.state` of a medium's `BaseProperties`,
-    /// declared in `PartialMedium.BaseProperties` as a `ThermodynamicState` that the medium's
-    /// package redeclares).
-    fn derived_scopes_for(&self, lex: ClassId, inst: Option<usize>) -> Vec<ClassId> {
-        if !self.derived_scopes.is_empty() {
-            return self.derived_scopes.clone();
+    /// Whether `c` is `from` or one of its enclosing classes.
+    fn encloses(&self, mut from: Option<ClassId>, c: ClassId) -> bool {
+        while let Some(d) = from {
+            if d == c {
+                return true;
+            }
+            from = self.tree.get(d).parent;
         }
-        match inst.and_then(|i| self.insts.get(i)) {
-            Some(x) if x.exp.id != lex => self.enclosing_classes(x.exp.id),
-            _ => Vec::new(),
-        }
+        false
     }
 
-    /// The class element `name` of class `c`: declared in it or inherited.
+    /// The class whose enclosing classes stand for those of inherited code written in `lex`:
+    /// the function being built, or, for code an instance inherits from a base class, the
+    /// instance's class (`medium.state` of a medium's `BaseProperties`, declared in
+    /// `PartialMedium.BaseProperties` as a `ThermodynamicState` that the medium's package
+    /// redeclares).
+    fn derived_context(&self, lex: ClassId, inst: Option<usize>) -> Option<ClassId> {
+        if self.building_function.is_some() {
+            return self.building_function;
+        }
+        let x = self.insts.get(inst?)?;
+        (x.exp.id != lex).then_some(x.exp.id)
+    }
+
+    /// The class element `name` of class `c`: declared in it or inherited (the inherited
+    /// ones only if `c` is not being expanded; a failing expansion is reported elsewhere).
     fn class_element(&mut self, c: ClassId, name: &str) -> Option<ClassId> {
         if let Some(id) = self.child_class(c, name) {
             return Some(id);
@@ -225,17 +229,6 @@ impl Flattener<'_> {
             return None;
         }
         self.expanded(c).ok()?.classes.get(name).map(|ce| ce.id)
-    }
-
-    /// The classes enclosing `class`, innermost first.
-    pub fn enclosing_classes(&self, class: ClassId) -> Vec<ClassId> {
-        let mut out = Vec::new();
-        let mut cur = self.tree.get(class).parent;
-        while let Some(c) = cur {
-            out.push(c);
-            cur = self.tree.get(c).parent;
-        }
-        out
     }
 
     /// Whether the call of `func` written in class `lex` (instance `inst`) is minimo's

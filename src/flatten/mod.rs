@@ -138,8 +138,9 @@ pub(crate) struct Flattener<'s> {
     /// Whether an operator record was expanded: only then can an operator need overload
     /// resolution (`operator_record.rs`).
     pub op_records_seen: bool,
-    /// The enclosing classes of the function being built (`lookup.rs`, `derived_scope`).
-    pub derived_scopes: Vec<ClassId>,
+    /// The function class being built: its enclosing classes stand for those of the code it
+    /// inherits (`lookup.rs`, `derived_scope`).
+    pub building_function: Option<ClassId>,
     /// Clocked when-equations (MLS 16, `clocked.rs`).
     pub clocked: clocked::ClockedState,
 }
@@ -176,7 +177,7 @@ impl<'s> Flattener<'s> {
             op_records_seen: false,
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
-            derived_scopes: Vec::new(),
+            building_function: None,
             clocked: Default::default(),
         }
     }
