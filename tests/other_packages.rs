@@ -334,3 +334,61 @@ end Rec;
         "G = 1/R",
     );
 }
+
+/// `Cx` with a product, and functions on its arrays in the shape of the MSL's quasi-static
+/// `activePower`: a function of a record applied to an array comprehension of records whose
+/// elements are operator calls (built in a loop).
+const CPLX_MUL: &str = r#"
+  operator record Cm
+    Real re;
+    Real im;
+    encapsulated operator function '*'
+      import P.Cm;
+      input Cm a;
+      input Cm b;
+      output Cm c;
+    algorithm
+      c := Cm(a.re*b.re - a.im*b.im, a.re*b.im + a.im*b.re);
+    end '*';
+  end Cm;
+  function real
+    input Cm c;
+    output Real r;
+  algorithm
+    r := c.re;
+  end real;
+  function conj
+    input Cm c;
+    output Cm r;
+  algorithm
+    r := Cm(c.re, -c.im);
+  end conj;
+  function activePower
+    input Cm v[:];
+    input Cm i[size(v, 1)];
+    output Real p;
+  algorithm
+    p := sum(real({v[k]*conj(i[k]) for k in 1:size(v, 1)}));
+  end activePower;
+"#;
+
+#[test]
+fn record_array_comprehension_in_function() {
+    let text = format!(
+        r#"
+package P
+{CPLX_MUL}
+  model M
+    Cm v[3] = {{Cm(1, 2), Cm(time, 1), Cm(3, -1)}};
+    Cm i[3] = {{Cm(2, 1), Cm(1, 1), Cm(-1, 2)}};
+    Real p = activePower(v, i);
+  end M;
+end P;
+"#
+    );
+    let r = flatten_common::simulate_source("ap.mo", &text, "P.M");
+    let at = |n: &str, t: f64| flatten_common::at(&r, n, t);
+    // Re(v1 conj(i1)) + ... = (2 + 2) + (t + 1) + (-3 - 2) = t.
+    flatten_common::close(at("p", 0.25), 0.25, 1e-12, "p at 0.25");
+    flatten_common::close(at("p", 1.0), 1.0, 1e-12, "p at 1");
+}

@@ -464,6 +464,12 @@ impl Flattener<'_> {
                 Ok(refs)
             }
             ExprKind::If { branches, else_ } => self.record_if_value(branches, else_, class, bound),
+            ExprKind::Array(args) if !args.iterators.is_empty() => {
+                self.record_comprehension(args, class, bound, e.span)
+            }
+            ExprKind::Array(args) if args.named.is_empty() && !args.positional.is_empty() => {
+                self.record_array_literal(&args.positional, class, bound, e.span)
+            }
             _ => Err(Diagnostic::error(
                 e.span,
                 "expected a record value (a record variable, a record constructor or a call of a function returning a record)",
@@ -704,5 +710,219 @@ impl Flattener<'_> {
             iterators: vec![],
             span: args.span,
         }))
+    }
+
+    /// `{a, b, c}` of records: per field the array of the elements' fields (MLS 10.4), so an
+    /// array of records is its field arrays, as a declared one is.
+    fn record_array_literal(
+        &mut self,
+        items: &[ast::Expr],
+        class: ClassId,
+        bound: &mut Vec<String>,
+        span: Span,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let mut values = Vec::with_capacity(items.len());
+        for it in items {
+            values.push(self.record_value(it, class, bound)?);
+        }
+        let n = values[0].len();
+        if values.iter().any(|v| v.len() != n) {
+            return Err(Diagnostic::error(
+                span,
+                "the elements of this array are records with different numbers of fields",
+            ));
+        }
+        Ok((0..n)
+            .map(|f| {
+                super::operator_record::array(values.iter().map(|v| v[f].clone()).collect(), span)
+            })
+            .collect())
+    }
+
+    /// `{e for i in r}` of records (MLS 10.4.1): per field the comprehension of `e`'s field,
+    /// when `e`'s fields are expressions of `i`. When `e` needs temporaries (a record-valued
+    /// call such as an operator), they depend on `i`: the array is built in a loop instead,
+    /// into a temporary array of records whose fields the value then reads.
+    fn record_comprehension(
+        &mut self,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+        span: Span,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let [body] = args.positional.as_slice() else {
+            return Err(Diagnostic::error(
+                span,
+                "an array comprehension has one expression",
+            ));
+        };
+        let n0 = bound.len();
+        let r = self.record_comprehension_in(body, &args.iterators, class, bound, span);
+        bound.truncate(n0);
+        r
+    }
+
+    fn record_comprehension_in(
+        &mut self,
+        body: &ast::Expr,
+        iterators: &[ast::ForIndex],
+        class: ClassId,
+        bound: &mut Vec<String>,
+        span: Span,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let mut idx = Vec::with_capacity(iterators.len());
+        for i in iterators {
+            let Some(r) = &i.range else {
+                return Err(Diagnostic::error(
+                    i.name.span,
+                    "an array comprehension of records needs the range of its iterator (`for i in 1:n`)",
+                ));
+            };
+            let r = self.rewrite_expr(r, class, bound)?;
+            idx.push(ast::ForIndex {
+                name: i.name.clone(),
+                range: Some(r),
+            });
+            bound.push(i.name.name.clone());
+        }
+        // Temporaries of the ranges run before the comprehension; the body's are its own.
+        let before = std::mem::take(&mut self.fn_records.pre);
+        let vals = self.record_value(body, class, bound);
+        let inner = std::mem::replace(&mut self.fn_records.pre, before);
+        let vals = vals?;
+        if inner.is_empty() {
+            return Ok(vals
+                .into_iter()
+                .map(|v| ast::Expr {
+                    kind: ExprKind::Array(ast::FunctionArgs {
+                        positional: vec![v],
+                        named: vec![],
+                        iterators: idx.clone(),
+                        span,
+                    }),
+                    span,
+                })
+                .collect());
+        }
+        let [index] = idx.as_slice() else {
+            return Err(Diagnostic::error(
+                span,
+                "an array comprehension of records computed by record-valued calls takes one iterator here",
+            ));
+        };
+        self.record_comprehension_loop(body, index, inner, vals, class, span)
+    }
+
+    /// The loop form of [`Self::record_comprehension`]: `$recN.f := fill(0, size(r, 1))`, then
+    /// `for i in r loop <temporaries>; $cN := $cN + 1; $recN.f[$cN] := value.f; end for`.
+    /// The position counter makes any range (`{2, 5}`, `3:-1:1`) fill the array from 1.
+    fn record_comprehension_loop(
+        &mut self,
+        body: &ast::Expr,
+        index: &ast::ForIndex,
+        mut inner: Vec<ast::Statement>,
+        vals: Vec<ast::Expr>,
+        class: ClassId,
+        span: Span,
+    ) -> Result<Vec<ast::Expr>, Diagnostic> {
+        let t = super::operator_record::expr_type(
+            &mut super::operator_record::FnScope { f: self, class },
+            body,
+        )?;
+        let (super::operator_record::OTy::Rec(rec), 0) = (t.ty, t.ndims) else {
+            return Err(Diagnostic::error(
+                body.span,
+                "the record type of the elements of this array comprehension is not known here",
+            ));
+        };
+        let mut nested = Vec::new();
+        self.fn_records.next_temp += 1;
+        let tmp = format!("$rec{}", self.fn_records.next_temp);
+        let count = format!("$cnt{}", self.fn_records.next_temp);
+        let fields = self.record_fields(rec, &format!("{tmp}."), &mut nested)?;
+        if fields.len() != vals.len() {
+            return Err(Diagnostic::error(
+                body.span,
+                format!(
+                    "the elements of this array comprehension have {} fields, their record type {}",
+                    vals.len(),
+                    fields.len()
+                ),
+            ));
+        }
+        let range = index.range.clone().ok_or_else(|| {
+            Diagnostic::error(span, "an array comprehension of records needs a range")
+        })?;
+        let stmt = |kind| ast::Statement {
+            kind,
+            comment: ast::Comment::default(),
+            span,
+        };
+        let call = |name: &str, positional: Vec<ast::Expr>| ast::Expr {
+            kind: ExprKind::Call {
+                func: ast::ComponentRef::single(name, span),
+                args: ast::FunctionArgs {
+                    positional,
+                    named: vec![],
+                    iterators: vec![],
+                    span,
+                },
+            },
+            span,
+        };
+        let n = call("size", vec![range, int_expr(1, span)]);
+        self.fn_records.temps.push(FunctionVar {
+            name: count.clone(),
+            ty: ScalarType::Integer,
+            dims: vec![],
+            default: None,
+        });
+        self.fn_records.pre.push(stmt(StatementKind::Assign {
+            target: ast::ComponentRef::single(&count, span),
+            value: int_expr(0, span),
+        }));
+        inner.push(stmt(StatementKind::Assign {
+            target: ast::ComponentRef::single(&count, span),
+            value: ast::Expr {
+                kind: ExprKind::Binary {
+                    op: ast::BinOp::Add,
+                    lhs: Box::new(ref_expr(&count, span)),
+                    rhs: Box::new(int_expr(1, span)),
+                },
+                span,
+            },
+        }));
+        let mut out = Vec::with_capacity(fields.len());
+        for (f, v) in fields.into_iter().zip(vals) {
+            let zero = match f.ty {
+                ScalarType::Real => ExprKind::Real(0.0),
+                ScalarType::Integer | ScalarType::Enumeration => ExprKind::Integer(0),
+                ScalarType::Boolean => ExprKind::Boolean(false),
+                ScalarType::String => ExprKind::String(String::new()),
+            };
+            let mut fill_args = vec![ast::Expr { kind: zero, span }, n.clone()];
+            fill_args.extend(f.dims.iter().map(|&d| int_expr(d, span)));
+            self.fn_records.pre.push(stmt(StatementKind::Assign {
+                target: ast::ComponentRef::single(&f.name, span),
+                value: call("fill", fill_args),
+            }));
+            let mut target = ast::ComponentRef::single(&f.name, span);
+            target.parts[0].subscripts = vec![ast::Subscript::Expr(ref_expr(&count, span))];
+            inner.push(stmt(StatementKind::Assign { target, value: v }));
+            self.fn_records.temps.push(FunctionVar {
+                name: f.name.clone(),
+                ty: f.ty,
+                dims: std::iter::once(None)
+                    .chain(f.dims.iter().map(|&d| Some(int_expr(d, span))))
+                    .collect(),
+                default: None,
+            });
+            out.push(ref_expr(&f.name, span));
+        }
+        self.fn_records.pre.push(stmt(StatementKind::For {
+            indices: vec![index.clone()],
+            body: inner,
+        }));
+        Ok(out)
     }
 }

@@ -404,6 +404,15 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
                 ndims: 1,
             },
         },
+        // `{e for i in r}`: the type of `e`, one dimension per iterator (the iterators are
+        // not typed here; a body that reads them types as far as `ref_type` does).
+        ExprKind::Array(a) if a.positional.len() == 1 => {
+            let t = expr_type(s, &a.positional[0])?;
+            ArgTy {
+                ty: t.ty,
+                ndims: t.ndims + a.iterators.len(),
+            }
+        }
         ExprKind::Tuple(items) => match items.as_slice() {
             [Some(x)] => expr_type(s, x)?,
             _ => ArgTy::scalar(OTy::Other),
@@ -617,6 +626,14 @@ fn elements<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult<Option<Vec<
         }
         ExprKind::Tuple(items) => match items.as_slice() {
             [Some(x)] => elements(s, x),
+            _ => Ok(None),
+        },
+        // An operator on a vector of records (`i2/n12` in `i1 + i2/n12`) is itself applied
+        // element by element: its elements are those of the array it becomes.
+        ExprKind::Binary { .. } | ExprKind::Unary { .. } => match desugar(s, e)? {
+            Some(d) if matches!(&d.kind, ExprKind::Array(a) if a.iterators.is_empty()) => {
+                elements(s, &d)
+            }
             _ => Ok(None),
         },
         _ => Ok(None),
