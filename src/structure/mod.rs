@@ -17,6 +17,7 @@ mod evaluated;
 pub(crate) mod expr;
 pub mod html;
 mod incidence;
+mod initial_if;
 pub(crate) mod matching;
 mod pantelides;
 mod preferred;
@@ -82,6 +83,7 @@ struct Reduced {
 pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Analysis> {
     evaluated::substitute(&mut model);
     string_values::lower(&mut model)?;
+    initial_if::lower(&mut model)?;
     let mut timings = Timings {
         phases: Vec::new(),
         last: Some(Instant::now()),

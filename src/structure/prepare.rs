@@ -109,10 +109,15 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
             rhs.clone(),
         )]),
         EquationKind::If { branches, else_ } => {
+            let conds: Vec<Expr> = branches.iter().map(|(c, _)| c.clone()).collect();
             let mut per_branch = Vec::new();
             let mut counts = Vec::new();
-            let mut previous: Vec<Expr> = Vec::new();
-            for (c, body) in branches {
+            let bodies = branches
+                .iter()
+                .map(|(_, b)| b)
+                .chain(std::iter::once(else_));
+            let mut else_rs = Vec::new();
+            for (k, body) in bodies.enumerate() {
                 let mut rs = Vec::new();
                 for e in body {
                     if let EquationKind::Assert {
@@ -122,14 +127,7 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                     } = &e.kind
                     {
                         // The assert only applies when this branch is the active one.
-                        let mut guard = c.clone();
-                        for p in &previous {
-                            guard = Expr::binary(
-                                crate::dae::BinOp::And,
-                                Expr::Unary(UnOp::Not, Box::new(p.clone())),
-                                guard,
-                            );
-                        }
+                        let guard = super::initial_if::branch_guard(&conds, k);
                         let condition = Expr::binary(
                             crate::dae::BinOp::Or,
                             Expr::Unary(UnOp::Not, Box::new(guard)),
@@ -147,17 +145,12 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
                     }
                     rs.extend(residuals(e, asserts)?);
                 }
-                counts.push(rs.len());
-                per_branch.push(rs);
-                previous.push(c.clone());
-            }
-            let mut else_rs = Vec::new();
-            for e in else_ {
-                if matches!(e.kind, EquationKind::Assert { .. }) {
-                    asserts.push(e.clone());
-                    continue;
+                if k == conds.len() {
+                    else_rs = rs;
+                } else {
+                    counts.push(rs.len());
+                    per_branch.push(rs);
                 }
-                else_rs.extend(residuals(e, asserts)?);
             }
             let n = else_rs.len();
             if counts.iter().any(|&c| c != n) {
