@@ -179,6 +179,11 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
                 .collect();
             if let Some(jac) = jac {
                 let point = point.as_ref().map(|p| (work, p));
+                if let Some(generic) =
+                    point.and_then(|(_, p)| generic_choice(p, &cols, &selected, &jac))
+                {
+                    selected = generic;
+                }
                 match constant_choice(work, point, &prefer, &cols, &selected, &jac) {
                     // Regular whatever the state: a static choice.
                     Some(stat) => selected = stat,
@@ -390,6 +395,71 @@ fn constant_choice(
     }
     stat.sort_unstable_by_key(|&v| cols.iter().position(|&c| c == v));
     Some(stat)
+}
+
+/// A choice for when the structural one (`selected`) is singular at a generic point: the
+/// matrix has full structural rank, but its constant coefficients cancel (the MSL's three-phase
+/// star point: `i[k]*r = -pin[k].i` for k = 1, 2 and `(-3*i0 - i[1] - i[2])*r = pin[1].i +
+/// pin[2].i` sum to zero on the currents, so choosing them all as dummies leaves `i0`, which the
+/// rows pin to zero, as a state). Columns are taken greedily in the same order of preference
+/// (`cols` is sorted by it) while their values at the point are linearly independent of those
+/// already taken: the most preferred choice that is regular at a generic point. `None` when
+/// the structural choice is regular there, the coefficients cannot be evaluated, or no choice is
+/// regular (the run-time checks then report the singular block).
+fn generic_choice(
+    point: &super::redundancy::Point,
+    cols: &[VarId],
+    selected: &[VarId],
+    jac: &[Vec<(usize, Expr)>],
+) -> Option<Vec<VarId>> {
+    let n = jac.len();
+    let mut columns = vec![vec![0.0f64; n]; cols.len()];
+    for (ri, row) in jac.iter().enumerate() {
+        for (ci, d) in row {
+            columns[*ci][ri] = point.eval(d)?;
+        }
+    }
+    let mut square = Vec::with_capacity(n * n);
+    for ri in 0..n {
+        for &v in selected {
+            let ci = cols.iter().position(|&c| c == v)?;
+            square.push(columns[ci][ri]);
+        }
+    }
+    if selected.len() != n || regular(&mut square, n) {
+        return None;
+    }
+    let scale = columns
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+        .max(1e-300);
+    let tol = 1e-9 * scale * n as f64;
+    // Incremental elimination: each kept column reduced by the earlier ones, with its pivot row.
+    let mut basis: Vec<(usize, Vec<f64>)> = Vec::with_capacity(n);
+    let mut chosen = Vec::with_capacity(n);
+    for (ci, col) in columns.into_iter().enumerate() {
+        if chosen.len() == n {
+            break;
+        }
+        let mut c = col;
+        for (pr, b) in &basis {
+            let f = c[*pr] / b[*pr];
+            if f != 0.0 {
+                for (x, y) in c.iter_mut().zip(b) {
+                    *x -= f * y;
+                }
+            }
+        }
+        let (pr, pv) = c.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
+            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
+        });
+        if pv > tol {
+            basis.push((pr, c));
+            chosen.push(cols[ci]);
+        }
+    }
+    (chosen.len() == n).then_some(chosen)
 }
 
 /// Whether the `n x n` row-major matrix is numerically nonsingular (partial pivoting).
