@@ -153,3 +153,46 @@ fn a_whole_record_binding_of_another_size_is_an_error_not_a_default() {
     );
     assert!(e.contains("p.mo:"), "{e}");
 }
+
+/// A connector defined as a record with a causality (`connector ComplexOutput = output
+/// Complex`, MSL ComplexBlocks): its declaration binding binds the fields, for a scalar, an
+/// array, and through a conditional component and `connect` (the MSL's `SaliencyCageWinding`
+/// output `i[2] = electroMagneticConverter.i`, which was dropped: 4 equations missing).
+const RECORD_CONNECTOR: &str = r#"
+package Q
+  operator record Cm
+    Real re;
+    Real im;
+  end Cm;
+  connector CO = output Cm;
+  model Conv
+    Cm i[2];
+  equation
+    i[1] = Cm(time, 1);
+    i[2] = Cm(2, 3*time);
+  end Conv;
+  model Cage
+    CO i[2] = conv.i;
+    CO j = conv.i[2];
+    Conv conv;
+  end Cage;
+  model M
+    parameter Boolean use = true;
+    Cage c if use;
+    CO o[2] if use;
+  equation
+    connect(o, c.i);
+  end M;
+end Q;
+"#;
+
+#[test]
+fn a_record_connector_binding_sets_the_fields() {
+    let r = flatten_common::simulate_source("q.mo", RECORD_CONNECTOR, "Q.M");
+    let at = |n: &str| flatten_common::at(&r, n, 0.5);
+    flatten_common::close(at("c.i[1].re"), 0.5, 1e-12, "c.i[1].re");
+    flatten_common::close(at("c.i[2].im"), 1.5, 1e-12, "c.i[2].im");
+    flatten_common::close(at("c.j.im"), 1.5, 1e-12, "c.j.im");
+    flatten_common::close(at("o[1].im"), 1.0, 1e-12, "o[1].im");
+    flatten_common::close(at("o[2].re"), 2.0, 1e-12, "o[2].re");
+}

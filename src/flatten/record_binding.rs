@@ -25,11 +25,20 @@ use crate::syntax::ast::{self, ClassKind, Expr, ExprKind};
 use std::rc::Rc;
 
 impl Flattener<'_> {
+    /// Whether instances of `exp` hold a record's fields: a record, or a connector defined as a
+    /// record with a causality (`connector ComplexOutput = output Complex`), whose binding
+    /// `ComplexOutput i = c.i` binds the fields as a record's does.
+    pub(super) fn is_record_like(&self, exp: &super::expand::Expanded) -> bool {
+        let record = |k: &ClassKind| matches!(k, ClassKind::Record | ClassKind::OperatorRecord);
+        record(&exp.kind)
+            || (exp.is_connector() && exp.bases.iter().any(|&b| record(&self.tree.get(b).kind)))
+    }
+
     /// Moves the binding of record instance `i` onto its fields (as field modifiers of the
     /// instance's own modifier). Fields that already have a binding in the modifier keep it.
     pub(super) fn distribute_record_binding(&mut self, i: InstId) -> Result<(), Diagnostic> {
         let exp = self.insts[i].exp.clone();
-        if !matches!(exp.kind, ClassKind::Record | ClassKind::OperatorRecord) {
+        if !self.is_record_like(&exp) {
             return Ok(());
         }
         let Some(b) = self.insts[i].mods.binding.take() else {
@@ -137,10 +146,7 @@ impl Flattener<'_> {
     ) -> Result<Option<(ModExpr, usize, Option<usize>)>, Diagnostic> {
         let mut p = self.insts[i].parent;
         while let Some(r) = p {
-            if !matches!(
-                self.insts[r].exp.kind,
-                ClassKind::Record | ClassKind::OperatorRecord
-            ) {
+            if !self.is_record_like(&self.insts[r].exp) {
                 return Ok(None);
             }
             if let Some(b) = self.insts[r].mods.binding.clone() {
