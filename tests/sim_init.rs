@@ -293,3 +293,34 @@ fn badly_scaled_unknown_gets_a_difference_step_of_its_nominal_size() {
         at(&r, "T", 1.0)
     );
 }
+
+#[test]
+fn relations_settle_before_a_loop_reading_an_unused_branch_fails() {
+    // The shape of a SPICE pulse source with the default width `inf`: the last phase
+    // divides by `Tf - Tw`, which is 0 in floating point. The first pass at initialization
+    // runs before `time < TD` has its value, so it takes that branch, and the linear loop
+    // reading `u` saw an infinite residual and stopped the run. At t = 0 the relation holds:
+    // u = 1, a = 3b, 2a + b = 1 => b = 1/7; x' = a - x = 3/7 - 6x/7 => x = (1 - exp(-6t/7))/2.
+    let r = ok(
+        "model M
+           parameter Real TD = 0.5;
+           parameter Real W = 1e308;
+           parameter Real Tw = 0.1 + W;
+           parameter Real Tf = Tw + 0.1;
+           parameter Real p1 = 2, p2 = 3;
+           Real u = if time < TD then 1 else (Tf - time)/(Tf - Tw);
+           Real x(start = 0, fixed = true);
+           Real a, b;
+         equation
+           p1*a + b = u;
+           a - p2*b = x;
+           der(x) = a - x;
+         end M;",
+        0.4,
+    );
+    assert!((at(&r, "b", 0.0) - 1.0 / 7.0).abs() < 1e-12);
+    for t in [0.0f64, 0.2, 0.4] {
+        let x = 0.5 * (1.0 - (-6.0 * t / 7.0).exp());
+        assert!((at(&r, "x", t) - x).abs() < 1e-6, "t = {t}");
+    }
+}

@@ -287,6 +287,26 @@ impl Engine {
         Ok(())
     }
 
+    /// The main pass carried on past blocks that fail (their unknowns keep the values they had
+    /// before the solve); returns the first failure. For the passes that settle the relations
+    /// at initialization (`events::init_relations`), which need every relation's operands.
+    pub fn run_main_continuing(&mut self) -> Option<BlockError> {
+        self.cached.valid = false;
+        self.stats.rhs += 1;
+        let mut first = None;
+        for i in 0..self.main_pass.len() {
+            match self.main_pass[i] {
+                MainStep::Code(k) => self.segments[k].run(&mut self.regs),
+                MainStep::Block(si) => {
+                    if let Err(e) = self.solve_block(si) {
+                        first.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        first
+    }
+
     /// The main pass with the iteration variables of mixed loops
     /// ([`Program::iteration_steps`]) held at the values in their registers: step by step, on
     /// the plain tape (the first pass of each round of the event iteration).

@@ -97,6 +97,16 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
         "residuals: {}",
         listed(e.residuals.iter().map(|r| format!("{r:e}")).collect())
     ));
+    // A failed call returns NaN, so the loop's residual is NaN for a reason only the call's
+    // message tells (an assert or a division by zero inside a device model's function).
+    if let NewtonFailure::NotFinite { .. } = &e.failure
+        && let Some(m) = super::funcall::take_failure()
+    {
+        d = d.with_note(format!("a function call failed: {m}"));
+        return d.with_help(
+            "check the function's inputs at that time and the statements of the function named",
+        );
+    }
     d.with_help("check the start values of the loop variables (they are the first Newton guess) and the equations for a singular configuration")
 }
 

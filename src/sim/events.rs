@@ -643,14 +643,29 @@ pub fn changed_relation(engine: &Engine) -> Option<usize> {
 }
 
 /// Sets every relation from its operands (at initialization, before any event).
+///
+/// The first pass runs with the relations at their placeholder values, so it may take a branch
+/// that means nothing at the start: a pulse source whose `time < TD` still reads false divides
+/// by its zero-length falling phase, and the loops downstream see an infinite voltage. A block
+/// that fails in such a pass does not stop it (`Engine::run_main_continuing`); the relations
+/// are set from the operands the pass computed, and only a pass that leaves them unchanged (or
+/// the last one) decides, with its first failure as the error.
 pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
+    let mut failure = None;
     for _ in 0..5 {
-        engine.run_main()?;
+        failure = engine.run_main_continuing();
         engine.run_outputs();
         if update_relations(engine, None).is_none() {
             break;
         }
     }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    // Failures of the passes before the relations settled are not the model's: none may be
+    // reported later as the cause of an integrator failure or of a NaN.
+    engine.last_error = None;
+    let _ = super::funcall::take_failure();
     Ok(())
 }
 
