@@ -15,7 +15,7 @@ use std::rc::Rc;
 pub type ClassId = usize;
 
 /// What a class node holds once its nested classes are moved out.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum NodeBody {
     Long(LongBody),
     /// `A = B(mod)[dims]`.
@@ -35,7 +35,7 @@ pub enum NodeBody {
     ExternalObject,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LongBody {
     pub components: Vec<(Rc<ast::ComponentClause>, Visibility)>,
     pub extends: Vec<Rc<ast::Extends>>,
@@ -139,6 +139,27 @@ impl ClassTree {
 
     pub fn get(&self, id: ClassId) -> &ClassNode {
         &self.nodes[id]
+    }
+
+    /// A copy of class `orig` named `full`, with `orig`'s lexical parent and nested classes:
+    /// `orig` as seen through a package that inherits it (`derived_view.rs`).
+    pub fn add_view(&mut self, orig: ClassId, full: String) -> ClassId {
+        let o = &self.nodes[orig];
+        let node = ClassNode {
+            name: o.name.clone(),
+            full,
+            parent: o.parent,
+            kind: o.kind,
+            prefixes: o.prefixes.clone(),
+            constrainedby: o.constrainedby.clone(),
+            body: o.body.clone(),
+            children: o.children.clone(),
+            child_order: o.child_order.clone(),
+            span: o.span,
+            protected: o.protected,
+        };
+        self.nodes.push(node);
+        self.nodes.len() - 1
     }
 
     /// Marks a class parsed on its own (a deferred library class) as written in a `protected`

@@ -184,6 +184,9 @@ impl Flattener<'_> {
     }
 
     fn expand_uncached(&mut self, id: ClassId) -> Result<Expanded, Diagnostic> {
+        if let Some(&(orig, _)) = self.view_of.get(&id) {
+            return self.expand_view(id, orig);
+        }
         let mut out = self.blank(id);
         let node = self.tree.get(id);
         let span = node.span;

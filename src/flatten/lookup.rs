@@ -110,7 +110,8 @@ impl Flattener<'_> {
             return Some(c);
         }
         let e = self.expanded(class).ok()?;
-        e.classes.get(name).map(|c| c.id)
+        let found = e.classes.get(name)?.id;
+        Some(self.through_package(class, found))
     }
 
     /// A class element of `class` that an `extends` modifier of `class` redeclares
@@ -178,8 +179,10 @@ impl Flattener<'_> {
     /// the `S` that `Q` redeclares (`redeclare record extends S`), not `P`'s partial one: the
     /// base's enclosing package stands for the derived package it is part of (Modelica.Media:
     /// `PartialSimpleMedium.dynamicViscosity` takes the medium's `ThermodynamicState`).
-    fn derived_scope(&mut self, context: Option<ClassId>, c: ClassId) -> Option<ClassId> {
-        let mut cur = self.tree.get(context?).parent;
+    /// A view (`derived_view.rs`) stands inside the package it was made for.
+    pub fn derived_scope(&mut self, context: Option<ClassId>, c: ClassId) -> Option<ClassId> {
+        let context = context?;
+        let mut cur = self.view_package(context).or(self.tree.get(context).parent);
         if self.encloses(cur, c) {
             return None;
         }
@@ -211,7 +214,7 @@ impl Flattener<'_> {
     /// instance's class (`medium.state` of a medium's `BaseProperties`, declared in
     /// `PartialMedium.BaseProperties` as a `ThermodynamicState` that the medium's package
     /// redeclares).
-    fn derived_context(&self, lex: ClassId, inst: Option<usize>) -> Option<ClassId> {
+    pub fn derived_context(&self, lex: ClassId, inst: Option<usize>) -> Option<ClassId> {
         if self.building_function.is_some() {
             return self.building_function;
         }
@@ -228,7 +231,8 @@ impl Flattener<'_> {
         if self.expanding.contains(&c) {
             return None;
         }
-        self.expanded(c).ok()?.classes.get(name).map(|ce| ce.id)
+        let found = self.expanded(c).ok()?.classes.get(name)?.id;
+        Some(self.through_package(c, found))
     }
 
     /// Whether the call of `func` written in class `lex` (instance `inst`) is minimo's

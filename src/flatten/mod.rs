@@ -27,6 +27,7 @@ mod clocked;
 mod connect;
 mod connect_scan;
 mod constructor_defaults;
+mod derived_view;
 mod discrete_time;
 mod dyn_index;
 mod dyn_target;
@@ -141,6 +142,10 @@ pub(crate) struct Flattener<'s> {
     /// The function class being built: its enclosing classes stand for those of the code it
     /// inherits (`lookup.rs`, `derived_scope`).
     pub building_function: Option<ClassId>,
+    /// Classes seen through a package that inherits them, by (package, class), and the
+    /// (class, package) of each such view (`derived_view.rs`).
+    pub views: HashMap<(ClassId, ClassId), ClassId>,
+    pub view_of: HashMap<ClassId, (ClassId, ClassId)>,
     /// Clocked when-equations (MLS 16, `clocked.rs`).
     pub clocked: clocked::ClockedState,
 }
@@ -178,6 +183,8 @@ impl<'s> Flattener<'s> {
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
             building_function: None,
+            views: HashMap::new(),
+            view_of: HashMap::new(),
             clocked: Default::default(),
         }
     }

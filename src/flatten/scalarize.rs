@@ -117,7 +117,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         // A non-constant of an enclosing class is not visible here (MLS 5.3.1).
                         break;
                     }
-                    let pi = self.f.package_inst(c)?;
+                    // Code a package inherits sees the constants as the package modifies them
+                    // (MLS 7.2): `c` of `Base` is `W.c` in `Base.f` reached as `W.f`.
+                    let context = self.f.derived_context(self.scope.lex, self.scope.inst);
+                    let owner = self.f.derived_scope(context, c).unwrap_or(c);
+                    let pi = self.f.package_inst(owner)?;
                     if let Some(ch) = self.f.child(pi, first)? {
                         return self.walk(ch, cref, 0).map(Some);
                     }

@@ -1,0 +1,75 @@
+//! Classes a package inherits, seen through that package (MLS 7.2, 7.3). In
+//! `package W extends Base(c = 2)`, the function `Base.f` named as `W.f` (or through
+//! `replaceable package Medium = Base` redeclared to `W`) must see `c = 2`: its modification
+//! environment is that of `W`, not of `Base`. A `ClassId` names only the class as written, so
+//! `W.f` gets its own class node, a view: `Base.f`'s definition under the name `W.f`, whose
+//! expansion is that of `Base.f`. Lookup (`derived_scope`) then takes `W` for `Base` in code
+//! written in `Base.f`, for classes and for constants, and a function reached through two
+//! packages is two functions, each with its own constants.
+
+use super::Flattener;
+use super::classtree::ClassId;
+use super::expand::Expanded;
+use crate::diag::Diagnostic;
+use crate::syntax::ast::ClassKind;
+
+impl Flattener<'_> {
+    /// The class element `found` of package `pkg` as seen through `pkg`: a view when `pkg`
+    /// inherits it from one of its bases and it holds code (a function, model, block or
+    /// class); else `found` itself. Records, types and connectors stay one class, so that
+    /// they remain the same type wherever they are reached from.
+    pub fn through_package(&mut self, pkg: ClassId, found: ClassId) -> ClassId {
+        if let Some(v) = self.views.get(&(pkg, found)) {
+            return *v;
+        }
+        let node = self.tree.get(found);
+        let holds_code = matches!(
+            node.kind,
+            ClassKind::Function | ClassKind::Model | ClassKind::Block | ClassKind::Class
+        );
+        let Some(owner) = node.parent else {
+            return found;
+        };
+        if !holds_code
+            || owner == pkg
+            || self.tree.get(pkg).kind != ClassKind::Package
+            || self.view_of.contains_key(&found)
+            || self.expanding.contains(&pkg)
+        {
+            return found;
+        }
+        let name = node.name.clone();
+        let inherited = self.expanded(pkg).is_ok_and(|e| {
+            e.bases.contains(&owner) && e.classes.get(&name).is_some_and(|c| c.id == found)
+        });
+        if !inherited {
+            return found;
+        }
+        // The view copies the nested classes of `found`; those of a library file not parsed
+        // yet must be there first.
+        self.load_pending_children(found);
+        let full = format!("{}.{name}", self.tree.get(pkg).full);
+        let v = self.tree.add_view(found, full);
+        self.views.insert((pkg, found), v);
+        self.view_of.insert(v, (found, pkg));
+        v
+    }
+
+    /// The package a view was made for (`through_package`), standing for the enclosing
+    /// class of the code it inherits.
+    pub fn view_package(&self, class: ClassId) -> Option<ClassId> {
+        self.view_of.get(&class).map(|v| v.1)
+    }
+
+    /// The expansion of view `id` of class `orig`: that of `orig`, under the view's id, with
+    /// `orig` as its base.
+    pub fn expand_view(&mut self, id: ClassId, orig: ClassId) -> Result<Expanded, Diagnostic> {
+        let b = self.expanded(orig)?;
+        let mut out = (*b).clone();
+        out.id = id;
+        out.bases = std::iter::once(orig)
+            .chain(b.bases.iter().copied())
+            .collect();
+        Ok(out)
+    }
+}
