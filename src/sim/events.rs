@@ -653,6 +653,11 @@ pub fn changed_relation(engine: &Engine) -> Option<usize> {
 pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
     let mut failure = None;
     for _ in 0..5 {
+        // Failures of the passes before the relations settled are not the model's: none may
+        // be reported later as the cause of an integrator failure or of a NaN. Those of the
+        // deciding pass stay (a function call that fails whatever the relations say).
+        engine.last_error = None;
+        let _ = super::funcall::take_failure();
         failure = engine.run_main_continuing();
         engine.run_outputs();
         if update_relations(engine, None).is_none() {
@@ -662,10 +667,6 @@ pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
     if let Some(e) = failure {
         return Err(e);
     }
-    // Failures of the passes before the relations settled are not the model's: none may be
-    // reported later as the cause of an integrator failure or of a NaN.
-    engine.last_error = None;
-    let _ = super::funcall::take_failure();
     Ok(())
 }
 
