@@ -1,6 +1,7 @@
 //! Synchronous language elements (MLS 16), the subset minimo supports: a when-equation whose
 //! condition is a clock constructor, with `previous`, `sample(u)`, `interval()` in its body and
-//! `hold` of its variables outside; the rest (clock variables, clock inference) refused by name.
+//! `hold` of its variables outside; what clock inference cannot decide refused by name
+//! (clock variables and inference: `lang_clock_inference.rs`).
 //! Every expected value is worked out by hand from the model's text.
 
 mod flatten_common;
@@ -97,10 +98,13 @@ end M;",
 fn what_needs_clock_inference_is_refused_by_name() {
     assert_err(
         "model M
-  Clock c = Clock(0.1);
+  Clock c = Clock();
+  Real y;
+equation
+  y = sample(time, c);
 end M;",
         None,
-        &["`Clock` (MLS 16.3) is not supported"],
+        &["inferred clock `Clock()` (MLS 16.3) is not supported"],
     );
     assert_err(
         "model M
@@ -109,7 +113,10 @@ equation
   y = previous(y) + 1;
 end M;",
         None,
-        &["`previous` outside a clocked when-equation", "MLS 16.7"],
+        &[
+            "clock of the clocked partition of `y` is not determined",
+            "MLS 16.7",
+        ],
     );
     assert_err(
         "model M
@@ -130,7 +137,7 @@ equation
   end when;
 end M;",
         None,
-        &["inferred clock `Clock()` is not supported"],
+        &["clock of the clocked partition of `y` is not determined", "MLS 16.7"],
     );
     assert_err(
         "model M

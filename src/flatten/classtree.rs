@@ -100,6 +100,9 @@ impl ClassTree {
             ("Integer", ScalarType::Integer),
             ("Boolean", ScalarType::Boolean),
             ("String", ScalarType::String),
+            // MLS 16.3: a clock variable holds no value minimo stores; clock inference
+            // (`clock_inference.rs`) removes it from the flat model.
+            ("Clock", ScalarType::Boolean),
         ] {
             let id = t.push_builtin(name, ClassKind::Type, NodeBody::Builtin(ty));
             t.roots.insert(name.to_string(), id);

@@ -1,11 +1,11 @@
-//! MLS 16 (synchronous language elements), the subset without clock inference: a clocked
-//! when-equation `when Clock(...) then ... end when` whose clock is written as its condition
-//! becomes an ordinary when-equation on the clock's ticks (a periodic clock: `sample(0,
-//! interval)`, whose first tick is at time 0; an event clock: its condition), and inside its
-//! body `previous(x)` is `pre(x)`, `sample(u)` is the left limit of `u` and `interval()` is the
-//! clock's interval. `hold(y)` of a variable assigned there is that variable (it changes only at
-//! the ticks). Everything that needs clock inference across equations (MLS 16.7) or clock
-//! variables (`Clock` declarations, `subSample`, ...) is refused by name.
+//! MLS 16 (synchronous language elements) at flattening. A clocked when-equation `when
+//! Clock(...) then ... end when` whose clock is written as its condition becomes an ordinary
+//! when-equation on the clock's ticks (a periodic clock: `sample(0, interval)`, whose first tick
+//! is at time 0; an event clock: its condition), and inside its body `previous(x)` is `pre(x)`,
+//! `sample(u)` is the left limit of `u` and `interval()` is the clock's interval. Elsewhere the
+//! clock operators (`sample(u[, c])`, `hold`, `previous`, `subSample`, `Clock(...)`, ...) stay
+//! calls of reserved names for clock inference on the flat model (`clock_inference.rs`), which
+//! also resolves the variables of the built-in type `Clock` recorded here.
 
 use super::Flattener;
 use super::equations::{Ctx, EqOut};
@@ -30,10 +30,8 @@ pub struct ClockTick {
 pub struct ClockedState {
     /// The clock of the clocked when-equation whose body is being flattened.
     pub active: Option<ClockTick>,
-    /// Variables assigned in clocked when-equations.
-    pub targets: std::collections::HashSet<VarId>,
-    /// Variables read through `hold`, with where.
-    pub held: Vec<(VarId, Span)>,
+    /// Variables of the built-in type `Clock` (MLS 16.3), for clock inference.
+    pub clock_vars: std::collections::HashSet<VarId>,
 }
 
 /// The built-in operators of MLS 16 that minimo reads here.
@@ -80,6 +78,10 @@ impl Flattener<'_> {
         let Some(args) = branches.first().and_then(|(c, _)| the_clock_call(c)) else {
             return Ok(false);
         };
+        if args.positional.is_empty() && args.named.is_empty() && branches.len() == 1 {
+            // `when Clock() then`: the clock is inferred (`clock_inference.rs`).
+            return Ok(false);
+        }
         if self
             .shadowing_function("Clock", scope.lex, scope.inst)
             .is_some()
@@ -114,14 +116,6 @@ impl Flattener<'_> {
         self.clocked.active = None;
         res?;
         let body = super::when_if::assignments(sub.eqs);
-        for e in &body {
-            if let EquationKind::Simple {
-                lhs: Expr::Var(v), ..
-            } = &e.kind
-            {
-                self.clocked.targets.insert(*v);
-            }
-        }
         let component = self.insts[scope.inst.unwrap_or(0)].path.clone();
         out.eqs.push(Equation {
             kind: EquationKind::When {
@@ -195,7 +189,7 @@ fn periodic(n: Expr, r: Expr) -> (Expr, ClockTick) {
 
 /// `u` with every variable replaced by its left limit (`pre`), the value `sample(u)` takes at a
 /// tick (MLS 16.5.2).
-fn left_limit(u: Expr) -> Expr {
+pub(super) fn left_limit(u: Expr) -> Expr {
     let b = |e: Box<Expr>| Box::new(left_limit(*e));
     match u {
         Expr::Var(v) => Expr::Pre(Box::new(Expr::Var(v))),
@@ -234,7 +228,9 @@ fn left_limit(u: Expr) -> Expr {
 
 impl FCtx<'_, '_> {
     /// `previous`, `sample(u)`, `hold`, `interval` and the clock operators (MLS 16.4, 16.5),
-    /// or `None` when a user function of that name shadows the built-in.
+    /// or `None` when a user function of that name shadows the built-in (or `sample(start,
+    /// interval)` is the event operator of MLS 3.7.5). Outside a `when Clock(...) then` they
+    /// stay calls for clock inference (`clock_inference.rs`).
     pub(super) fn clock_operator(
         &mut self,
         name: &str,
@@ -248,7 +244,28 @@ impl FCtx<'_, '_> {
         {
             return Ok(None);
         }
+        if name == "Clock" && !args.named.is_empty() {
+            return Err(Diagnostic::error(
+                span,
+                "a clock with a `solverMethod` (a clocked continuous-time partition, MLS 16.8) \
+                 is not supported",
+            ));
+        }
         let vals = self.positional_only(name, args)?;
+        let active = self.f.clocked.active.clone();
+        if name == "sample" && vals.len() == 2 {
+            let clock = vals[1].data.first().is_some_and(|c| self.is_clock_value(c));
+            if !clock {
+                return Ok(None);
+            }
+            if active.is_some() {
+                return Err(Diagnostic::error(
+                    span,
+                    "`sample(u, clock)` inside a clocked when-equation (MLS 16.5.2)",
+                ));
+            }
+            return deferred(name, vals, span).map(Some);
+        }
         let need = |n: usize| {
             if vals.len() == n {
                 Ok(())
@@ -259,19 +276,13 @@ impl FCtx<'_, '_> {
                 ))
             }
         };
-        let active = self.f.clocked.active.clone();
-        let outside = || {
-            Err(Diagnostic::error(
+        match (name, active) {
+            ("noClock" | "backSample", _) | ("firstTick", Some(_)) => Err(Diagnostic::error(
                 span,
-                format!("`{name}` outside a clocked when-equation: {NO_INFERENCE}"),
-            ))
-        };
-        match name {
-            "previous" | "sample" => {
+                format!("`{name}` (MLS 16.5) is not supported"),
+            )),
+            ("previous" | "sample", Some(_)) => {
                 need(1)?;
-                if active.is_none() {
-                    return outside();
-                }
                 let u = vals[0].clone();
                 Ok(Some(if name == "previous" {
                     u.map(|x| match x {
@@ -282,61 +293,86 @@ impl FCtx<'_, '_> {
                     u.map(left_limit)
                 }))
             }
-            "interval" => {
-                need(0)?;
-                match active.and_then(|t| t.interval) {
-                    Some(i) => Ok(Some(Tensor::scalar(i))),
-                    None => outside(),
+            ("interval", Some(t)) if vals.is_empty() => match t.interval {
+                Some(i) => Ok(Some(Tensor::scalar(i))),
+                None => Err(Diagnostic::error(
+                    span,
+                    "`interval()` of an event clock (MLS 16.5.1) is not supported",
+                )),
+            },
+            ("hold", _) | (_, None) => {
+                let n = match name {
+                    "previous" | "hold" | "sample" => 1..=1,
+                    "interval" | "firstTick" => 0..=1,
+                    "Clock" => 0..=2,
+                    "shiftSample" => 1..=3,
+                    _ => 1..=2,
+                };
+                if !n.contains(&vals.len()) {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!("`{name}`: wrong number of arguments ({})", vals.len()),
+                    ));
                 }
+                deferred(name, vals, span).map(Some)
             }
-            "hold" => {
-                need(1)?;
-                self.held_variables(&vals[0], span)?;
-                Ok(Some(vals[0].clone()))
-            }
-            other => Err(Diagnostic::error(
+            (other, Some(_)) => Err(Diagnostic::error(
                 span,
-                format!("`{other}` is not supported: {NO_INFERENCE}"),
+                format!(
+                    "`{other}` inside a when-equation whose condition is a clock constructor is \
+                     not supported (MLS 16.5)"
+                ),
             )),
         }
     }
 
-    /// Records the variables `hold` reads; each must be assigned in a clocked when-equation
-    /// (checked once all equations are flattened).
-    fn held_variables(&mut self, u: &Tensor<Expr>, span: Span) -> EResult<()> {
-        for x in &u.data {
-            match x {
-                Expr::Var(v) => self.f.clocked.held.push((*v, span)),
-                _ => {
-                    return Err(Diagnostic::error(
-                        span,
-                        "`hold` of an expression is not supported (minimo needs a variable \
-                         assigned in a clocked when-equation)",
-                    ));
+    /// Whether a flat expression is a clock: a clock variable or a kept clock operator whose
+    /// first argument is a clock (or a constructor).
+    fn is_clock_value(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Var(v) => self.f.clocked.clock_vars.contains(v),
+            Expr::UserCall { function, args, .. } => {
+                match function.strip_prefix(super::clock_inference::PREFIX) {
+                    Some("Clock") => true,
+                    Some("subSample" | "superSample" | "shiftSample" | "backSample") => {
+                        args.first().is_some_and(|a| self.is_clock_value(a))
+                    }
+                    _ => false,
                 }
             }
+            _ => false,
         }
-        Ok(())
     }
 }
 
+/// The operator kept as a call for clock inference, element-wise over its first argument (the
+/// others are scalars: factors, clocks).
+fn deferred(name: &str, vals: Vec<Tensor<Expr>>, span: Span) -> EResult<Tensor<Expr>> {
+    let mut it = vals.into_iter();
+    let Some(first) = it.next() else {
+        return Ok(Tensor::scalar(super::clock_inference::placeholder(
+            name,
+            Vec::new(),
+        )));
+    };
+    let rest: Vec<Expr> = it
+        .map(|t| t.into_scalar().map_err(|m| Diagnostic::error(span, m)))
+        .collect::<EResult<_>>()?;
+    Ok(first.map(|x| {
+        let mut a = vec![x];
+        a.extend(rest.iter().cloned());
+        super::clock_inference::placeholder(name, a)
+    }))
+}
+
 impl Flattener<'_> {
-    /// Every variable read through `hold` is assigned in a clocked when-equation, so it is
-    /// piecewise constant and `hold` of it is the variable itself.
-    pub(super) fn check_held(&self) -> Result<(), Vec<Diagnostic>> {
-        let bad: Vec<Diagnostic> = self
-            .clocked
-            .held
-            .iter()
-            .filter(|(v, _)| !self.clocked.targets.contains(v))
-            .map(|(v, span)| {
-                let name = self.var_names.get(*v).cloned().unwrap_or_default();
-                Diagnostic::error(
-                    *span,
-                    format!("`hold({name})`: `{name}` is not assigned in a clocked when-equation; {NO_INFERENCE}"),
-                )
-            })
-            .collect();
-        if bad.is_empty() { Ok(()) } else { Err(bad) }
+    /// Whether instance `i` is of the built-in type `Clock` (directly or through a short class
+    /// such as `connector ClockInput = input Clock`).
+    pub(super) fn is_clock_instance(&self, i: usize) -> bool {
+        let Some(&clock) = self.tree.roots.get("Clock") else {
+            return false;
+        };
+        let inst = &self.insts[i];
+        inst.class == clock || inst.exp.bases.contains(&clock)
     }
 }

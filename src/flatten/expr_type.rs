@@ -202,6 +202,15 @@ impl Flattener<'_> {
         Ok(match func.parts[0].ident.name.as_str() {
             // `sample(u)` of MLS 16.5.2 is u's value at a clock tick.
             "sample" if args.positional.len() == 1 => first.unwrap_or(Ty::Unknown),
+            // `sample(u, clock)`: a clock variable types as Boolean (a `Clock(...)` call as
+            // unknown), the interval of `sample(start, interval)` never does.
+            "sample" if args.positional.len() == 2 => {
+                match self.static_type(&args.positional[1], scope, locals)? {
+                    Ty::Boolean => first.unwrap_or(Ty::Unknown),
+                    Ty::Unknown => Ty::Unknown,
+                    _ => Ty::Boolean,
+                }
+            }
             "initial" | "terminal" | "sample" | "edge" | "change" => Ty::Boolean,
             "interval" => Ty::Real,
             "integer" | "size" | "ndims" | "Integer" | "cardinality" => Ty::Integer,

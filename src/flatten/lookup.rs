@@ -27,15 +27,6 @@ impl Flattener<'_> {
             self.lookup_first(first, lex, inst)?
         };
         let Some(mut cur) = start else {
-            if *first == "Clock" && parts.len() == 1 {
-                // The built-in type of MLS 16.3: named, so the modeler knows it is a gap.
-                return Err(Diagnostic::error(
-                    name.parts[0].span,
-                    "the built-in type `Clock` (MLS 16.3) is not supported: minimo has no clock \
-                     variables or clock inference, only `when Clock(...) then` with the clock \
-                     written as the condition",
-                ));
-            }
             let mut d = Diagnostic::error(name.parts[0].span, format!("unknown class `{first}`"))
                 .with_label("not found");
             let cands = self.visible_class_names(lex, inst);

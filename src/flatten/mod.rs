@@ -23,6 +23,7 @@ mod algorithm_when;
 mod algorithm_while;
 mod balance;
 mod classtree;
+mod clock_inference;
 mod clocked;
 mod connect;
 mod connect_scan;
@@ -327,7 +328,6 @@ impl<'s> Flattener<'s> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        self.check_held()?;
         if !init.connects.is_empty() {
             return Err(vec![Diagnostic::error(
                 init.connects[0].span,
@@ -344,9 +344,12 @@ impl<'s> Flattener<'s> {
         self.flag_evaluated(&evaluated, &mut model);
         self.stream_equations(&mut model, &conn)?;
         model.functions = std::mem::take(&mut self.functions);
-        discrete_time::check(&model).map_err(|d| vec![d])?;
         model.experiment = self.experiment(class);
         balance::check(&model, self, root).map_err(|d| vec![d])?;
+        // After the balance check, which counts clock variables and their equations and
+        // reads the instances' variable numbers that removing clock variables changes.
+        clock_inference::infer(&mut model, &self.clocked.clock_vars)?;
+        discrete_time::check(&model).map_err(|d| vec![d])?;
         model.warnings = std::mem::take(&mut self.warnings);
         Ok(model)
     }

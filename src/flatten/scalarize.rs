@@ -1305,7 +1305,9 @@ impl Ctx for FCtx<'_, '_> {
         if let Some(out) = self.instance_query(&name, func, args, span)? {
             return Ok(Some(vec![out]));
         }
-        let clocked_sample = name == "sample" && args.positional.len() == 1;
+        // `sample(u)` and `sample(u, clock)` (MLS 16.5.2); `clock_operator` leaves
+        // `sample(start, interval)` (MLS 3.7.5) to the code below.
+        let clocked_sample = name == "sample" && matches!(args.positional.len(), 1 | 2);
         if func.parts.len() == 1
             && (super::clocked::is_clock_operator(&name) || clocked_sample)
             && let Some(out) = self.clock_operator(&name, args, span)?

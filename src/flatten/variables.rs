@@ -28,6 +28,11 @@ impl Flattener<'_> {
                     let (ty, dims) = (*ty, dims.clone());
                     self.insts[i].var0 = model.variables.len();
                     self.prims.push(i);
+                    if self.is_clock_instance(i) {
+                        let v0 = model.variables.len();
+                        let n: usize = dims.iter().product();
+                        self.clocked.clock_vars.extend(v0..v0 + n);
+                    }
                     let inst = &self.insts[i];
                     let n: usize = dims.iter().product();
                     let mut variability = match self.variability(i) {
