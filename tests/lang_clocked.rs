@@ -137,7 +137,10 @@ equation
   end when;
 end M;",
         None,
-        &["clock of the clocked partition of `y` is not determined", "MLS 16.7"],
+        &[
+            "clock of the clocked partition of `y` is not determined",
+            "MLS 16.7",
+        ],
     );
     assert_err(
         "model M

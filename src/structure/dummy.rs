@@ -197,24 +197,7 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
                 }
             }
         }
-        for &v in &selected {
-            // The variable that is not a state because its derivative `v` is dummy.
-            let level = work.model.variables[v]
-                .derivative_of
-                .unwrap_or_else(|| work.root(v).0);
-            if work.model.variables[level].state_select == StateSelect::Always {
-                warnings.push(
-                    Diagnostic::warning(
-                        work.model.variables[level].span,
-                        format!(
-                            "`{}` has stateSelect = StateSelect.always but cannot be a state: its derivative is fixed by constraints",
-                            work.model.variables[level].name
-                        ),
-                    )
-                    .with_help("give stateSelect = always to fewer of the constrained variables"),
-                );
-            }
-        }
+        warn_always_dummies(work, &selected, &mut warnings);
         dummies.extend(selected.iter().copied());
         // Next level.
         rows = rows
@@ -254,6 +237,29 @@ pub fn select(work: &WorkingSystem, prefer: &[VarId]) -> Result<Selection, Vec<D
         state_sets,
         warnings,
     })
+}
+
+/// A warning for each variable with `stateSelect = always` whose derivative the level made
+/// dummy (constraints fix it, so it cannot be a state).
+fn warn_always_dummies(work: &WorkingSystem, selected: &[VarId], warnings: &mut Vec<Diagnostic>) {
+    for &v in selected {
+        // The variable that is not a state because its derivative `v` is dummy.
+        let level = work.model.variables[v]
+            .derivative_of
+            .unwrap_or_else(|| work.root(v).0);
+        if work.model.variables[level].state_select == StateSelect::Always {
+            warnings.push(
+                Diagnostic::warning(
+                    work.model.variables[level].span,
+                    format!(
+                        "`{}` has stateSelect = StateSelect.always but cannot be a state: its derivative is fixed by constraints",
+                        work.model.variables[level].name
+                    ),
+                )
+                .with_help("give stateSelect = always to fewer of the constrained variables"),
+            );
+        }
+    }
 }
 
 /// `d residual(e) / d v`, through the partials of user functions that index reduction generated.
@@ -419,12 +425,11 @@ fn generic_choice(
             columns[*ci][ri] = point.eval(d)?;
         }
     }
+    // Column by column: the transpose, which is regular exactly when the matrix is.
     let mut square = Vec::with_capacity(n * n);
-    for ri in 0..n {
-        for &v in selected {
-            let ci = cols.iter().position(|&c| c == v)?;
-            square.push(columns[ci][ri]);
-        }
+    for &v in selected {
+        let ci = cols.iter().position(|&c| c == v)?;
+        square.extend_from_slice(&columns[ci]);
     }
     if selected.len() != n || regular(&mut square, n) {
         return None;

@@ -24,6 +24,7 @@ pub fn lower(model: &mut FlatModel) -> diag::Result<()> {
     Ok(())
 }
 
+#[allow(clippy::result_large_err)] // one diagnostic, built once per bad equation
 fn lower_list(eqs: Vec<Equation>) -> Result<Vec<Equation>, Diagnostic> {
     let mut out = Vec::with_capacity(eqs.len());
     for eq in eqs {
@@ -38,6 +39,7 @@ fn lower_list(eqs: Vec<Equation>) -> Result<Vec<Equation>, Diagnostic> {
 
 /// One if-equation: its branches' plain equations paired by position, its asserts guarded by
 /// the condition under which their branch is the active one.
+#[allow(clippy::result_large_err)] // one diagnostic, built once per bad equation
 fn lower_if(eq: Equation, out: &mut Vec<Equation>) -> Result<(), Diagnostic> {
     let EquationKind::If { branches, else_ } = eq.kind else {
         unreachable!("lower_if is called on if-equations only");
