@@ -858,17 +858,12 @@ impl Flattener<'_> {
             comment: ast::Comment::default(),
             span,
         };
-        let call = |name: &str, positional: Vec<ast::Expr>| ast::Expr {
-            kind: ExprKind::Call {
-                func: ast::ComponentRef::single(name, span),
-                args: ast::FunctionArgs {
-                    positional,
-                    named: vec![],
-                    iterators: vec![],
-                    span,
-                },
-            },
-            span,
+        let call = |name: &str, positional: Vec<ast::Expr>| {
+            super::operator_record::call_expr(
+                ast::ComponentRef::single(name, span),
+                positional,
+                span,
+            )
         };
         let n = call("size", vec![range, int_expr(1, span)]);
         self.fn_records.temps.push(FunctionVar {

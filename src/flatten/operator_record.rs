@@ -95,7 +95,11 @@ fn bin_name(op: BinOp) -> &'static str {
     }
 }
 
-fn call_expr(func: ast::ComponentRef, positional: Vec<ast::Expr>, span: Span) -> ast::Expr {
+pub(super) fn call_expr(
+    func: ast::ComponentRef,
+    positional: Vec<ast::Expr>,
+    span: Span,
+) -> ast::Expr {
     ast::Expr {
         kind: ExprKind::Call {
             func,

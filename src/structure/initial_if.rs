@@ -55,27 +55,7 @@ fn lower_if(eq: Equation, out: &mut Vec<Equation>) -> Result<(), Diagnostic> {
         for e in lower_list(body)? {
             match e.kind {
                 EquationKind::Simple { .. } => plain.push(e),
-                EquationKind::Assert {
-                    condition,
-                    message,
-                    warning,
-                } => {
-                    // The assert holds only while its branch is the active one.
-                    let active = branch_guard(&conds, k);
-                    let condition = Expr::binary(
-                        BinOp::Or,
-                        Expr::Unary(UnOp::Not, Box::new(active)),
-                        condition,
-                    );
-                    out.push(Equation {
-                        kind: EquationKind::Assert {
-                            condition,
-                            message,
-                            warning,
-                        },
-                        ..e
-                    });
-                }
+                EquationKind::Assert { .. } => out.push(guarded_assert(&e, &conds, k)),
                 _ => {
                     return Err(Diagnostic::error(
                         e.span,
@@ -149,8 +129,35 @@ fn position(conds: &[Expr], row: Vec<Equation>, component: String) -> Equation {
     }
 }
 
+/// Assert `e` of branch `k` of an if-equation with conditions `conds`, moved out of it: it
+/// holds only while that branch is the active one.
+pub(super) fn guarded_assert(e: &Equation, conds: &[Expr], k: usize) -> Equation {
+    let EquationKind::Assert {
+        condition,
+        message,
+        warning,
+    } = &e.kind
+    else {
+        unreachable!("guarded_assert is called on asserts only");
+    };
+    let active = branch_guard(conds, k);
+    let condition = Expr::binary(
+        BinOp::Or,
+        Expr::Unary(UnOp::Not, Box::new(active)),
+        condition.clone(),
+    );
+    Equation {
+        kind: EquationKind::Assert {
+            condition,
+            message: message.clone(),
+            warning: *warning,
+        },
+        ..e.clone()
+    }
+}
+
 /// The condition under which branch `k` is the active one (`k == conds.len()`: the else-branch).
-pub(super) fn branch_guard(conds: &[Expr], k: usize) -> Expr {
+fn branch_guard(conds: &[Expr], k: usize) -> Expr {
     let mut guard = conds.get(k).cloned().unwrap_or(Expr::Boolean(true));
     for p in &conds[..k.min(conds.len())] {
         guard = Expr::binary(

@@ -7,7 +7,7 @@
 //! system. Asserts are kept for the simulator but play no structural role.
 
 use super::work::{Role, WorkingSystem};
-use crate::dae::{Equation, EquationKind, Expr, UnOp};
+use crate::dae::{Equation, EquationKind, Expr};
 use crate::diag::Diagnostic;
 use crate::structure::SortedEquation;
 
@@ -120,27 +120,8 @@ fn residuals(eq: &Equation, asserts: &mut Vec<Equation>) -> Result<Vec<Expr>, Di
             for (k, body) in bodies.enumerate() {
                 let mut rs = Vec::new();
                 for e in body {
-                    if let EquationKind::Assert {
-                        condition,
-                        message,
-                        warning,
-                    } = &e.kind
-                    {
-                        // The assert only applies when this branch is the active one.
-                        let guard = super::initial_if::branch_guard(&conds, k);
-                        let condition = Expr::binary(
-                            crate::dae::BinOp::Or,
-                            Expr::Unary(UnOp::Not, Box::new(guard)),
-                            condition.clone(),
-                        );
-                        asserts.push(Equation {
-                            kind: EquationKind::Assert {
-                                condition,
-                                message: message.clone(),
-                                warning: *warning,
-                            },
-                            ..e.clone()
-                        });
+                    if matches!(e.kind, EquationKind::Assert { .. }) {
+                        asserts.push(super::initial_if::guarded_assert(e, &conds, k));
                         continue;
                     }
                     rs.extend(residuals(e, asserts)?);
