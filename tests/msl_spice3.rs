@@ -138,6 +138,8 @@ fn graetz_rectifies_both_half_waves() {
         let out = at(&t, "rout.v", peak);
         assert!(out > 8.0 && out < 9.0, "rout.v at {peak}: {out}");
     }
+    // Near the sine's zero crossings the junction capacitances (CJO = 1e-7 F) carry about
+    // C * dv/dt = 1e-7 * 2*pi*200*10 A, so the output dips a few mV below zero, never more.
     let c = t.col("rout.v");
-    assert!(t.rows.iter().all(|r| r[c] > -1e-3 && r[c] < 10.0));
+    assert!(t.rows.iter().all(|r| r[c] > -0.02 && r[c] < 10.0));
 }
