@@ -143,3 +143,38 @@ fn graetz_rectifies_both_half_waves() {
     let c = t.col("rout.v");
     assert!(t.rows.iter().all(|r| r[c] > -0.02 && r[c] < 10.0));
 }
+
+/// An astable multivibrator of two NPN transistors (model cards without RC/RE, evaluated to
+/// zero resistances): once its supply has ramped to 8 V (at 0.0105 s), the collector
+/// `r4.p.v` swings between its saturation level (about 0.1 V) and about 7.3 V with a steady
+/// period (3.1 ms here).
+#[test]
+fn oscillator_oscillates_with_a_steady_period() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let t = simulate_with_library(
+        &lib,
+        &[
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.Oscillator",
+            "--vars",
+            r"^(v\.p\.v|r4\.p\.v)$",
+        ],
+    );
+    assert!((at(&t, "v.p.v", 0.012) - 8.0).abs() < 1e-9);
+    let c = t.col("r4.p.v");
+    let ups: Vec<f64> = t
+        .rows
+        .windows(2)
+        .filter(|w| w[0][0] > 0.011 && w[0][c] < 4.0 && w[1][c] >= 4.0)
+        .map(|w| w[1][0])
+        .collect();
+    assert!(ups.len() >= 4, "rising edges after 11 ms: {ups:?}");
+    let periods: Vec<f64> = ups.windows(2).map(|w| w[1] - w[0]).collect();
+    let (lo, hi) = periods
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &p| (l.min(p), h.max(p)));
+    assert!(hi - lo < 0.1 * lo, "periods {periods:?}");
+    assert!(t.rows.iter().all(|r| r[c] > -1e-6 && r[c] < 8.0));
+}

@@ -3,10 +3,10 @@
 //!
 //! Sample instants are compared with a tolerance that grows with the time (events at `t` are
 //! the same event within about 1e-11·(unit + |t|), with `unit` the run's time unit, see
-//! `time_scale.rs`). An interval below that resolution makes consecutive instants one event: `sample(0, 1e-300)` would fire once and
-//! then never again, a wrong answer with no error. Too many instants over the run would
-//! exhaust memory and time, as too fine an output interval would. Both stop the run before it
-//! starts, naming the equation with the call.
+//! `time_scale.rs`). An interval below that resolution makes consecutive instants one event:
+//! `sample(0, 1e-300)` would fire once and then never again, a wrong answer with no error.
+//! Too many instants over the run would exhaust memory and time, as too fine an output
+//! interval would. Both stop the run before it starts, naming the equation with the call.
 
 use super::program::Sample;
 use crate::diag::Diagnostic;
