@@ -70,7 +70,11 @@ end Divider;
 }
 
 fn analysis(text: &str) -> Analysis {
-    let flat = minimo::flatten::flatten_source("divider.mo", text, Some("Divider"))
+    analysis_of(text, "Divider")
+}
+
+fn analysis_of(text: &str, model: &str) -> Analysis {
+    let flat = minimo::flatten::flatten_source("divider.mo", text, Some(model))
         .unwrap_or_else(|e| panic!("{e}"));
     analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -216,4 +220,65 @@ end Axis;
     let r = run(&a, &[]).unwrap();
     let y = r.value_at("u.y", 1.0).unwrap();
     assert!((y - 2.0).abs() < 1e-9, "u.y at 1: {y}");
+}
+
+/// A source, a resistor whose resistance is a field of a record parameter, and a capacitor.
+/// The record is computed by a function (as the Spice3 transistors' model-line records are)
+/// and carries `annotation(Evaluate = ...)` as given in `ann` on the record component.
+fn record_resistance(ann: &str) -> String {
+    format!(
+        r#"
+model RecordResistance
+  record Line
+    Real R;
+    Real C;
+  end Line;
+  function lineOf
+    input Real r;
+    output Line l;
+  algorithm
+    l := Line(R = r, C = 2);
+  end lineOf;
+  parameter Real R0 = 0;
+  final parameter Line line = lineOf(R0) {ann};
+  final parameter Real C = line.C;
+  Real vs;
+  Real vc(start = 0);
+  Real i;
+equation
+  vs = sin(time);
+  i * line.R = vs - vc;
+  C * der(vc) = i;
+end RecordResistance;
+"#
+    )
+}
+
+/// MLS 18.3: `Evaluate = true` on a record component applies to each of its fields. With
+/// `line.R = 0` evaluated, `i * 0 = vs - vc` makes the capacitor voltage the source voltage
+/// (no state; `i = C * cos(time)` by differentiation) instead of `i = (vs - vc) / 0`, NaN at
+/// the start (the Spice3 inverters with `RD = 0` stopped so).
+#[test]
+fn evaluate_on_a_record_component_evaluates_its_fields() {
+    let a = analysis_of(
+        &record_resistance("annotation(Evaluate = true)"),
+        "RecordResistance",
+    );
+    assert!(state_names(&a).is_empty(), "states: {:?}", state_names(&a));
+    let r = run(&a, &[]).expect("simulates");
+    for t in [0.0, 0.5, 1.0] {
+        let i = r.value_at("i", t).expect("i");
+        assert!((i - 2.0 * f64::cos(t)).abs() < 1e-6, "i at {t}: {i}");
+    }
+}
+
+/// The outermost declaration decides: `Evaluate = false` on the record component keeps its
+/// fields symbolic (then the zero resistance divides, an error naming the time).
+#[test]
+fn evaluate_false_on_a_record_component_keeps_its_fields() {
+    let a = analysis_of(
+        &record_resistance("annotation(Evaluate = false)"),
+        "RecordResistance",
+    );
+    assert_eq!(state_names(&a), vec!["vc".to_string()]);
 }

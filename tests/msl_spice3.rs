@@ -60,3 +60,121 @@ fn nor_gate_follows_its_truth_table() {
     let c = t.col("mp2.S.v");
     assert!(t.rows.iter().all(|r| r[c] > -1e-6 && r[c] < 5.0 + 1e-6));
 }
+
+/// Two CMOS inverters in series whose transistors take their model cards from record
+/// parameters, with `RD = RS = 0` by default: the drain and source resistances are fields of
+/// the `Evaluate = true` model-line record, so `ird * 0 = D.v - Dinternal` joins the inner
+/// node to the pin (MLS 18.3 applies the annotation to the record's fields) instead of giving
+/// `ird = 0 / 0` at the start. vin ramps from 0 to 5 V between 2 s and 3 s.
+#[test]
+fn inverters_apart_record_invert_twice() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let t = simulate_with_library(
+        &lib,
+        &[
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.InvertersApartRecord",
+            "--vars",
+            r"^(vin\.p\.v|mp1\.S\.v|mp2\.S\.v)$",
+        ],
+    );
+    // Input low: the first output at the upper rail, the second at the lower one.
+    assert!(at(&t, "vin.p.v", 1.5).abs() < 1e-9);
+    assert!(at(&t, "mp1.S.v", 1.5) > 4.5, "{}", at(&t, "mp1.S.v", 1.5));
+    assert!(at(&t, "mp2.S.v", 1.5) < 0.5, "{}", at(&t, "mp2.S.v", 1.5));
+    // Input high: the other way round.
+    assert!((at(&t, "vin.p.v", 5.0) - 5.0).abs() < 1e-9);
+    assert!(at(&t, "mp1.S.v", 5.0) < 0.1, "{}", at(&t, "mp1.S.v", 5.0));
+    assert!(at(&t, "mp2.S.v", 5.0) > 4.9, "{}", at(&t, "mp2.S.v", 5.0));
+}
+
+/// A depletion NMOS (VTO = -2 V, level 1) in saturation at VDS = 10 V, the gate pulsed between
+/// 0 and 5 V: the drain current follows (VGS - VTO)^2, so the two levels are in the ratio
+/// (7/2)^2 = 12.25 (LAMBDA = 0), and the 0 V level is KP/2 * W/L * 2^2 (TOX is not given,
+/// so the level-1 model keeps KP at its default 2e-5 A/V^2 rather than UO * Cox).
+#[test]
+fn mosfet_characterization_current_is_square_law() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let t = simulate_with_library(
+        &lib,
+        &[
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.Spice3BenchmarkMosfetCharacterization",
+            "--vars",
+            r"^(VGS\.p\.v|M1\.D\.i)$",
+        ],
+    );
+    let (low, high) = (at(&t, "M1.D.i", 3.5e-8), at(&t, "M1.D.i", 4.5e-8));
+    assert!(at(&t, "VGS.p.v", 3.5e-8).abs() < 1e-9);
+    assert!((at(&t, "VGS.p.v", 4.5e-8) - 5.0).abs() < 1e-9);
+    assert!((high / low - 12.25).abs() < 1e-3, "{high} / {low}");
+    // W/L = 6/4; the gmin conductances add some 1e-11 A.
+    let expected = 2e-5 / 2.0 * 1.5 * 4.0;
+    assert!((low / expected - 1.0).abs() < 1e-4, "{low} vs {expected}");
+}
+
+/// A diode bridge on a 10 V, 200 Hz sine into 10 ohm: both half waves come out positive,
+/// two diode drops below the peak.
+#[test]
+fn graetz_rectifies_both_half_waves() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let t = simulate_with_library(
+        &lib,
+        &[
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.Graetz",
+            "--vars",
+            r"^(vsin\.v|rout\.v)$",
+        ],
+    );
+    for peak in [0.00125, 0.00375, 0.00625] {
+        assert!((at(&t, "vsin.v", peak).abs() - 10.0).abs() < 1e-6);
+        let out = at(&t, "rout.v", peak);
+        assert!(out > 8.0 && out < 9.0, "rout.v at {peak}: {out}");
+    }
+    // Near the sine's zero crossings the junction capacitances (CJO = 1e-7 F) carry about
+    // C * dv/dt = 1e-7 * 2*pi*200*10 A, so the output dips a few mV below zero, never more.
+    let c = t.col("rout.v");
+    assert!(t.rows.iter().all(|r| r[c] > -0.02 && r[c] < 10.0));
+}
+
+/// An astable multivibrator of two NPN transistors (model cards without RC/RE, evaluated to
+/// zero resistances): once its supply has ramped to 8 V (at 0.0105 s), the collector
+/// `r4.p.v` swings between its saturation level (about 0.1 V) and about 7.3 V with a steady
+/// period (3.1 ms here).
+#[test]
+fn oscillator_oscillates_with_a_steady_period() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let t = simulate_with_library(
+        &lib,
+        &[
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.Oscillator",
+            "--vars",
+            r"^(v\.p\.v|r4\.p\.v)$",
+        ],
+    );
+    assert!((at(&t, "v.p.v", 0.012) - 8.0).abs() < 1e-9);
+    let c = t.col("r4.p.v");
+    let ups: Vec<f64> = t
+        .rows
+        .windows(2)
+        .filter(|w| w[0][0] > 0.011 && w[0][c] < 4.0 && w[1][c] >= 4.0)
+        .map(|w| w[1][0])
+        .collect();
+    assert!(ups.len() >= 4, "rising edges after 11 ms: {ups:?}");
+    let periods: Vec<f64> = ups.windows(2).map(|w| w[1] - w[0]).collect();
+    let (lo, hi) = periods
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &p| (l.min(p), h.max(p)));
+    assert!(hi - lo < 0.1 * lo, "periods {periods:?}");
+    assert!(t.rows.iter().all(|r| r[c] > -1e-6 && r[c] < 8.0));
+}

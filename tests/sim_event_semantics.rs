@@ -398,3 +398,30 @@ end M;",
     close(last(&r, "pp"), 1.0, 0.0, "p");
     close(last(&r, "qq"), 3.0, 0.0, "q");
 }
+
+/// A run of 1e-11 s (the Spice3 inverter's pulses): its events are 1e-13 s to 2e-12 s apart.
+/// Times within a tolerance are one instant; that tolerance follows the run's time scale, so
+/// a sample every 2e-12 s fires at each of its six instants up to 1.1e-11 s and a relation crossing at
+/// 5.5e-12 s is located there (an absolute 1e-12 s merged them, and the interval was refused).
+#[test]
+fn events_of_a_picosecond_run_are_resolved() {
+    let text = r#"
+model Picoseconds
+  Integer n(start = 0, fixed = true);
+  discrete Real tLate(start = -1, fixed = true);
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when sample(0, 2e-12) then
+    n = pre(n) + 1;
+  end when;
+  when x > 5.5e-12 then
+    tLate = time;
+  end when;
+end Picoseconds;
+"#;
+    let r = ok(text, 1.1e-11, 1e-13);
+    assert_eq!(last(&r, "n"), 6.0, "instants 0, 2, 4, 6, 8, 10 ps");
+    close(at(&r, "n", 5e-12), 3.0, 0.0, "n at 5 ps");
+    close(last(&r, "tLate"), 5.5e-12, 1e-17, "crossing time");
+}

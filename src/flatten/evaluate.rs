@@ -142,25 +142,41 @@ impl Flattener<'_> {
         })
     }
 
-    /// `annotation(Evaluate = true)` on the declaration of `i`.
+    /// Whether `i` is to be evaluated by `annotation(Evaluate = ...)`: MLS 18.3 applies the
+    /// annotation of a hierarchical component to all its components, overriding their own
+    /// setting, so the outermost enclosing declaration that has one decides. A record
+    /// parameter `parameter R p = f(...) annotation(Evaluate = true)` thereby evaluates each
+    /// field of `p` (the Spice3 transistors' model-line records), whose fields' own
+    /// declarations in the record class carry no annotation.
     fn has_evaluate_annotation(&self, i: InstId) -> bool {
-        let Some(elem) = &self.insts[i].elem else {
-            return false;
-        };
-        let Some(ann) = &elem.decl().comment.annotation else {
-            return false;
-        };
-        ann.modification.args.iter().any(|a| {
-            matches!(
-                a,
-                ast::Argument::Modify {
-                    name,
-                    modification: Some(ast::Modification::Binding { expr, .. }),
-                    ..
-                } if name.parts.len() == 1
-                    && name.parts[0].name == "Evaluate"
-                    && matches!(expr.kind, ast::ExprKind::Boolean(true))
-            )
-        })
+        let mut decided = None;
+        let mut at = Some(i);
+        while let Some(k) = at {
+            if let Some(v) = self.insts[k]
+                .elem
+                .as_ref()
+                .and_then(|e| evaluate_setting(e.decl()))
+            {
+                decided = Some(v);
+            }
+            at = self.insts[k].parent;
+        }
+        decided == Some(true)
     }
+}
+
+/// The literal value of `annotation(Evaluate = true/false)` on a declaration, if it has one.
+fn evaluate_setting(decl: &ast::ComponentDecl) -> Option<bool> {
+    let ann = decl.comment.annotation.as_ref()?;
+    ann.modification.args.iter().find_map(|a| match a {
+        ast::Argument::Modify {
+            name,
+            modification: Some(ast::Modification::Binding { expr, .. }),
+            ..
+        } if name.parts.len() == 1 && name.parts[0].name == "Evaluate" => match expr.kind {
+            ast::ExprKind::Boolean(b) => Some(b),
+            _ => None,
+        },
+        _ => None,
+    })
 }

@@ -113,7 +113,8 @@ pub fn simulate_with(
 
     // Initialization.
     let t_init = Instant::now();
-    let (mut messages, es, initial_row) = initialize(&mut engine, sys, t0, &mut parameters)?;
+    let (mut messages, es, initial_row) =
+        initialize(&mut engine, sys, (t0, t_end), &mut parameters)?;
     let init_time = t_init.elapsed();
 
     let n = engine.nstates();
@@ -429,7 +430,7 @@ fn check_recorded(sys: &SortedSystem, params: &ParamValues, rec: &Recorder) -> O
 fn initialize(
     engine: &mut Engine,
     sys: &SortedSystem,
-    t0: f64,
+    (t0, t_end): (f64, f64),
     parameters: &mut [(ResultVar, f64)],
 ) -> crate::diag::Result<(Vec<String>, EventState, Vec<f64>)> {
     let model = &sys.model;
@@ -451,7 +452,7 @@ fn initialize(
         *x = engine.regs[rv.id];
     }
     debug_hooks(model, engine);
-    let mut es = EventState::new(engine, t0);
+    let mut es = EventState::new(engine, t0, t_end);
     // The initial system (`initial()` true, `pre` of fixed discrete variables at their start
     // values), then the event at the start time: `pre(v) := v`, samples due at `t0` fire, and
     // the discrete variables settle before the integration starts (a friction element's mode

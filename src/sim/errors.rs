@@ -36,7 +36,7 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
             names.get(*column).cloned().unwrap_or_default()
         ),
         NewtonFailure::NotUnique { column } => format!(
-            "its equations are consistent but do not determine `{}` (singular matrix): the solution is not unique, e.g. two friction elements stuck in series share a torque in any proportion; minimo stops rather than pick one, since the choice can change the motion",
+            "its equations are consistent but do not determine `{}` (singular matrix): the solution is not unique (the equations fix only a combination of the unknowns, such as the sum of two shares of one total); minimo stops rather than pick one, since the choice can change the result",
             names.get(*column).cloned().unwrap_or_default()
         ),
         NewtonFailure::NoConvergence {

@@ -29,6 +29,9 @@ pub struct EventState {
     pub count: usize,
     /// Per relation: whether it agreed with its operands when the integration (re)started.
     consistent: Vec<bool>,
+    /// The run's time unit ([`super::time_scale::unit`]): times closer than
+    /// [`super::time_scale::same_instant`] are one instant.
+    pub time_unit: f64,
 }
 
 /// Why an event could not be handled.
@@ -44,7 +47,7 @@ impl From<BlockError> for EventError {
 }
 
 impl EventState {
-    pub fn new(engine: &Engine, t0: f64) -> EventState {
+    pub fn new(engine: &Engine, t0: f64, t_end: f64) -> EventState {
         let p = &engine.prog;
         EventState {
             cond_prev: p
@@ -65,6 +68,7 @@ impl EventState {
             warnings: Vec::new(),
             count: 0,
             consistent: Vec::new(),
+            time_unit: super::time_scale::unit(t0, t_end),
         }
     }
 
@@ -73,13 +77,14 @@ impl EventState {
         self.next_sample
             .iter()
             .copied()
-            .filter(|&s| s > t + time_eps(t))
+            .filter(|&s| s > t + self.time_eps(t))
             .reduce(f64::min)
     }
-}
 
-fn time_eps(t: f64) -> f64 {
-    1e-12 * (1.0 + t.abs())
+    /// Times within this of `t` are one instant.
+    pub fn time_eps(&self, t: f64) -> f64 {
+        super::time_scale::same_instant(t, self.time_unit)
+    }
 }
 
 /// Runs the event iteration at time `t` (states already in the engine's registers).
@@ -142,7 +147,7 @@ pub fn event_iteration(
 fn activate_samples(engine: &mut Engine, es: &EventState, t: f64, initial: bool) -> Vec<bool> {
     let mut active = vec![false; es.next_sample.len()];
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
-        active[i] = !initial && (es.next_sample[i] - t).abs() <= time_eps(t) * 10.0;
+        active[i] = !initial && (es.next_sample[i] - t).abs() <= es.time_eps(t) * 10.0;
         engine.regs[s.reg as usize] = f64::from(u8::from(active[i]));
     }
     active

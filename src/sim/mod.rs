@@ -74,6 +74,7 @@ pub mod statesel;
 pub mod stepping;
 pub mod tape;
 mod tiered;
+mod time_scale;
 pub mod torn_root;
 pub mod when_bodies;
 

@@ -2,17 +2,18 @@
 //! a start that is a number, and an interval that the event times can resolve over the run.
 //!
 //! Sample instants are compared with a tolerance that grows with the time (events at `t` are
-//! the same event within about 1e-11·(1 + |t|), see `events.rs`). An interval below that
-//! resolution makes consecutive instants one event: `sample(0, 1e-300)` would fire once and
-//! then never again, a wrong answer with no error. Too many instants over the run would
-//! exhaust memory and time, as too fine an output interval would. Both stop the run before it
-//! starts, naming the equation with the call.
+//! the same event within about 1e-11·(unit + |t|), with `unit` the run's time unit, see
+//! `time_scale.rs`). An interval below that resolution makes consecutive instants one event:
+//! `sample(0, 1e-300)` would fire once and then never again, a wrong answer with no error.
+//! Too many instants over the run would exhaust memory and time, as too fine an output
+//! interval would. Both stop the run before it starts, naming the equation with the call.
 
 use super::program::Sample;
 use crate::diag::Diagnostic;
 
-/// The smallest interval, as a fraction of the time scale `1 + |t|`: a hundred times the
-/// tolerance within which two event times are the same event.
+/// The smallest interval, as a fraction of the time scale `unit + |t|`: a hundred times the
+/// tolerance within which two event times are the same event (some 4.5e5 floating-point
+/// spacings of `t`).
 const MIN_RELATIVE_INTERVAL: f64 = 1e-9;
 
 /// At most this many sample instants in one run (the bound on output points as well: each
@@ -50,7 +51,8 @@ fn problem(s: &Sample, t0: f64, t_end: f64) -> Option<Diagnostic> {
     if first > t_end || interval.is_infinite() {
         return None;
     }
-    let scale = 1.0 + t0.abs().max(t_end.abs()).max(start.abs());
+    let t_max = t0.abs().max(t_end.abs()).max(start.abs());
+    let scale = super::time_scale::unit(t0, t_end) + t_max;
     if interval < MIN_RELATIVE_INTERVAL * scale {
         return Some(
             Diagnostic::error(
@@ -59,11 +61,11 @@ fn problem(s: &Sample, t0: f64, t_end: f64) -> Option<Diagnostic> {
                     "the interval {interval:e} of `sample(start, interval)` is too small to \
                      resolve at times up to {:e}: consecutive sample instants would be the \
                      same event",
-                    scale - 1.0
+                    t_max
                 ),
             )
             .with_help(format!(
-                "use an interval of at least {:e} (1e-9 of the time scale)",
+                "use an interval of at least {:e} (1e-9 of the time scale of the run)",
                 MIN_RELATIVE_INTERVAL * scale
             )),
         );

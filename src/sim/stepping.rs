@@ -384,7 +384,7 @@ pub(super) fn algebraic_only(
         );
         // A time event within rounding after the output point comes first: once `t` is
         // recorded, `next_time_event` only looks after it and would skip the event.
-        let slack = 1e-11 * (1.0 + t.abs());
+        let slack = 10.0 * run.es.time_eps(t);
         if let Some(te) = te.filter(|&te| te <= t + slack && te <= run.t_end + slack) {
             let te = te.min(run.t_end);
             engine.regs[engine.prog.time as usize] = te;
@@ -493,7 +493,8 @@ pub(super) fn locate_state_event(
     Ok(Some((hi, idx)))
 }
 
-/// State events this close together (relative to the time) count as one burst.
+/// State events this close together (relative to the run's time unit plus the time) count
+/// as one burst.
 pub(super) const BURST_WINDOW: f64 = 1e-9;
 /// More state events than this in one burst are chattering.
 pub(super) const BURST_MAX: usize = 50;
@@ -507,7 +508,7 @@ pub(super) fn check_chattering(
     t: f64,
     idx: usize,
 ) -> Result<(), Vec<Diagnostic>> {
-    if t - run.burst.0 <= BURST_WINDOW * (1.0 + t.abs()) {
+    if t - run.burst.0 <= BURST_WINDOW * (run.es.time_unit + t.abs()) {
         run.burst.1 += 1;
     } else {
         run.burst = (t, 1);
