@@ -439,28 +439,14 @@ fn generic_choice(
         .flatten()
         .fold(0.0f64, |m, x| m.max(x.abs()))
         .max(1e-300);
-    let tol = 1e-9 * scale * n as f64;
-    // Incremental elimination: each kept column reduced by the earlier ones, with its pivot row.
-    let mut basis: Vec<(usize, Vec<f64>)> = Vec::with_capacity(n);
+    // Columns in preference order, each kept if independent of the earlier kept ones.
+    let mut echelon = super::redundancy::Echelon::new(1e-9 * scale * n as f64);
     let mut chosen = Vec::with_capacity(n);
     for (ci, col) in columns.into_iter().enumerate() {
-        if chosen.len() == n {
+        if echelon.len() == n {
             break;
         }
-        let mut c = col;
-        for (pr, b) in &basis {
-            let f = c[*pr] / b[*pr];
-            if f != 0.0 {
-                for (x, y) in c.iter_mut().zip(b) {
-                    *x -= f * y;
-                }
-            }
-        }
-        let (pr, pv) = c.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
-            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
-        });
-        if pv > tol {
-            basis.push((pr, c));
+        if echelon.insert(col) {
             chosen.push(cols[ci]);
         }
     }

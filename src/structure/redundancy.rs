@@ -115,6 +115,49 @@ impl Point {
     }
 }
 
+/// Vectors in row echelon form, each with its pivot position: whether a new vector is
+/// independent of the ones kept, in the order they come (dependent rows of a level here,
+/// independent columns of a dummy-derivative choice in `structure/dummy.rs`).
+pub struct Echelon {
+    /// What is left of a vector after reduction must exceed this to count as independent.
+    tol: f64,
+    basis: Vec<(usize, Vec<f64>)>,
+}
+
+impl Echelon {
+    pub fn new(tol: f64) -> Echelon {
+        Echelon {
+            tol,
+            basis: Vec::new(),
+        }
+    }
+
+    /// Reduces `v` by the kept vectors; keeps it and returns true if its largest remaining
+    /// entry exceeds the tolerance, returns false (dependent) otherwise.
+    pub fn insert(&mut self, mut v: Vec<f64>) -> bool {
+        for (p, b) in &self.basis {
+            let f = v[*p] / b[*p];
+            if f != 0.0 {
+                for (x, y) in v.iter_mut().zip(b) {
+                    *x -= f * y;
+                }
+            }
+        }
+        let (p, pv) = v.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
+            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
+        });
+        let independent = pv > self.tol;
+        if independent {
+            self.basis.push((p, v));
+        }
+        independent
+    }
+
+    pub fn len(&self) -> usize {
+        self.basis.len()
+    }
+}
+
 /// Rows (indices into `rows`) that depend on earlier rows, given the Jacobian at a generic point.
 /// `None` when the Jacobian cannot be evaluated (user functions, ...).
 pub fn dependent_rows(
@@ -166,27 +209,11 @@ pub fn dependent_rows(
         .flatten()
         .fold(0.0f64, |m, x| m.max(x.abs()))
         .max(1e-300);
-    let tol = 1e-9 * scale * (cols.len().max(1) as f64);
-    let mut basis: Vec<(usize, Vec<f64>)> = Vec::new();
-    let mut dependent = Vec::new();
-    for (ri, row) in a.into_iter().enumerate() {
-        let mut r = row;
-        for (pc, b) in &basis {
-            let f = r[*pc] / b[*pc];
-            if f != 0.0 {
-                for (x, y) in r.iter_mut().zip(b) {
-                    *x -= f * y;
-                }
-            }
-        }
-        let (pc, pv) = r.iter().enumerate().fold((0, 0.0f64), |acc, (i, x)| {
-            if x.abs() > acc.1 { (i, x.abs()) } else { acc }
-        });
-        if pv <= tol {
-            dependent.push(ri);
-        } else {
-            basis.push((pc, r));
-        }
-    }
+    let mut echelon = Echelon::new(1e-9 * scale * (cols.len().max(1) as f64));
+    let dependent = a
+        .into_iter()
+        .enumerate()
+        .filter_map(|(ri, row)| (!echelon.insert(row)).then_some(ri))
+        .collect();
     Some(dependent)
 }
