@@ -178,3 +178,36 @@ fn oscillator_oscillates_with_a_steady_period() {
     assert!(hi - lo < 0.1 * lo, "periods {periods:?}");
     assert!(t.rows.iter().all(|r| r[c] > -1e-6 && r[c] < 8.0));
 }
+
+/// CascodeCircuit's JFETs leave CGS and CGD at their default 0, so the source node's voltage
+/// derivative has no coefficient at t = 0: minimo cannot run it (a state with a zero "mass" needs
+/// a DAE integrator), and must say so with the variable, the time and the likely cause.
+#[test]
+fn a_zero_capacitance_node_is_named_with_its_cause() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_minimo"))
+        .args([
+            "simulate",
+            "-m",
+            "Modelica.Electrical.Spice3.Examples.CascodeCircuit",
+            "-o",
+        ])
+        .arg(std::env::temp_dir().join(format!("minimo_cascode_{}.csv", std::process::id())))
+        .arg("--lib")
+        .arg(&lib)
+        .output()
+        .expect("minimo runs");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    for want in [
+        "at time 0",
+        "no pivot for `der(J1.S.v)`",
+        "`der(J1.S.v)` is not determined at this point",
+        "`J1.S.v` cannot be integrated as a state",
+        "capacitance",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+}
