@@ -425,3 +425,28 @@ end Picoseconds;
     close(at(&r, "n", 5e-12), 3.0, 0.0, "n at 5 ps");
     close(last(&r, "tLate"), 5.5e-12, 1e-17, "crossing time");
 }
+
+/// `delay` in a picosecond run: its instants use the run's time unit like the event code's,
+/// so a jump at 2 ps delayed by 3 ps comes out at 5 ps, not a picosecond early (an absolute
+/// tolerance of 1e-12 s read the value after the jump from 4 ps on).
+#[test]
+fn a_delayed_jump_of_a_picosecond_run_comes_out_on_time() {
+    let text = r#"
+model PicoDelay
+  Real u;
+  Real y;
+equation
+  u = if time >= 2e-12 then 1 else 0;
+  y = delay(u, 3e-12);
+end PicoDelay;
+"#;
+    let r = ok(text, 1e-11, 1e-13);
+    close(at(&r, "u", 1.5e-12), 0.0, 0.0, "u before its jump");
+    close(at(&r, "u", 2.5e-12), 1.0, 0.0, "u after its jump");
+    for t in [1e-12, 4.2e-12, 4.9e-12] {
+        close(at(&r, "y", t), 0.0, 0.0, &format!("y at {t} s, before the delayed jump"));
+    }
+    for t in [5.1e-12, 8e-12] {
+        close(at(&r, "y", t), 1.0, 0.0, &format!("y at {t} s, after the delayed jump"));
+    }
+}

@@ -16,6 +16,7 @@
 //! from the register holding `expr` after each accepted point ([`record`]).
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Points older than the maximum delay are dropped once the history holds this many.
 const PRUNE_AT: usize = 4096;
@@ -30,11 +31,9 @@ pub struct DelayLine {
     history: Mutex<Vec<(f64, f64)>>,
     /// The times at which jumps of `expr` come out of the delay (time events).
     jumps: Mutex<Vec<f64>>,
-}
-
-/// Times closer than this are one instant (`time - delayTime` at a jump's delayed event).
-fn time_eps(t: f64) -> f64 {
-    1e-12 * (1.0 + t.abs())
+    /// The run's time unit ([`super::time_scale::unit`]) as f64 bits, set when the run
+    /// starts: the same instants as the event code's.
+    time_unit: AtomicU64,
 }
 
 impl DelayLine {
@@ -44,7 +43,18 @@ impl DelayLine {
             key,
             history: Mutex::new(Vec::new()),
             jumps: Mutex::new(Vec::new()),
+            time_unit: AtomicU64::new(1f64.to_bits()),
         }
+    }
+
+    /// Sets the run's time unit (`EventState::new`, from the run's start and stop times).
+    pub fn set_time_unit(&self, unit: f64) {
+        self.time_unit.store(unit.to_bits(), Ordering::Relaxed);
+    }
+
+    /// Times closer than this are one instant (`time - delayTime` at a jump's delayed event).
+    fn time_eps(&self, t: f64) -> f64 {
+        super::time_scale::same_instant(t, f64::from_bits(self.time_unit.load(Ordering::Relaxed)))
     }
 
     /// Appends the accepted point `(t, x)`; points after `t` (a phase restarted earlier) go.
@@ -74,8 +84,11 @@ impl DelayLine {
         }
     }
 
-    /// Copies the history of `other` (the same delay in the program before a change of states).
+    /// Copies the history of `other` (the same delay in the program before a change of states)
+    /// and the run's time unit.
     pub fn take_history(&self, other: &DelayLine) {
+        self.time_unit
+            .store(other.time_unit.load(Ordering::Relaxed), Ordering::Relaxed);
         if let (Ok(mut h), Ok(o)) = (self.history.lock(), other.history.lock()) {
             h.clone_from(&o);
         }
@@ -105,7 +118,7 @@ impl DelayLine {
         };
         // A point within rounding after `tau` counts as reached (the event of a delayed
         // jump, at `t_jump + delayTime`, sees the value after the jump).
-        let eps = time_eps(t);
+        let eps = self.time_eps(t);
         if tau + eps < t0 {
             return Ok(x0);
         }
@@ -192,9 +205,9 @@ pub fn record(lines: &[std::sync::Arc<DelayLine>], t: f64, regs: &[f64]) {
 
 /// The first time after `t` at which a jump comes out of one of the delay `lines`.
 pub fn next_event(lines: &[std::sync::Arc<DelayLine>], t: f64) -> Option<f64> {
-    let after = t + time_eps(t);
     let mut next: Option<f64> = None;
     for l in lines {
+        let after = t + l.time_eps(t);
         let Ok(mut j) = l.jumps.lock() else { continue };
         j.retain(|&s| s > after);
         if let Some(m) = j.iter().copied().reduce(f64::min) {

@@ -49,6 +49,10 @@ impl From<BlockError> for EventError {
 impl EventState {
     pub fn new(engine: &Engine, t0: f64, t_end: f64) -> EventState {
         let p = &engine.prog;
+        let time_unit = super::time_scale::unit(t0, t_end);
+        for line in &p.delays {
+            line.set_time_unit(time_unit);
+        }
         EventState {
             cond_prev: p
                 .whens
@@ -68,7 +72,7 @@ impl EventState {
             warnings: Vec::new(),
             count: 0,
             consistent: Vec::new(),
-            time_unit: super::time_scale::unit(t0, t_end),
+            time_unit,
         }
     }
 
