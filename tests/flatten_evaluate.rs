@@ -282,3 +282,26 @@ fn evaluate_false_on_a_record_component_keeps_its_fields() {
     );
     assert_eq!(state_names(&a), vec!["vc".to_string()]);
 }
+
+/// A zero-size array parameter declared last (no variable of its own, its first variable
+/// index past the end) next to an evaluated parameter: before, the rounds that look for
+/// parameters bound to evaluated ones indexed past the end and panicked (MSL
+/// `Modelica.Fluid.Examples.AST_BatchPlant.Test.TankWithEmptyingPipe2`).
+#[test]
+fn zero_size_parameter_declared_last_beside_an_evaluated_one() {
+    let text = r#"
+model ZeroSizeLast
+  parameter Real a = 1 annotation(Evaluate = true);
+  parameter Integer n = 0;
+  Real x(start = a, fixed = true);
+  parameter Real c[n] = fill(a, n);
+equation
+  der(x) = -x;
+end ZeroSizeLast;
+"#;
+    let flat = minimo::flatten::flatten_source("zero.mo", text, Some("ZeroSizeLast")).unwrap();
+    let a = analyze(flat, &AnalyzeOptions::default()).unwrap();
+    let r = run(&a, &[]).unwrap();
+    let x = r.value_at("x", 1.0).unwrap();
+    assert!((x - (-1.0f64).exp()).abs() < 1e-4, "x(1) = {x}");
+}

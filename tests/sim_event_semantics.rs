@@ -444,9 +444,19 @@ end PicoDelay;
     close(at(&r, "u", 1.5e-12), 0.0, 0.0, "u before its jump");
     close(at(&r, "u", 2.5e-12), 1.0, 0.0, "u after its jump");
     for t in [1e-12, 4.2e-12, 4.9e-12] {
-        close(at(&r, "y", t), 0.0, 0.0, &format!("y at {t} s, before the delayed jump"));
+        close(
+            at(&r, "y", t),
+            0.0,
+            0.0,
+            &format!("y at {t} s, before the delayed jump"),
+        );
     }
     for t in [5.1e-12, 8e-12] {
-        close(at(&r, "y", t), 1.0, 0.0, &format!("y at {t} s, after the delayed jump"));
+        close(
+            at(&r, "y", t),
+            1.0,
+            0.0,
+            &format!("y at {t} s, after the delayed jump"),
+        );
     }
 }

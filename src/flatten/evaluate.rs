@@ -30,7 +30,11 @@ impl Flattener<'_> {
         while changed {
             changed = false;
             for i in self.prims.clone() {
-                if is_chosen[self.insts[i].var0] || !self.is_free_parameter(i, model) {
+                // A zero-size array parameter has no variable to take (its `var0` may be
+                // past the last variable): nothing to do, and no endless rounds.
+                let done = self.var_range(i).is_empty()
+                    || is_chosen.get(self.insts[i].var0).copied().unwrap_or(true);
+                if done || !self.is_free_parameter(i, model) {
                     continue;
                 }
                 if self.bound_to_chosen(i, model, &is_chosen)

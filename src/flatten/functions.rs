@@ -228,7 +228,7 @@ impl Flattener<'_> {
             _ => None,
         };
         let default = match default {
-            Some(e) => Some(self.rewrite_expr(&e, class, bound)?),
+            Some(e) => Some(self.rewrite_default(&e, class, c.lex, bound)?),
             None => None,
         };
         Ok(FunctionVar {
@@ -237,6 +237,27 @@ impl Flattener<'_> {
             dims,
             default,
         })
+    }
+
+    /// A default value of a function variable, its names looked up in the function (where
+    /// a redeclared package constant is seen), else where the declaration is written (`lex`):
+    /// an inherited input's default may read a name imported by the base function's package
+    /// (`crossArea = pi*diameter^2/4` in `PartialWallFriction`, which imports `pi`), and
+    /// imports are not inherited (MLS 13.2.1) while a modification is looked up in the scope
+    /// of its declaration (MLS 5.3).
+    fn rewrite_default(
+        &mut self,
+        e: &ast::Expr,
+        class: ClassId,
+        lex: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<ast::Expr, Diagnostic> {
+        match self.rewrite_expr(e, class, bound) {
+            Err(d) if lex != class && d.message.starts_with("unknown name") => {
+                self.rewrite_expr(e, lex, bound).map_err(|_| d)
+            }
+            r => r,
+        }
     }
 
     /// A functional input of the specialization being built: the values its partial

@@ -7,7 +7,9 @@
 //! `(f(.., x_k + h, ..) - f(.., x_k - h, ..)) / (2 h)` with `h = 6.1e-6 * max(|x_k|, 1)`
 //! (about the cube root of the machine epsilon, which balances truncation and rounding error:
 //! relative accuracy near 1e-10 for smooth functions). The simulator runs it like any user
-//! function. Array inputs that change with time and array outputs are refused with a message.
+//! function. Record inputs and outputs are passed field by field (`flatten::fn_records`), so `k`
+//! and the output number count fields. Array inputs that change with time and array outputs are
+//! refused with a message.
 
 use crate::dae::{Expr, FlatModel, Function, FunctionVar, ScalarType};
 use crate::diag::Span;
@@ -191,9 +193,12 @@ fn cref(n: &str, span: Span) -> ast::ComponentRef {
     }
 }
 
+/// A reference to a variable of the function. A record input or output is passed field by
+/// field (`fn_records`), its fields being variables named `R.T`: one name, not a path, so the
+/// reference is a single part (as `fn_records` writes them), never split at the dots.
 fn var(n: &str, span: Span) -> ast::Expr {
     ast::Expr {
-        kind: ast::ExprKind::Ref(cref(n, span)),
+        kind: ast::ExprKind::Ref(ast::ComponentRef::single(n, span)),
         span,
     }
 }
