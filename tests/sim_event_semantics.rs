@@ -460,3 +460,44 @@ end PicoDelay;
         );
     }
 }
+
+/// A stop time equal to the start time is an initialization only (MSL
+/// `Media.Examples.SolveOneNonlinearEquation.Inverse_sine` has `StopTime = 0`): one row at the
+/// start, with or without states, and `terminal()` still fires; a stop time before the start is
+/// refused.
+#[test]
+fn a_run_that_stops_at_its_start_time_is_its_initialization() {
+    let algebraic = r#"
+model Inverse
+  Real x;
+equation
+  sin(x) = 0.5;
+end Inverse;
+"#;
+    let r = ok(algebraic, 0.0, 0.1);
+    assert_eq!(r.time, vec![0.0]);
+    close(
+        last(&r, "x"),
+        std::f64::consts::FRAC_PI_6,
+        1e-9,
+        "asin(0.5)",
+    );
+    let with_state = r#"
+model Decay
+  Real x(start = 2, fixed = true);
+  Integer ended(start = 0, fixed = true);
+equation
+  der(x) = -x;
+  when terminal() then
+    ended = 1;
+  end when;
+end Decay;
+"#;
+    let r = ok(with_state, 0.0, 0.1);
+    assert_eq!(r.time.first(), Some(&0.0));
+    assert!(r.time.iter().all(|&t| t == 0.0), "{:?}", r.time);
+    close(last(&r, "x"), 2.0, 0.0, "x at the start");
+    close(last(&r, "ended"), 1.0, 0.0, "terminal() fired");
+    let err = run(with_state, -1.0, 0.1).unwrap_err();
+    assert!(err.contains("must not be before the start time"), "{err}");
+}

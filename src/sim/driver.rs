@@ -293,14 +293,18 @@ fn run_times(
     let t0 = opts.start_time.or(exp.start_time).unwrap_or(0.0);
     let t_end = opts.stop_time.or(exp.stop_time).unwrap_or(t0 + 1.0);
     let tol = opts.tolerance.or(exp.tolerance).unwrap_or(1e-6);
-    let interval = opts
-        .interval
-        .or(exp.interval)
-        .unwrap_or((t_end - t0) / 500.0);
-    if t_end.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
+    // A stop time equal to the start time is an initialization only (MSL examples such as
+    // `Media.Examples.SolveOneNonlinearEquation.Inverse_sine` have `StopTime = 0`): the rows of
+    // the start time, no integration.
+    let span = t_end - t0;
+    let interval =
+        opts.interval
+            .or(exp.interval)
+            .unwrap_or(if span > 0.0 { span / 500.0 } else { 1.0 });
+    if t_end.partial_cmp(&t0) == Some(std::cmp::Ordering::Less) || t_end.is_nan() || t0.is_nan() {
         return Err(vec![Diagnostic::error(
             Span::DUMMY,
-            format!("the stop time {t_end} must be after the start time {t0}"),
+            format!("the stop time {t_end} must not be before the start time {t0}"),
         )]);
     }
     if interval.is_nan() || tol.is_nan() || interval <= 0.0 || tol <= 0.0 {

@@ -376,6 +376,10 @@ pub(super) fn algebraic_only(
 ) -> Result<PhaseEnd, Vec<Diagnostic>> {
     let mut crossings = 0usize;
     loop {
+        // A run that stops at its start time (initialization only) has its rows already.
+        if run.t_end == run.t0 && !run.rec.time.is_empty() {
+            break;
+        }
         let t = run.next_out();
         let t_last = run.rec.time.last().copied().unwrap_or(run.t0);
         let te = super::delay::earlier(
