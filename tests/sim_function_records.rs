@@ -4,25 +4,9 @@
 //! The MSL media's `setSmoothState(x, state_a, state_b, x_small)` is this pattern
 //! (`Modelica.Media.Examples.SimpleLiquidWater`, `der(state.p)`).
 
-use minimo::sim::{SimOptions, SimResult, simulate_analysis};
-use minimo::structure::{AnalyzeOptions, analyze};
+mod flatten_common;
 
-fn simulate(text: &str, model: &str, stop: f64) -> Result<SimResult, String> {
-    let flat = minimo::flatten::flatten_source("records.mo", text, Some(model))?;
-    let analysis = analyze(flat, &AnalyzeOptions::default()).map_err(|e| format!("{e:?}"))?;
-    let opts = SimOptions {
-        stop_time: Some(stop),
-        interval: Some(0.01),
-        tolerance: Some(1e-8),
-        ..Default::default()
-    };
-    simulate_analysis(&analysis, &opts).map_err(|e| format!("{e:?}"))
-}
-
-fn at(r: &SimResult, name: &str, t: f64) -> f64 {
-    r.value_at(name, t)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-}
+use flatten_common::{at, sim_options, simulate_text};
 
 const BLEND: &str = r#"
 record State
@@ -59,7 +43,7 @@ end RecordPartials;
 /// "unknown name `b.T` in function".
 #[test]
 fn der_of_a_call_with_record_input_and_output_uses_field_partials() {
-    let r = simulate(BLEND, "RecordPartials", 2.0).unwrap();
+    let r = simulate_text(BLEND, &sim_options(2.0, 0.01, 1e-8)).unwrap();
     for &t in &[0.0, 0.5, 1.0, 1.7, 2.0] {
         let (x, dx) = (f64::sin(t), f64::cos(t));
         let u = 1.0 + t;
