@@ -107,7 +107,7 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
             "check the function's inputs at that time and the statements of the function named",
         );
     }
-    if let Some(help) = undetermined_derivative_help(&e.failure, &names) {
+    if let Some(help) = undetermined_derivative_help(model, &e.failure, &vars) {
         return d.with_help(help);
     }
     d.with_help("check the start values of the loop variables (they are the first Newton guess) and the equations for a singular configuration")
@@ -116,14 +116,19 @@ pub fn block_error(sys: &SortedSystem, prog: &Program, e: &BlockError) -> Diagno
 /// The help for a singular loop whose undetermined unknown is a derivative: the usual cause is a
 /// coefficient of it that is zero at this point (a device capacitance of 0 in a circuit, a
 /// massless body), so the equations fix no derivative for a variable integrated as a state.
-fn undetermined_derivative_help(failure: &NewtonFailure, names: &[String]) -> Option<String> {
+fn undetermined_derivative_help(
+    model: &crate::dae::FlatModel,
+    failure: &NewtonFailure,
+    vars: &[usize],
+) -> Option<String> {
     let (NewtonFailure::Singular { column } | NewtonFailure::NotUnique { column }) = failure else {
         return None;
     };
-    let name = names.get(*column)?;
-    let state = name.strip_prefix("der(")?.strip_suffix(')')?;
+    let der = &model.variables[*vars.get(*column)?];
+    let state = &model.variables[der.derivative_of?].name;
     Some(format!(
-        "`{name}` is not determined at this point: if every term that multiplies it is zero here (a capacitance, inductance, mass or inertia of 0, e.g. a device parameter left at a default of 0), `{state}` cannot be integrated as a state; give that element a nonzero value, or write the equation without the derivative"
+        "`{}` is not determined at this point: if every term that multiplies it is zero here (a capacitance, inductance, mass or inertia of 0, e.g. a device parameter left at a default of 0), `{state}` cannot be integrated as a state; give that element a nonzero value, or write the equation without the derivative",
+        der.name
     ))
 }
 
