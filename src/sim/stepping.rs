@@ -281,7 +281,11 @@ impl Stepper<'_> {
                         .clone()
                         .filter(|be| (be.time - t_before).abs() <= near)
                     {
-                        return Err(vec![block_error(self.sys(), &e.prog, &be)]);
+                        // The integrator gave up (too many failures, step too small) after
+                        // this block failed at its trial points: both facts help the user.
+                        let d = block_error(self.sys(), &e.prog, &be)
+                            .with_note(format!("the integrator then stopped: {err}"));
+                        return Err(vec![d]);
                     }
                     if let Some((t, y)) = e.nan_at.clone() {
                         let time = e.prog.time as usize;

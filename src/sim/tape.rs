@@ -261,6 +261,10 @@ pub fn tangent(op: Op, [a, b, c]: [f64; 3], [ta, tb, tc]: [f64; 3], v: f64) -> f
         Add => ta + tb,
         Sub => ta - tb,
         Mul => ta * b + a * tb,
+        // A finite numerator over an infinite denominator (`2/(1 + exp(800))`, a saturated
+        // regularization) is exactly zero near this point: its tangent is zero, where the
+        // general formula would give `0 * inf`, a NaN that fails every Newton iteration.
+        Div if b.is_infinite() && a.is_finite() => 0.0,
         Div => (ta - v * tb) / b,
         Neg => -ta,
         Pow => {
@@ -469,6 +473,19 @@ pub fn is_relation(op: Op) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `2/(1 + exp(800))` is exactly 0 near this point, so its tangent is 0, not `0 * inf`.
+    #[test]
+    fn a_finite_value_over_an_infinite_one_has_a_zero_tangent() {
+        let e = 800f64.exp();
+        let v = 2.0 / (1.0 + e);
+        assert_eq!(v, 0.0);
+        let d = tangent(Op::Div, [2.0, 1.0 + e, 0.0], [0.0, e * 3.0, 0.0], v);
+        assert_eq!(d, 0.0);
+        // A finite denominator keeps the quotient rule.
+        let d = tangent(Op::Div, [2.0, 4.0, 0.0], [1.0, 2.0, 0.0], 0.5);
+        assert_eq!(d, (1.0 - 0.5 * 2.0) / 4.0);
+    }
 
     #[test]
     fn tangent_matches_finite_difference() {
