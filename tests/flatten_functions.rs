@@ -394,3 +394,58 @@ end B;
         };
     assert!(e.contains("atan2") && e.contains("cannot link"), "{e}");
 }
+
+/// A constant array of an imported package indexed by a function's own variable (the
+/// Digital library's `T.X01Table[addr[i]]` in `MemoryBase.address`): the array is a constant,
+/// the subscript is not. Read through a renaming import of the enclosing model and of a
+/// package, with Integer, Real and enumeration-valued elements.
+const TABLE_LOOKUP: &str = r#"
+package Tab
+  type E = enumeration(a, b, c);
+  package Tables
+    constant Integer t[3] = {10, 20, 30};
+    constant Real m[2, 2] = [1.5, 2.5; 3.5, 4.5];
+    constant E next[E] = {E.b, E.c, E.a};
+  end Tables;
+  package P
+    import T = Tab.Tables;
+    function f
+      input Integer i;
+      output Integer y;
+    algorithm
+      y := 0;
+      for k in 1:i loop
+        y := y + T.t[k];
+      end for;
+    end f;
+  end P;
+  partial model Base
+    import T = Tab.Tables;
+    function g
+      input Integer i;
+      input Integer j;
+      input E e;
+      output Real y;
+    protected
+      E n;
+    algorithm
+      n := T.next[e];
+      y := T.m[i, j] + (if n == E.a then 100 else 0);
+    end g;
+  end Base;
+  model M
+    extends Base;
+    Integer s = P.f(3);
+    Real r = g(2, 1, E.c);
+    Real q = g(1, 2, E.a);
+  end M;
+end Tab;
+"#;
+
+#[test]
+fn constant_arrays_indexed_by_function_variables() {
+    let r = flatten_common::simulate_source("tab.mo", TABLE_LOOKUP, "Tab.M");
+    flatten_common::close(flatten_common::last(&r, "s"), 60.0, 0.0, "s");
+    flatten_common::close(flatten_common::last(&r, "r"), 103.5, 0.0, "r");
+    flatten_common::close(flatten_common::last(&r, "q"), 2.5, 0.0, "q");
+}

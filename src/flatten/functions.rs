@@ -730,6 +730,76 @@ impl Flattener<'_> {
         }))
     }
 
+    /// `T.table[i]`: a constant array of an enclosing package (or import) subscripted by the
+    /// function's own variables. The array is a constant, the subscripts are not, so the array
+    /// becomes a local initialised with its value and the reference subscripts that local.
+    /// `None` when the last subscripts read none of the function's variables (the whole
+    /// reference is then a constant).
+    fn constant_array_local(
+        &mut self,
+        c: &ast::ComponentRef,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<Option<ast::ComponentRef>, Diagnostic> {
+        let Some((last, init)) = c.parts.split_last() else {
+            return Ok(None);
+        };
+        let reads_local = |e: &ast::Expr| {
+            let mut hit = false;
+            super::initial_algorithm::visit_refs(e, &mut |r| {
+                hit |= !r.global && bound.iter().any(|b| *b == r.parts[0].ident.name);
+            });
+            hit
+        };
+        let local_subs = last.subscripts.iter().any(|s| match s {
+            ast::Subscript::Expr(e) => reads_local(e),
+            ast::Subscript::Colon(_) => false,
+        });
+        if !local_subs || init.iter().any(|p| !p.subscripts.is_empty()) {
+            return Ok(None);
+        }
+        let mut whole = c.clone();
+        if let Some(p) = whole.parts.last_mut() {
+            p.subscripts.clear();
+        }
+        let span = c.span;
+        let scope = Scope {
+            inst: None,
+            lex: class,
+        };
+        let expr = ast::Expr {
+            kind: ExprKind::Ref(whole),
+            span,
+        };
+        let v = self.eval_structural(&expr, scope)?;
+        let ty = match v.data.first() {
+            Some(Val::Real(_)) => crate::dae::ScalarType::Real,
+            Some(Val::Int(_)) => crate::dae::ScalarType::Integer,
+            Some(Val::Bool(_)) => crate::dae::ScalarType::Boolean,
+            Some(Val::Str(_)) | None => crate::dae::ScalarType::String,
+        };
+        self.fn_records.next_temp += 1;
+        let name = format!("$const{}", self.fn_records.next_temp);
+        self.fn_records.temps.push(FunctionVar {
+            name: name.clone(),
+            ty,
+            dims: v
+                .dims
+                .iter()
+                .map(|&d| {
+                    Some(ast::Expr {
+                        kind: ExprKind::Integer(d as i64),
+                        span,
+                    })
+                })
+                .collect(),
+            default: Some(literal(&v, span)),
+        });
+        let mut r = ast::ComponentRef::single(&name, span);
+        r.parts[0].subscripts = last.subscripts.clone();
+        self.rewrite_cref_subs(&r, class, bound).map(Some)
+    }
+
     pub(super) fn rewrite_cref_subs(
         &mut self,
         c: &ast::ComponentRef,
@@ -876,6 +946,8 @@ impl Flattener<'_> {
                     ExprKind::Ref(self.rewrite_cref_subs(&r, class, bound)?)
                 } else if !c.global && bound.iter().any(|b| b == first) {
                     ExprKind::Ref(self.rewrite_cref_subs(c, class, bound)?)
+                } else if let Some(r) = self.constant_array_local(c, class, bound)? {
+                    ExprKind::Ref(r)
                 } else {
                     // A constant of an enclosing package (or an enumeration literal): inline it.
                     let scope = Scope {

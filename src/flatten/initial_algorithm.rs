@@ -158,7 +158,7 @@ impl Order {
 }
 
 /// Calls `f` on every component reference read in `e`.
-fn visit_refs(e: &ast::Expr, f: &mut dyn FnMut(&ast::ComponentRef)) {
+pub(super) fn visit_refs(e: &ast::Expr, f: &mut dyn FnMut(&ast::ComponentRef)) {
     let args = |a: &ast::FunctionArgs, f: &mut dyn FnMut(&ast::ComponentRef)| {
         for x in a.positional.iter().chain(a.named.iter().map(|n| &n.value)) {
             visit_refs(x, f);
