@@ -311,3 +311,17 @@ end P;
         assert!((at(&r, "v", t) - 6.0 * t).abs() < 1e-9, "v at {t}");
     }
 }
+
+/// `array(...)` is the array constructor written as a call (MLS 10.4.1), with arguments or
+/// with an iterator, in parameter bindings, equations and reductions (Media and Fluid use it).
+#[test]
+fn the_array_function_constructs_arrays() {
+    let r = run(
+        "model Arr\n  parameter Real a[3] = array(1, 2, 3);\n  parameter Real b[3] = array(i*i for i in 1:3);\n  Real x[2] = array(time, 2*time);\n  Real s = sum(array(a[i] + b[i] for i in 1:3));\n  Real m[2, 2] = array(array(1, 2), array(3, time));\nend Arr;\n",
+        1.0,
+    );
+    assert_eq!(at(&r, "s", 1.0), 6.0 + 14.0);
+    assert_eq!(at(&r, "x[2]", 1.0), 2.0);
+    assert_eq!(at(&r, "m[2,1]", 1.0), 3.0);
+    assert_eq!(at(&r, "m[2,2]", 0.5), 0.5);
+}

@@ -270,10 +270,19 @@ impl Builder {
                     Some(a) => {
                         let span = span.to(self.span(&a));
                         let args = self.function_call_args(a)?;
-                        return Ok(Expr {
-                            kind: ExprKind::Call { func: r, args },
-                            span,
-                        });
+                        // `array(a, b, c)` and `array(e for i in r)` are the array constructor
+                        // `{...}` written as a call (MLS 10.4.1).
+                        let kind = if !r.global
+                            && r.parts.len() == 1
+                            && r.parts[0].subscripts.is_empty()
+                            && r.parts[0].ident.name == "array"
+                            && args.named.is_empty()
+                        {
+                            ExprKind::Array(args)
+                        } else {
+                            ExprKind::Call { func: r, args }
+                        };
+                        return Ok(Expr { kind, span });
                     }
                     None => ExprKind::Ref(r),
                 }
