@@ -278,6 +278,7 @@ impl Flattener<'_> {
                 }
             }
         }
+        select_structural_branches(model);
         // Cycles among parameter bindings (depth-first search, iterative).
         let n = model.variables.len();
         let deps = |v: &Variable| -> Vec<usize> {
@@ -333,5 +334,34 @@ impl Flattener<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// A binding `if c then a else b` whose condition reads structural parameters (now bound to
+/// their values) keeps only the branch the condition selects. Media components write
+/// `T_start = if use_T_start then T0 else T(h_start)` and `h_start = if use_T_start then
+/// h(T_start) else h0`: a cycle only across branches that are never both taken, which is not
+/// one once the evaluated condition has picked a branch.
+fn select_structural_branches(model: &mut FlatModel) {
+    let values: Vec<Option<Expr>> = model
+        .variables
+        .iter()
+        .map(|v| v.structural.then(|| v.binding.clone()).flatten())
+        .collect();
+    let lookup = |x: usize| values.get(x).cloned().flatten();
+    for var in &mut model.variables {
+        let Some(b) = &var.binding else { continue };
+        let mut structural_if = false;
+        b.visit(&mut |e| {
+            if let Expr::If { branches, .. } = e {
+                structural_if |= branches
+                    .iter()
+                    .any(|(c, _)| crate::structure::expr::any_var(c, &|x| lookup(x).is_some()));
+            }
+        });
+        if structural_if {
+            let folded = crate::structure::expr::fold(&crate::structure::expr::subst(b, &lookup));
+            var.binding = Some(folded);
+        }
     }
 }
