@@ -449,3 +449,39 @@ fn constant_arrays_indexed_by_function_variables() {
     flatten_common::close(flatten_common::last(&r, "r"), 103.5, 0.0, "r");
     flatten_common::close(flatten_common::last(&r, "q"), 2.5, 0.0, "q");
 }
+
+/// A short class alias of a function (`function hl_p = BaseIF97.Regions.hl_p` in the water
+/// properties): its body calls a sibling of the original (`hvl_p`) and reads a constant of the
+/// original's package, names that only the original's scope knows.
+const ALIAS_BODY: &str = r#"
+package Sh
+  package Lib
+    package Inner
+      constant Real c = 0.5;
+      function g
+        input Real x;
+        output Real y;
+      algorithm
+        y := 2*x;
+      end g;
+      function f
+        input Real x;
+        output Real y;
+      algorithm
+        y := g(x) + c;
+        annotation(Inline = true);
+      end f;
+    end Inner;
+    function f = Inner.f "an alias";
+  end Lib;
+  model M
+    Real z = Lib.f(time);
+  end M;
+end Sh;
+"#;
+
+#[test]
+fn an_aliased_function_body_is_read_where_it_is_written() {
+    let r = flatten_common::simulate_source("sh.mo", ALIAS_BODY, "Sh.M");
+    flatten_common::close(flatten_common::last(&r, "z"), 2.5, 1e-12, "z");
+}

@@ -23,7 +23,9 @@ impl Flattener<'_> {
         let outer_records = std::mem::take(&mut self.fn_records);
         let outer_functional = std::mem::take(&mut self.fn_functional);
         let outer_function = self.building_function.replace(class);
+        let outer_body_lex = self.fn_body_lex.take();
         let r = self.build_function(class, &name);
+        self.fn_body_lex = outer_body_lex;
         self.building_function = outer_function;
         self.fn_functional = outer_functional;
         self.fn_records = outer_records;
@@ -158,9 +160,11 @@ impl Flattener<'_> {
         self.functions.insert(name.to_string(), f.clone());
         let has_body = !exp.algorithms.is_empty() || !record_bindings.is_empty();
         f.body = self.rewrite_block(&record_bindings, class, &mut bound)?;
-        for (_, alg) in &exp.algorithms {
-            let b = self.rewrite_block(alg, class, &mut bound)?;
-            f.body.extend(b);
+        for (lex, alg) in &exp.algorithms {
+            self.fn_body_lex = (*lex != class).then_some(*lex);
+            let b = self.rewrite_block(alg, class, &mut bound);
+            self.fn_body_lex = None;
+            f.body.extend(b?);
         }
         f.locals.append(&mut self.fn_records.temps);
         if f.native.is_none() && !has_body && !f.outputs.iter().all(|o| o.default.is_some()) {
@@ -844,7 +848,13 @@ impl Flattener<'_> {
             return Ok(func.clone());
         }
         let n = func.as_name();
-        let id = match self.lookup_class_name(&n, class, None) {
+        let found = self
+            .lookup_class_name(&n, class, None)
+            .or_else(|d| match self.fn_body_lex {
+                Some(lex) => self.lookup_class_name(&n, lex, None).map_err(|_| d),
+                None => Err(d),
+            });
+        let id = match found {
             Ok(id) => id,
             Err(mut d) => {
                 d.message = format!("unknown function `{name}`");
@@ -954,7 +964,13 @@ impl Flattener<'_> {
                         inst: None,
                         lex: class,
                     };
-                    let v = self.eval_structural(e, scope).map_err(|mut d| {
+                    let v = match (self.eval_structural(e, scope), self.fn_body_lex) {
+                        (Err(d), Some(lex)) if d.message.starts_with("unknown name") => self
+                            .eval_structural(e, Scope { inst: None, lex })
+                            .map_err(|_| d),
+                        (r, _) => r,
+                    };
+                    let v = v.map_err(|mut d| {
                         if d.message.starts_with("unknown name") {
                             d.message = format!(
                                 "unknown name `{first}` in function `{}`",

@@ -143,6 +143,10 @@ pub(crate) struct Flattener<'s> {
     /// The function class being built: its enclosing classes stand for those of the code it
     /// inherits (`lookup.rs`, `derived_scope`).
     pub building_function: Option<ClassId>,
+    /// Where the algorithm being rewritten into a function body is written, when that is not
+    /// the function itself (a short alias `function f = Inner.f`, an inherited body): names
+    /// the function's own scope does not know are looked up there (`functions.rs`).
+    pub fn_body_lex: Option<ClassId>,
     /// Classes seen through a package that inherits them, by (package, class), and the
     /// (class, package) of each such view (`derived_view.rs`).
     pub views: HashMap<(ClassId, ClassId), ClassId>,
@@ -184,6 +188,7 @@ impl<'s> Flattener<'s> {
             conn_graph: Default::default(),
             sizeless: HashSet::new(),
             building_function: None,
+            fn_body_lex: None,
             views: HashMap::new(),
             view_of: HashMap::new(),
             clocked: Default::default(),
