@@ -1,6 +1,6 @@
 //! Clock variables and clock inference (MLS 16.3, 16.7): clocked partitions found across
 //! equations, their clocks from `sample(u, c)`, clock variables and connections of clock
-//! connectors, sub-clocks (`subSample`, `superSample`, `shiftSample`) ticking at exact
+//! connectors, sub-clocks (`subSample`, `superSample`, `shiftSample`, `backSample`) ticking at exact
 //! multiples of their base interval. Expected values are worked out by hand from each model;
 //! the MSL examples (when the MSL is present) are checked against their documented behaviour.
 
@@ -76,6 +76,119 @@ end M;",
     close(at(&r, "s", 0.02), 0.0, 0.0, "s before its first tick");
     close(at(&r, "s", 0.07), 1.0, 0.0, "s at 0.07");
     close(at(&r, "s", 0.27), 3.0, 0.0, "s at 0.27");
+}
+
+#[test]
+fn shift_sample_by_whole_intervals_gives_the_last_value() {
+    // n counts the ticks of the 0.1 s clock (1 at t = 0, 2 at 0.1, 3 at 0.2, ...).
+    // s = shiftSample(n, 4, 3) ticks at 0.1333, 0.2333, ...; at each tick it is n from n's
+    // last tick (MLS 16.5.2): 2 at 0.1333, 3 at 0.2333; its start -1 before.
+    // w = shiftSample(n, 2) ticks at 0.2, 0.3, ... together with n, whose tick there is the
+    // last one: 3 at 0.2, 4 at 0.3; -1 before 0.2.
+    let r = ok(
+        "model M
+  Clock c = Clock(1, 10);
+  Integer n(start = 0);
+  Integer s(start = -1);
+  Integer w(start = -1);
+equation
+  when c then
+    n = previous(n) + 1;
+  end when;
+  s = shiftSample(n, 4, 3);
+  w = shiftSample(n, 2);
+end M;",
+        0.5,
+    );
+    close(at(&r, "s", 0.12), -1.0, 0.0, "s before its first tick");
+    close(at(&r, "s", 0.15), 2.0, 0.0, "s at 0.15");
+    close(at(&r, "s", 0.25), 3.0, 0.0, "s at 0.25");
+    close(at(&r, "w", 0.15), -1.0, 0.0, "w before its first tick");
+    close(at(&r, "w", 0.25), 3.0, 0.0, "w at 0.25");
+    close(at(&r, "w", 0.35), 4.0, 0.0, "w at 0.35");
+}
+
+#[test]
+fn back_sample_shifts_the_clock_back_and_starts_with_the_start_value() {
+    // n as above; s = shiftSample(n, 3, 2) ticks at 0.15, 0.25, ... with n's last value
+    // (2, 3, ...). b = backSample(s, 1, 2) ticks half an interval earlier: 0.1, 0.2, ...;
+    // at 0.1, before s's first tick, it is s's start value 5 (MLS 16.5.2), then s's last
+    // value: 2 at 0.2, 3 at 0.3. Before b's first tick, b's own start 7.
+    let r = ok(
+        "model M
+  Clock c = Clock(1, 10);
+  Integer n(start = 0);
+  Integer s(start = 5);
+  Integer b(start = 7);
+equation
+  when c then
+    n = previous(n) + 1;
+  end when;
+  s = shiftSample(n, 3, 2);
+  b = backSample(s, 1, 2);
+end M;",
+        0.5,
+    );
+    close(at(&r, "b", 0.05), 7.0, 0.0, "b before its first tick");
+    close(at(&r, "b", 0.12), 5.0, 0.0, "b before s's first tick");
+    close(at(&r, "b", 0.22), 2.0, 0.0, "b at 0.22");
+    close(at(&r, "b", 0.32), 3.0, 0.0, "b at 0.32");
+}
+
+#[test]
+fn an_inferred_super_sample_factor_fits_the_other_clocks() {
+    // n ticks every 0.1 s. j = superSample(n, 2) puts the partition of `sum` on 0.05 s;
+    // k = superSample(n) is in that partition, so its factor is 2 (MLS 16.7). sum = k + j =
+    // 2 n: 6 at 0.27, 8 at 0.32; cnt counts the 0.05 s ticks: 0, 0.05, ..., 0.25 -> 6.
+    let r = ok(
+        "model M
+  Clock c = Clock(1, 10);
+  Integer n(start = 0);
+  Integer k(start = 0);
+  Integer j(start = 0);
+  Integer sum(start = 0);
+  Integer cnt(start = 0);
+equation
+  when c then
+    n = previous(n) + 1;
+  end when;
+  k = superSample(n);
+  j = superSample(n, 2);
+  when Clock() then
+    sum = k + j;
+    cnt = previous(cnt) + 1;
+  end when;
+end M;",
+        0.5,
+    );
+    close(at(&r, "sum", 0.27), 6.0, 0.0, "sum at 0.27");
+    close(at(&r, "sum", 0.32), 8.0, 0.0, "sum at 0.32");
+    close(at(&r, "cnt", 0.27), 6.0, 0.0, "cnt at 0.27");
+}
+
+#[test]
+fn first_tick_of_an_event_clock() {
+    // The event clock ticks at 0.1, 0.3, 0.5, ...: firstTick() is true at 0.1 only.
+    let r = ok(
+        "model M
+  Clock c = Clock(sample(0.1, 0.2));
+  Integer n(start = 0);
+  Boolean f(start = false);
+  Integer firsts(start = 0);
+equation
+  when c then
+    n = previous(n) + 1;
+    f = firstTick();
+    firsts = previous(firsts) + (if firstTick() then 1 else 0);
+  end when;
+end M;",
+        1.0,
+    );
+    close(at(&r, "f", 0.05), 0.0, 0.0, "f before the first tick");
+    close(at(&r, "f", 0.15), 1.0, 0.0, "f at 0.15");
+    close(at(&r, "f", 0.35), 0.0, 0.0, "f at 0.35");
+    close(at(&r, "n", 0.35), 2.0, 0.0, "n at 0.35");
+    close(at(&r, "firsts", 0.95), 1.0, 0.0, "firsts at 0.95");
 }
 
 #[test]
@@ -173,17 +286,6 @@ end M;",
     );
     assert_err(
         "model M
-  Real y;
-  Real z;
-equation
-  y = sample(time, Clock(0.1));
-  z = backSample(y, 1, 2);
-end M;",
-        None,
-        &["`backSample`", "not supported"],
-    );
-    assert_err(
-        "model M
   Clock c = Clock(Clock(0.1), solverMethod = \"ExplicitEuler\");
   Real y;
 equation
@@ -201,7 +303,19 @@ equation
   z = subSample(y);
 end M;",
         None,
-        &["inferred factor", "not supported"],
+        &["is not determined", "MLS 16.7"],
+    );
+    // An inferred factor must be a whole number: 0.1 s is no multiple of 0.03 s.
+    assert_err(
+        "model M
+  Real y;
+  Real z;
+equation
+  y = sample(time, Clock(0.1));
+  z = superSample(y) + sample(time, Clock(3, 100));
+end M;",
+        None,
+        &["no Integer factor", "MLS 16.7"],
     );
 }
 

@@ -17,11 +17,15 @@
 //! the same instants. Clock variables are removed once every equation on them is resolved.
 //!
 //! `when Clock() then` is a partition whose clock is inferred; `firstTick()` is true at the
-//! first tick of a periodic partition. Refused with the MLS section: inferred factors, a
-//! clock variable without definition, `backSample`, sub-clocks of event
-//! clocks, `interval()` of an event clock, partitions whose clock is not determined, two
-//! different clocks for one partition, a `shiftSample` by a whole interval or more (its value
-//! would be another tick's), clocked equations that are not `v = expr` in some variable.
+//! first tick of its partition (periodic: by time; event clock: a Boolean flag the partition
+//! sets at each tick). `shiftSample` and `backSample` by any counter move the first tick
+//! (`backSample` back) and give `u`'s value from its last tick; before `u`'s first tick
+//! `backSample` gives `u`'s start value (MLS 16.5.2). A `subSample`/`superSample` without its
+//! factor is checked to be a whole factor between the clocks its two partitions get from
+//! elsewhere (MLS 16.7). Refused with the MLS section: a clock variable without definition,
+//! an inferred factor whose clocks are not both known otherwise, sub-clocks of event clocks,
+//! `interval()` of an event clock, partitions whose clock is not determined, two different
+//! clocks for one partition, clocked equations that are not `v = expr` in some variable.
 
 use crate::dae::{BinOp, Equation, EquationKind, Expr, FlatModel, ScalarType, UnOp, VarId};
 use crate::diag::{Diagnostic, Span};
@@ -170,11 +174,24 @@ enum ClockVal {
     Event(Expr),
 }
 
-/// A sub-clock: interval times `scale`, first tick `shift` of the old intervals later.
+/// A sub-clock: interval times `scale`, first tick `shift` of the old intervals later
+/// (earlier when negative: `backSample`). With `infer`, the factor of a `subSample` or
+/// `superSample` written without one, found from the clocks on both sides (MLS 16.7); `scale`
+/// is then unused.
 #[derive(Clone, Copy, Debug)]
 struct Transform {
     scale: Ratio,
     shift: Ratio,
+    infer: Option<Infer>,
+}
+
+/// Which way an inferred factor goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Infer {
+    /// `subSample(u)`: the result's interval is a whole multiple of `u`'s.
+    Sub,
+    /// `superSample(u)`: `u`'s interval is a whole multiple of the result's.
+    Super,
 }
 
 impl ClockVal {
@@ -221,6 +238,9 @@ impl ClockVal {
     }
     fn apply(&self, t: Transform, span: Span) -> R<ClockVal> {
         let overflow = || Diagnostic::error(span, "a clock's interval is too fine to be exact");
+        if t.infer.is_some() {
+            return Err(inferred_factor(span));
+        }
         match self {
             ClockVal::Periodic {
                 base,
@@ -246,6 +266,9 @@ impl ClockVal {
     /// The clock `c` such that `c.apply(t) == self`.
     fn unapply(&self, t: Transform, span: Span) -> R<ClockVal> {
         let overflow = || Diagnostic::error(span, "a clock's interval is too fine to be exact");
+        if t.infer.is_some() {
+            return Err(inferred_factor(span));
+        }
         match self {
             ClockVal::Periodic {
                 base,
@@ -265,6 +288,34 @@ impl ClockVal {
             ClockVal::Event(_) => self.apply(t, span),
         }
     }
+}
+
+/// A sub-clock whose factor is inferred but one side's clock is not known.
+fn inferred_factor(span: Span) -> Diagnostic {
+    Diagnostic::error(
+        span,
+        "the factor of this `subSample`/`superSample` is inferred (MLS 16.7), which minimo \
+         does only between two partitions whose clocks are both known otherwise",
+    )
+}
+
+/// Whether `owner`'s clock is `arg`'s sub-sampled or super-sampled by a whole factor (an
+/// inferred factor, MLS 16.7): same first tick, intervals in the ratio of a positive Integer.
+fn fits_inferred(dir: Infer, owner: &ClockVal, arg: &ClockVal) -> bool {
+    let (Some(io), Some(ia)) = (owner.interval(), arg.interval()) else {
+        return owner.same(arg);
+    };
+    let q = match dir {
+        Infer::Sub => io / ia,
+        Infer::Super => ia / io,
+    };
+    let n = q.round();
+    let first = |c: &ClockVal| match c {
+        ClockVal::Periodic { base, shift, .. } => shift.times(*base),
+        ClockVal::Event(_) => 0.0,
+    };
+    let (fo, fa) = (first(owner), first(arg));
+    n >= 1.0 && (q - n).abs() <= 1e-9 * n && (fo - fa).abs() <= 1e-9 * io.min(ia)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -370,6 +421,10 @@ struct Inference<'a> {
     defs: HashMap<usize, (Expr, Span)>,
     memo: HashMap<usize, ClockVal>,
     resolving: HashSet<usize>,
+    /// Variables this pass adds (numbered after the model's), and by partition root the
+    /// Boolean flag that its event clock has ticked (for `firstTick()`).
+    new_vars: Vec<crate::dae::Variable>,
+    ticked: HashMap<usize, VarId>,
 }
 
 /// Runs clock inference on `m` (see the module header); nothing to do without clock
@@ -393,8 +448,9 @@ pub fn infer(m: &mut FlatModel, clock_vars: &HashSet<VarId>) -> Result<(), Vec<D
     let eqs = std::mem::take(&mut m.equations);
     let result = run(m, clock_vars, &eqs);
     match result {
-        Ok(new) => {
+        Ok((new, vars)) => {
             m.equations = new;
+            m.variables.extend(vars);
             remove_clock_vars(m, clock_vars).map_err(|d| vec![d])
         }
         Err(d) => {
@@ -415,7 +471,12 @@ fn is_clock_equation(inf: &Inference, eq: &Equation) -> bool {
     }
 }
 
-fn run(m: &FlatModel, clock_vars: &HashSet<VarId>, eqs: &[Equation]) -> R<Vec<Equation>> {
+/// The equations after clock inference, and the variables it adds.
+fn run(
+    m: &FlatModel,
+    clock_vars: &HashSet<VarId>,
+    eqs: &[Equation],
+) -> R<(Vec<Equation>, Vec<crate::dae::Variable>)> {
     let mut inf = Inference {
         m,
         clock_vars,
@@ -424,6 +485,8 @@ fn run(m: &FlatModel, clock_vars: &HashSet<VarId>, eqs: &[Equation]) -> R<Vec<Eq
         defs: HashMap::new(),
         memo: HashMap::new(),
         resolving: HashSet::new(),
+        new_vars: Vec::new(),
+        ticked: HashMap::new(),
     };
     let (clock_eqs, data): (Vec<&Equation>, Vec<&Equation>) =
         eqs.iter().partition(|e| is_clock_equation(&inf, e));
@@ -435,7 +498,8 @@ fn run(m: &FlatModel, clock_vars: &HashSet<VarId>, eqs: &[Equation]) -> R<Vec<Eq
     let clocks = inf.propagate()?;
     let targets = when_targets(eqs);
     inf.check_holds(&clocks, &targets)?;
-    inf.rewrite(&data, &nodes, &clocks)
+    let out = inf.rewrite(&data, &nodes, &clocks)?;
+    Ok((out, inf.new_vars))
 }
 
 /// Variables assigned in when-equations with a Boolean condition (incl. `when Clock(...)`).
@@ -647,22 +711,24 @@ impl Inference<'_> {
         }
     }
 
-    /// The sub-clock a `subSample(u, n)`, `superSample(u, n)` or `shiftSample(u, k, r)` makes.
+    /// The sub-clock a `subSample(u, n)`, `superSample(u, n)`, `shiftSample(u, k, r)` or
+    /// `backSample(u, k, r)` makes.
     fn transform(&self, name: &str, args: &[Expr], span: Span) -> R<Transform> {
         let one = Ratio(1, 1);
         let zero = Ratio(0, 1);
-        let inferred = || {
-            Err(Diagnostic::error(
-                span,
-                format!(
-                    "`{name}` without its factor (an inferred factor, MLS 16.7) is not supported"
-                ),
-            ))
-        };
         match name {
             "subSample" | "superSample" => {
                 let Some(a) = args.first() else {
-                    return inferred();
+                    // The factor is inferred from the clocks on both sides (MLS 16.7).
+                    return Ok(Transform {
+                        scale: one,
+                        shift: zero,
+                        infer: Some(if name == "subSample" {
+                            Infer::Sub
+                        } else {
+                            Infer::Super
+                        }),
+                    });
                 };
                 let n = i128::from(self.int_param(a, "factor", span)?);
                 let scale = if name == "subSample" {
@@ -673,13 +739,15 @@ impl Inference<'_> {
                 Ok(Transform {
                     scale: scale.unwrap_or(one),
                     shift: zero,
+                    infer: None,
                 })
             }
-            "shiftSample" => {
+            "shiftSample" | "backSample" => {
                 let Some(k) = args.first() else {
                     return Ok(Transform {
                         scale: one,
                         shift: zero,
+                        infer: None,
                     });
                 };
                 let k = match self.param(k, "shift counter", span)? {
@@ -687,7 +755,7 @@ impl Inference<'_> {
                     _ => {
                         return Err(Diagnostic::error(
                             span,
-                            "the shift counter of `shiftSample` must be an Integer >= 0 (MLS 16.5.2)",
+                            format!("the counter of `{name}` must be an Integer >= 0 (MLS 16.5.2)"),
                         ));
                     }
                 };
@@ -695,8 +763,14 @@ impl Inference<'_> {
                     Some(r) => self.int_param(r, "resolution", span)?,
                     None => 1,
                 };
+                // `backSample` moves the clock back: its first tick is earlier.
+                let k = if name == "backSample" { -k } else { k };
                 let shift = Ratio::new(i128::from(k), i128::from(r)).unwrap_or(zero);
-                Ok(Transform { scale: one, shift })
+                Ok(Transform {
+                    scale: one,
+                    shift,
+                    infer: None,
+                })
             }
             _ => Err(Diagnostic::error(
                 span,
@@ -839,12 +913,6 @@ impl Inference<'_> {
             }
             n if SUB_CLOCK.contains(&n) && !self.is_clock(&args[0]) => {
                 let t = self.transform(n, &args[1..], span)?;
-                if n == "shiftSample" && t.shift.0 >= t.shift.1 {
-                    return Err(Diagnostic::error(
-                        span,
-                        "`shiftSample` by a whole interval or more (MLS 16.5.2) is not supported",
-                    ));
-                }
                 let arg = self.node();
                 self.scan(&args[0], arg, span)?;
                 self.rels.push(Rel::Sub {
@@ -898,6 +966,22 @@ impl Inference<'_> {
                 };
                 let (o, a) = (self.find(*owner), self.find(*arg));
                 let (co, ca) = (clocks[&o].clone(), clocks[&a].clone());
+                if let Some(dir) = t.infer {
+                    // An inferred factor fixes no clock; it only has to fit both.
+                    if let (Some(c), Some(d)) = (&co, &ca)
+                        && !fits_inferred(dir, c, d)
+                    {
+                        let who = self.member(o).unwrap_or_default();
+                        return Err(Diagnostic::error(
+                            *span,
+                            format!(
+                                "no Integer factor relates the clock of `{who}` to the clock it \
+                                 is sub- or super-sampled from (MLS 16.7)"
+                            ),
+                        ));
+                    }
+                    continue;
+                }
                 match (co, ca) {
                     (None, Some(c)) => {
                         clocks.insert(o, Some(c.apply(*t, *span)?));
@@ -995,8 +1079,69 @@ impl Inference<'_> {
     }
 }
 
-/// Replaces the clock operators of `e` for the partition ticking with `clock`.
-fn lower(e: &Expr, clock: Option<&ClockVal>, span: Span) -> R<Expr> {
+/// What lowering the clock operators of one partition needs to know.
+#[derive(Clone, Copy)]
+struct Low<'a> {
+    m: &'a FlatModel,
+    /// The partition's clock (`None` outside clocked partitions).
+    clock: Option<&'a ClockVal>,
+    /// The partition's "has ticked" flag, for `firstTick()` of an event clock.
+    ticked: Option<VarId>,
+}
+
+/// The value `backSample(u, k, r)` takes at its ticks on `clock` (MLS 16.5.2): `u`'s last
+/// value, and `u`'s start value before `u`'s first tick, which is `k / r` intervals after the
+/// first tick of `clock`. The ticks of `clock` are `1 / r` interval apart from `u`'s first
+/// tick, so half of that separates the ones before it.
+fn back_sample(low: Low, args: &[Expr], span: Span) -> R<Expr> {
+    let Some(ClockVal::Periodic {
+        base,
+        interval,
+        shift,
+    }) = low.clock
+    else {
+        return Err(Diagnostic::error(
+            span,
+            "`backSample` of an event clock (MLS 16.5.2) is not supported",
+        ));
+    };
+    let int = |e: Option<&Expr>| match e.and_then(|x| number(low.m, x, 0)) {
+        Some(Num::Int(i)) => i as f64,
+        Some(Num::Real(x)) => x,
+        None => 1.0,
+    };
+    let (k, r) = (
+        if args.len() > 1 {
+            int(args.get(1))
+        } else {
+            0.0
+        },
+        int(args.get(2)),
+    );
+    let step = interval.times(*base);
+    let first_u = shift.times(*base) + step * k / r;
+    let u = args[0].clone();
+    let start = match &u {
+        Expr::Var(v) => low.m.variables[*v].start.clone(),
+        _ => None,
+    };
+    let start = start.unwrap_or(if is_boolean(low.m, &u) {
+        Expr::Boolean(false)
+    } else {
+        Expr::Integer(0)
+    });
+    Ok(Expr::If {
+        branches: vec![(
+            Expr::binary(BinOp::Lt, Expr::Time, Expr::Real(first_u - 0.5 * step / r)),
+            start,
+        )],
+        else_: Box::new(u),
+    })
+}
+
+/// Replaces the clock operators of `e` for the partition ticking with `low.clock`.
+fn lower(e: &Expr, low: Low, span: Span) -> R<Expr> {
+    let clock = low.clock;
     let mut err = None;
     let out = crate::structure::expr::rewrite(e, &mut |x| {
         let Some((name, args)) = as_op(&x) else {
@@ -1011,7 +1156,15 @@ fn lower(e: &Expr, clock: Option<&ClockVal>, span: Span) -> R<Expr> {
             // The clock argument of `sample(u, c)`: dropped with the call around it (a clock
             // anywhere else was refused by `scan`).
             "Clock" => x,
+            // The value of `u` at its last tick (MLS 16.5.2), whatever the shift.
             "hold" | "subSample" | "superSample" | "shiftSample" => args[0].clone(),
+            "backSample" => match back_sample(low, args, span) {
+                Ok(v) => v,
+                Err(d) => {
+                    err.get_or_insert(d);
+                    x
+                }
+            },
             "firstTick" => match clock {
                 // Evaluated only at the partition's ticks (a when body), which are a whole
                 // interval apart: half an interval after the first tick separates it.
@@ -1023,6 +1176,11 @@ fn lower(e: &Expr, clock: Option<&ClockVal>, span: Span) -> R<Expr> {
                     BinOp::Lt,
                     Expr::Time,
                     Expr::Real(shift.times(*base) + 0.5 * interval.times(*base)),
+                ),
+                // An event clock: true until the partition's flag is set at its first tick.
+                Some(ClockVal::Event(_)) if low.ticked.is_some() => Expr::Unary(
+                    UnOp::Not,
+                    Box::new(Expr::Pre(Box::new(Expr::Var(low.ticked.unwrap_or(0))))),
                 ),
                 _ => {
                     err.get_or_insert_with(|| {
@@ -1060,11 +1218,10 @@ fn lower(e: &Expr, clock: Option<&ClockVal>, span: Span) -> R<Expr> {
     }
 }
 
-fn lower_equation(eq: &Equation, clock: Option<&ClockVal>) -> R<Equation> {
-    let l = |e: &Expr| lower(e, clock, eq.span);
-    let lb = |b: &[Equation]| -> R<Vec<Equation>> {
-        b.iter().map(|e| lower_equation(e, clock)).collect()
-    };
+fn lower_equation(eq: &Equation, low: Low) -> R<Equation> {
+    let l = |e: &Expr| lower(e, low, eq.span);
+    let lb =
+        |b: &[Equation]| -> R<Vec<Equation>> { b.iter().map(|e| lower_equation(e, low)).collect() };
     let kind = match &eq.kind {
         EquationKind::Simple { lhs, rhs } => EquationKind::Simple {
             lhs: l(lhs)?,
@@ -1119,7 +1276,12 @@ impl Inference<'_> {
         for (eq, node) in data.iter().zip(nodes) {
             let root = node.map(|n| self.find(n));
             let Some(entry) = root.and_then(|r| clocks.get(&r).map(|c| (r, c))) else {
-                out.push(lower_equation(eq, None)?);
+                let low = Low {
+                    m: self.m,
+                    clock: None,
+                    ticked: None,
+                };
+                out.push(lower_equation(eq, low)?);
                 continue;
             };
             let (r, clock) = entry;
@@ -1145,8 +1307,14 @@ impl Inference<'_> {
                     groups.len() - 1
                 }
             };
+            let ticked = self.ticked_flag(r, clock, eq);
+            let low = Low {
+                m: self.m,
+                clock: Some(clock),
+                ticked,
+            };
             for b in &body {
-                groups[k].1.push(lower_equation(b, Some(clock))?);
+                groups[k].1.push(lower_equation(b, low)?);
             }
         }
         for (r, body) in groups {
@@ -1162,7 +1330,17 @@ impl Inference<'_> {
                 .map(|e| e.component.clone())
                 .unwrap_or_default();
             let body = super::when_if::assignments(body);
-            let body = self.orient(body, &vars)?;
+            let mut body = self.orient(body, &vars)?;
+            if let Some(&flag) = self.ticked.get(&r) {
+                body.push(Equation {
+                    kind: EquationKind::Simple {
+                        lhs: Expr::Var(flag),
+                        rhs: Expr::Boolean(true),
+                    },
+                    component: component.clone(),
+                    span,
+                });
+            }
             out.push(Equation {
                 kind: EquationKind::When {
                     branches: vec![(clock.tick(), body)],
@@ -1172,6 +1350,34 @@ impl Inference<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// For `firstTick()` in `eq` on an event clock: the partition's flag that its clock has
+    /// ticked (false before the first tick, set at every tick), made on first use.
+    fn ticked_flag(&mut self, root: usize, clock: &ClockVal, eq: &Equation) -> Option<VarId> {
+        if !matches!(clock, ClockVal::Event(_)) {
+            return None;
+        }
+        if let Some(&v) = self.ticked.get(&root) {
+            return Some(v);
+        }
+        let mut used = false;
+        visit_equation(eq, &mut |e| {
+            e.visit(&mut |x| used |= matches!(as_op(x), Some(("firstTick", _))))
+        });
+        if !used {
+            return None;
+        }
+        let who = self.member(root).unwrap_or_default();
+        let mut var = crate::dae::Variable::real(format!("$firstTick({who})"), eq.span);
+        var.ty = ScalarType::Boolean;
+        var.variability = crate::dae::Variability::Discrete;
+        var.start = Some(Expr::Boolean(false));
+        var.fixed = Some(true);
+        let id = self.m.variables.len() + self.new_vars.len();
+        self.new_vars.push(var);
+        self.ticked.insert(root, id);
+        Some(id)
     }
 
     /// The equations of a clocked partition as assignments `v = expr`, one per variable.

@@ -277,7 +277,7 @@ impl FCtx<'_, '_> {
             }
         };
         match (name, active) {
-            ("noClock" | "backSample", _) | ("firstTick", Some(_)) => Err(Diagnostic::error(
+            ("noClock", _) | ("firstTick", Some(_)) => Err(Diagnostic::error(
                 span,
                 format!("`{name}` (MLS 16.5) is not supported"),
             )),
@@ -305,7 +305,7 @@ impl FCtx<'_, '_> {
                     "previous" | "hold" | "sample" => 1..=1,
                     "interval" | "firstTick" => 0..=1,
                     "Clock" => 0..=2,
-                    "shiftSample" => 1..=3,
+                    "shiftSample" | "backSample" => 1..=3,
                     _ => 1..=2,
                 };
                 if !n.contains(&vals.len()) {
