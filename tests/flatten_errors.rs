@@ -523,3 +523,18 @@ fn a_for_range_over_a_scalar_in_an_algorithm_is_refused_not_a_panic() {
         &["test.mo:5:12", "must be a vector"],
     );
 }
+
+/// A partial function reached from library code (a medium's constant calling a function the
+/// medium did not redeclare) is reported at its declaration and at the call that reached it.
+#[test]
+fn a_call_of_a_partial_function_names_the_call() {
+    assert_err(
+        "package P\n  partial function f\n    input Real x;\n    output Real y;\n  end f;\n  function g\n    input Real x;\n    output Real y;\n  algorithm\n    y := f(x);\n  end g;\n  model M\n    Real z = g(time);\n  end M;\nend P;\n",
+        Some("P.M"),
+        &[
+            "cannot call `P.f`: it is declared `partial`",
+            "called here",
+            "y := f(x)",
+        ],
+    );
+}

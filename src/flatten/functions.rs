@@ -867,7 +867,7 @@ impl Flattener<'_> {
                 format!("`{name}` is not a function"),
             ));
         }
-        let full = self.function(id)?;
+        let full = self.function(id).map_err(|d| called_here(d, func.span))?;
         if !full.contains('.') && super::eval::is_generic_builtin(&full) {
             // Function bodies hold resolved names, and a one-word name there is the built-in.
             return Err(Diagnostic::error(
@@ -1141,4 +1141,15 @@ fn record_binding(
         out.extend(super::operator_record::field_modifiers(c));
     }
     Ok(out)
+}
+
+/// A function that cannot be called (declared `partial`: a replaceable function the medium or
+/// library did not redeclare) is reported at its declaration; the call, possibly deep inside
+/// library code, is where the user learns which use reached it.
+pub(super) fn called_here(d: Diagnostic, call: Span) -> Diagnostic {
+    if d.message.contains("it is declared `partial`") {
+        d.with_secondary(call, "called here")
+    } else {
+        d
+    }
 }

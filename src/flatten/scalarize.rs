@@ -494,7 +494,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let args = specialized.as_ref().map_or(args, |(_, a)| a);
         let mut fname = match &specialized {
             Some((name, _)) => name.clone(),
-            None => self.f.function(class)?,
+            None => self
+                .f
+                .function(class)
+                .map_err(|d| super::functions::called_here(d, span))?,
         };
         let mut f = self
             .f
