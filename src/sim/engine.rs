@@ -592,7 +592,7 @@ mod tests {
             }
         }
         assert!(all_finite(&[]));
-        assert!(all_finite(&vec![f64::MAX; 9]));
+        assert!(all_finite(&[f64::MAX; 9]));
         assert!(all_finite(&[-0.0, 5e-324, -f64::MAX]));
     }
 }
