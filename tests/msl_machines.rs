@@ -3,18 +3,7 @@
 
 mod flatten_common;
 
-use flatten_common::{Table, msl_library, simulate_with_library};
-
-/// The value of column `name` at the last row with time <= `t`.
-fn at(t: &Table, name: &str, time: f64) -> f64 {
-    let c = t.col(name);
-    t.rows
-        .iter()
-        .rev()
-        .find(|r| r[0] <= time + 1e-12)
-        .map(|r| r[c])
-        .unwrap_or_else(|| panic!("no row at or before t = {time}"))
-}
+use flatten_common::{msl_library, simulate_with_library};
 
 /// The conveyor's load is `SignForce` with the logistic regularization
 /// `2/(1 + exp(-v/(0.01*v0))) - 1`: once the belt runs backwards faster than 0.56 m/s the
@@ -45,14 +34,14 @@ fn conveyor_runs_the_whole_cycle_in_both_directions() {
     // At steady speed the machine's torque equals the load torque, TLoad = 161.4 N·m, and
     // the speed is the synchronous 157.08 rad/s less the slip.
     for (time, sign) in [(3.0, 1.0), (13.0, -1.0)] {
-        let w = at(&t, "aimc.wMechanical", time);
-        let tau = at(&t, "aimc.tauElectrical", time);
+        let w = t.at("aimc.wMechanical", time);
+        let tau = t.at("aimc.tauElectrical", time);
         assert!((tau - sign * 161.4).abs() < 0.05, "torque {tau} at {time}");
         assert!((w - sign * 150.844).abs() < 0.01, "speed {w} at {time}");
     }
     for time in [8.0, 18.0] {
         assert!(
-            at(&t, "aimc.wMechanical", time).abs() < 1e-6,
+            t.at("aimc.wMechanical", time).abs() < 1e-6,
             "at rest at {time}"
         );
     }

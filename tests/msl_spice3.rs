@@ -5,18 +5,7 @@
 
 mod flatten_common;
 
-use flatten_common::{Table, msl_library, simulate_with_library};
-
-/// The value of column `name` at the last row with time <= `t`.
-fn at(t: &Table, name: &str, time: f64) -> f64 {
-    let c = t.col(name);
-    t.rows
-        .iter()
-        .rev()
-        .find(|r| r[0] <= time + 1e-12)
-        .map(|r| r[c])
-        .unwrap_or_else(|| panic!("no row at or before t = {time}"))
-}
+use flatten_common::{msl_library, simulate_with_library};
 
 #[test]
 fn nor_gate_follows_its_truth_table() {
@@ -44,9 +33,9 @@ fn nor_gate_follows_its_truth_table() {
         (3.0, 5.0, 5.0),
         (5.0, 0.0, 0.0),
     ] {
-        assert!((at(&t, "vin1.v", time) - v1).abs() < 1e-9, "vin1 at {time}");
-        assert!((at(&t, "vin2.v", time) - v2).abs() < 1e-9, "vin2 at {time}");
-        let out = at(&t, "mp2.S.v", time);
+        assert!((t.at("vin1.v", time) - v1).abs() < 1e-9, "vin1 at {time}");
+        assert!((t.at("vin2.v", time) - v2).abs() < 1e-9, "vin2 at {time}");
+        let out = t.at("mp2.S.v", time);
         if v1 == 0.0 && v2 == 0.0 {
             assert!(
                 out > 3.9 && out <= 5.0 + 1e-6,
@@ -81,13 +70,13 @@ fn inverters_apart_record_invert_twice() {
         ],
     );
     // Input low: the first output at the upper rail, the second at the lower one.
-    assert!(at(&t, "vin.p.v", 1.5).abs() < 1e-9);
-    assert!(at(&t, "mp1.S.v", 1.5) > 4.5, "{}", at(&t, "mp1.S.v", 1.5));
-    assert!(at(&t, "mp2.S.v", 1.5) < 0.5, "{}", at(&t, "mp2.S.v", 1.5));
+    assert!(t.at("vin.p.v", 1.5).abs() < 1e-9);
+    assert!(t.at("mp1.S.v", 1.5) > 4.5, "{}", t.at("mp1.S.v", 1.5));
+    assert!(t.at("mp2.S.v", 1.5) < 0.5, "{}", t.at("mp2.S.v", 1.5));
     // Input high: the other way round.
-    assert!((at(&t, "vin.p.v", 5.0) - 5.0).abs() < 1e-9);
-    assert!(at(&t, "mp1.S.v", 5.0) < 0.1, "{}", at(&t, "mp1.S.v", 5.0));
-    assert!(at(&t, "mp2.S.v", 5.0) > 4.9, "{}", at(&t, "mp2.S.v", 5.0));
+    assert!((t.at("vin.p.v", 5.0) - 5.0).abs() < 1e-9);
+    assert!(t.at("mp1.S.v", 5.0) < 0.1, "{}", t.at("mp1.S.v", 5.0));
+    assert!(t.at("mp2.S.v", 5.0) > 4.9, "{}", t.at("mp2.S.v", 5.0));
 }
 
 /// A depletion NMOS (VTO = -2 V, level 1) in saturation at VDS = 10 V, the gate pulsed between
@@ -108,9 +97,9 @@ fn mosfet_characterization_current_is_square_law() {
             r"^(VGS\.p\.v|M1\.D\.i)$",
         ],
     );
-    let (low, high) = (at(&t, "M1.D.i", 3.5e-8), at(&t, "M1.D.i", 4.5e-8));
-    assert!(at(&t, "VGS.p.v", 3.5e-8).abs() < 1e-9);
-    assert!((at(&t, "VGS.p.v", 4.5e-8) - 5.0).abs() < 1e-9);
+    let (low, high) = (t.at("M1.D.i", 3.5e-8), t.at("M1.D.i", 4.5e-8));
+    assert!(t.at("VGS.p.v", 3.5e-8).abs() < 1e-9);
+    assert!((t.at("VGS.p.v", 4.5e-8) - 5.0).abs() < 1e-9);
     assert!((high / low - 12.25).abs() < 1e-3, "{high} / {low}");
     // W/L = 6/4; the gmin conductances add some 1e-11 A.
     let expected = 2e-5 / 2.0 * 1.5 * 4.0;
@@ -134,8 +123,8 @@ fn graetz_rectifies_both_half_waves() {
         ],
     );
     for peak in [0.00125, 0.00375, 0.00625] {
-        assert!((at(&t, "vsin.v", peak).abs() - 10.0).abs() < 1e-6);
-        let out = at(&t, "rout.v", peak);
+        assert!((t.at("vsin.v", peak).abs() - 10.0).abs() < 1e-6);
+        let out = t.at("rout.v", peak);
         assert!(out > 8.0 && out < 9.0, "rout.v at {peak}: {out}");
     }
     // Near the sine's zero crossings the junction capacitances (CJO = 1e-7 F) carry about
@@ -162,7 +151,7 @@ fn oscillator_oscillates_with_a_steady_period() {
             r"^(v\.p\.v|r4\.p\.v)$",
         ],
     );
-    assert!((at(&t, "v.p.v", 0.012) - 8.0).abs() < 1e-9);
+    assert!((t.at("v.p.v", 0.012) - 8.0).abs() < 1e-9);
     let c = t.col("r4.p.v");
     let ups: Vec<f64> = t
         .rows

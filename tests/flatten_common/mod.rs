@@ -181,6 +181,17 @@ impl Table {
     }
 
     /// The index of column `name` (panics naming it when absent).
+    /// The value of column `name` at the last row with time <= `time`.
+    pub fn at(&self, name: &str, time: f64) -> f64 {
+        let c = self.col(name);
+        self.rows
+            .iter()
+            .rev()
+            .find(|r| r[0] <= time + 1e-12)
+            .map(|r| r[c])
+            .unwrap_or_else(|| panic!("no row at or before t = {time}"))
+    }
+
     pub fn col(&self, name: &str) -> usize {
         self.head
             .iter()
