@@ -355,3 +355,51 @@ end Cyc;
         "T2",
     );
 }
+
+/// A medium's default constant written in the partial base package (`h_default =
+/// specificEnthalpy_pTX(...)` of `PartialMedium`) calls a function the base defines, whose
+/// body calls a function the medium redeclares. Read as `Medium.h_default` of a redeclared
+/// medium package, that body must see the medium's function, not the partial one.
+#[test]
+fn an_inherited_package_constant_calls_the_redeclared_function() {
+    let text = r#"
+package Med
+  partial package Base
+    constant Real T_default = 300;
+    constant Real h_default = h_T(T_default);
+    replaceable partial function h
+      input Real T;
+      output Real y;
+    end h;
+    function h_T
+      input Real T;
+      output Real y;
+    algorithm
+      y := h(T) + 1;
+    end h_T;
+  end Base;
+  package Water
+    extends Base(T_default = 350);
+    redeclare function extends h
+    algorithm
+      y := 4184*(T - 273.15);
+    end h;
+  end Water;
+  model Vessel
+    replaceable package Medium = Base;
+    parameter Real h0 = Medium.h_default;
+    Real h = h0;
+  end Vessel;
+  model M
+    Vessel v(redeclare package Medium = Water);
+  end M;
+end Med;
+"#;
+    let r = flatten_common::simulate_source("med.mo", text, "Med.M");
+    flatten_common::close(
+        flatten_common::last(&r, "v.h"),
+        4184.0 * (350.0 - 273.15) + 1.0,
+        1e-9,
+        "v.h",
+    );
+}

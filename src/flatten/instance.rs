@@ -262,7 +262,15 @@ impl Flattener<'_> {
         if let Some(c) = inst.overrides.get(name) {
             return Some(c.id);
         }
-        inst.exp.classes.get(name).map(|c| c.id)
+        let found = inst.exp.classes.get(name)?.id;
+        // A package's constant calling a function the package inherits (`h_default =
+        // specificEnthalpy_pTX(...)` of `PartialMedium`, read through a medium) calls it as
+        // seen through that package: its body then finds the functions the package redeclares.
+        if inst.package {
+            let pkg = inst.exp.id;
+            return Some(self.through_package(pkg, found));
+        }
+        Some(found)
     }
 
     /// Children of a structured instance, created on first use.
