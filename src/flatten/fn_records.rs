@@ -43,7 +43,7 @@ fn ref_expr(name: &str, span: Span) -> ast::Expr {
     }
 }
 
-fn int_expr(k: usize, span: Span) -> ast::Expr {
+pub(super) fn int_expr(k: usize, span: Span) -> ast::Expr {
     ast::Expr {
         kind: ExprKind::Integer(k as i64),
         span,

@@ -790,12 +790,7 @@ impl Flattener<'_> {
             dims: v
                 .dims
                 .iter()
-                .map(|&d| {
-                    Some(ast::Expr {
-                        kind: ExprKind::Integer(d as i64),
-                        span,
-                    })
-                })
+                .map(|&d| Some(super::fn_records::int_expr(d, span)))
                 .collect(),
             default: Some(literal(&v, span)),
         });
