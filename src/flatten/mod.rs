@@ -50,6 +50,7 @@ mod initial_algorithm;
 mod inline;
 mod inner_outer_split;
 mod instance;
+mod lapack;
 mod legality;
 mod library;
 mod lookup;

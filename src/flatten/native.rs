@@ -19,9 +19,9 @@ const BUILTIN: &[&str] = &[
     "ModelicaRandom_setInternalState_xorshift1024star",
 ];
 
-/// Whether the C function `c_name` is one of these.
+/// Whether the C function `c_name` is one of these, or a LAPACK routine of `lapack`.
 pub fn is_builtin(c_name: &str) -> bool {
-    BUILTIN.contains(&c_name)
+    BUILTIN.contains(&c_name) || super::lapack::ROUTINES.contains(&c_name)
 }
 
 /// Types and numbers of dimensions of a function's inputs or outputs.
@@ -47,6 +47,15 @@ pub fn check_declaration(f: &Function) -> Result<(), String> {
     let Some(n) = &f.native else {
         return Ok(());
     };
+    if super::lapack::ROUTINES.contains(&n.c_name.as_str()) {
+        if super::lapack::declared_as_in_the_msl(&n.c_name, f) {
+            return Ok(());
+        }
+        return Err(format!(
+            "`{}` calls the LAPACK routine `{}`, which minimo computes itself only when declared as its wrapper in `Modelica.Math.Matrices.LAPACK` is (inputs and outputs in that order)",
+            f.name, n.c_name
+        ));
+    }
     let (ins, outs) = signature(&n.c_name);
     let same = |vars: &[crate::dae::FunctionVar], want: &[(ScalarType, usize)]| {
         vars.len() == want.len()
@@ -90,6 +99,9 @@ pub fn call(c_name: &str, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, S
             .ok_or_else(|| format!("`{name}`: argument {} must be an Integer", k + 1))
     };
     let one = |v: Val| Ok(vec![Tensor::scalar(v)]);
+    if super::lapack::ROUTINES.contains(&c_name) {
+        return super::lapack::call(c_name, name, inputs);
+    }
     match c_name {
         "ModelicaStrings_length" => one(Val::Int(text(0)?.len() as i64)),
         "ModelicaStrings_substring" => {
