@@ -166,3 +166,39 @@ fn a_string_grown_at_every_event_is_refused() {
     assert!(err.contains("grow.mo:5:5"), "{err}");
     assert!(err.contains("ever new values"), "{err}");
 }
+
+/// A function called during the run with a record whose String field names it (as an MSL
+/// ideal gas passes its `data.name`): the function reads the text itself, and the numbers
+/// come out as computed by hand. Before, the String could not be passed at simulation time.
+#[test]
+fn a_record_string_field_reaches_a_function_called_during_the_run() {
+    let model = r#"model GasTable
+  record Data
+    String name;
+    Real k;
+  end Data;
+  function scaled
+    input Data d;
+    input Real x;
+    output Real y;
+  algorithm
+    y := if d.name == "double" then 2 * d.k * x else d.k * x;
+  end scaled;
+  constant Data twice = Data(name = "double", k = 1.5);
+  parameter Data once = Data(name = "single", k = 4);
+  Real a = scaled(twice, time);
+  Real b = scaled(once, time);
+equation
+  when time > 0.5 then
+    assert(abs(pre(a) - 3 * time) < 1e-6 and abs(pre(b) - 4 * time) < 1e-6, "wrong scaled values");
+  end when;
+end GasTable;
+"#;
+    passes_and_catches(
+        "GasTable.mo",
+        model,
+        r#"name = "double""#,
+        r#"name = "triple""#,
+        "wrong scaled values",
+    );
+}

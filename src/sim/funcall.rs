@@ -31,9 +31,29 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 struct Callee {
     functions: Arc<BTreeMap<String, Function>>,
     name: String,
-    /// Dimensions and type of each input, as passed.
-    inputs: Vec<(Vec<usize>, ScalarType)>,
+    /// How each input is passed.
+    inputs: Vec<Input>,
     last: Mutex<Option<LastCall>>,
+}
+
+/// One input of a call as passed: in argument registers (`dims` and `ty` tell how many and how
+/// to read them), or, for a String, as the literal the flat model gives it (a record's name
+/// field, e.g. the `data.name` of an ideal gas: registers hold numbers only).
+struct Input {
+    dims: Vec<usize>,
+    ty: ScalarType,
+    text: Option<String>,
+}
+
+impl Input {
+    /// How many argument registers this input takes.
+    fn registers(&self) -> usize {
+        if self.text.is_some() {
+            0
+        } else {
+            self.dims.iter().product()
+        }
+    }
 }
 
 /// Arguments and outputs (flattened; `None` when the function failed) of the last evaluation.
@@ -115,8 +135,13 @@ impl Callee {
     fn try_run(&self, args: &[f64]) -> Result<Vec<Vec<f64>>, String> {
         let mut values = Vec::with_capacity(self.inputs.len());
         let mut k = 0;
-        for (dims, ty) in &self.inputs {
-            let n: usize = dims.iter().product();
+        for input in &self.inputs {
+            if let Some(text) = &input.text {
+                values.push(Tensor::scalar(Val::Str(text.clone())));
+                continue;
+            }
+            let (dims, ty) = (&input.dims, input.ty);
+            let n = input.registers();
             let data = args
                 .get(k..k + n)
                 .ok_or("internal: too few argument registers")?;
@@ -176,9 +201,11 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
         None => return f64::NAN,
     };
     let mut real = Vec::with_capacity(args.len());
-    for (dims, ty) in &callee.inputs {
-        let n: usize = dims.iter().product();
-        real.extend(std::iter::repeat_n(*ty == ScalarType::Real, n));
+    for input in &callee.inputs {
+        real.extend(std::iter::repeat_n(
+            input.ty == ScalarType::Real,
+            input.registers(),
+        ));
     }
     let at = |x: &[f64]| -> f64 {
         callee
@@ -208,7 +235,8 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
 /// of one call share its evaluation).
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
-    callees: HashMap<(String, Vec<u32>), Arc<Callee>>,
+    /// Keyed by function, argument registers and String literals passed.
+    callees: HashMap<(String, Vec<u32>, Vec<String>), Arc<Callee>>,
     /// The first of the consecutive registers holding a copy of these argument registers:
     /// every output element of one call reads the same copies (`RealFFT` calls a function
     /// of a 4000-element buffer once per each of its 804 outputs), with the order in which
@@ -285,9 +313,10 @@ impl Calls {
             .functions
             .get_or_insert_with(|| Arc::new(model_functions.clone()))
             .clone();
+        let texts = inputs.iter().filter_map(|i| i.text.clone()).collect();
         let callee = self
             .callees
-            .entry((function.to_string(), arg_regs.to_vec()))
+            .entry((function.to_string(), arg_regs.to_vec(), texts))
             .or_insert_with(|| {
                 Arc::new(Callee {
                     functions,
@@ -326,12 +355,12 @@ impl Calls {
     }
 }
 
-/// Dimensions and type of each input of `function` as called with `args`.
+/// How each input of `function` is passed when called with `args`.
 fn input_shapes(
     functions: &BTreeMap<String, Function>,
     function: &str,
     args: &[Expr],
-) -> Result<Vec<(Vec<usize>, ScalarType)>, String> {
+) -> Result<Vec<Input>, String> {
     let Some(f) = functions.get(function) else {
         return Err(format!("unknown function `{function}`"));
     };
@@ -345,16 +374,28 @@ fn input_shapes(
     let mut inputs = Vec::with_capacity(args.len());
     for (a, input) in args.iter().zip(&f.inputs) {
         if input.ty == ScalarType::String {
-            return Err(format!(
-                "`{function}`: the String input `{}` cannot be passed at simulation time",
-                input.name
-            ));
+            let Expr::String(text) = a else {
+                return Err(format!(
+                    "`{function}`: the String input `{}` cannot be passed at simulation time: only a String known before the run (a literal, a constant or parameter) can",
+                    input.name
+                ));
+            };
+            inputs.push(Input {
+                dims: Vec::new(),
+                ty: input.ty,
+                text: Some(text.clone()),
+            });
+            continue;
         }
         let dims = match a {
             Expr::Array { dims, .. } => dims.clone(),
             _ => Vec::new(),
         };
-        inputs.push((dims, input.ty));
+        inputs.push(Input {
+            dims,
+            ty: input.ty,
+            text: None,
+        });
     }
     Ok(inputs)
 }
@@ -381,12 +422,14 @@ pub fn call_once(
         .ok_or_else(|| format!("`{function}` has no output element {}", element + 1))
 }
 
-/// Flattens the arguments of a call: each scalar, or the elements of an array argument.
+/// Flattens the arguments of a call into what the argument registers hold: each scalar, or the
+/// elements of an array argument. String literals are not among them (see [`Input`]).
 pub fn scalar_args(args: &[Expr]) -> Vec<&Expr> {
     let mut out = Vec::new();
     for a in args {
         match a {
             Expr::Array { elements, .. } => out.extend(elements.iter()),
+            Expr::String(_) => {}
             e => out.push(e),
         }
     }

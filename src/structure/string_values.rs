@@ -485,7 +485,8 @@ impl Lowering<'_> {
                 function: function.clone(),
                 args: args
                     .iter()
-                    .map(|a| self.value(a))
+                    .enumerate()
+                    .map(|(k, a)| self.call_arg(function, k, a))
                     .collect::<Result<_, _>>()?,
                 output: *output,
                 element: *element,
@@ -506,6 +507,26 @@ impl Lowering<'_> {
             },
             other => other.clone(),
         })
+    }
+
+    /// Argument `k` of a call of `function`: a String input keeps its text when it has one
+    /// value (a function reads the text itself, e.g. a medium's `data.name`; the simulator
+    /// passes it as a literal), every other argument is lowered as any value.
+    fn call_arg(&self, function: &str, k: usize, a: &Expr) -> Result<Expr, String> {
+        let string_input = self
+            .model
+            .functions
+            .get(function)
+            .and_then(|f| f.inputs.get(k))
+            .is_some_and(|i| i.ty == ScalarType::String && i.dims.is_empty());
+        if string_input
+            && let Ok(values) = self.values(a)
+            && values.len() == 1
+            && let Some(text) = values.first()
+        {
+            return Ok(Expr::String(text.clone()));
+        }
+        self.value(a)
     }
 
     /// The rank of a String expression's value.
