@@ -485,3 +485,54 @@ fn an_aliased_function_body_is_read_where_it_is_written() {
     let r = flatten_common::simulate_source("sh.mo", ALIAS_BODY, "Sh.M");
     flatten_common::close(flatten_common::last(&r, "z"), 2.5, 1e-12, "z");
 }
+
+/// A constant vector of records of the enclosing package indexed by a loop variable, passed
+/// whole (`data[i]`) and read field by field (`props[i].k`), as an ideal-gas mixture sums
+/// over its `data` and `fluidConstants`.
+const RECORD_TABLE: &str = r#"
+package Mix
+  record Data
+    String name;
+    Real a;
+    Real b[2];
+  end Data;
+  record Props
+    Real k;
+    Boolean critical;
+  end Props;
+  constant Data data[3] = {Data(name = "x", a = 1, b = {1, 0}),
+                           Data(name = "y", a = 2, b = {0, 1}),
+                           Data(name = "z", a = 3, b = {1, 1})};
+  constant Props props[3] = {Props(k = 10, critical = true), Props(k = 20, critical = false),
+                             Props(k = 30, critical = true)};
+  function value
+    input Data d;
+    input Real t;
+    output Real y;
+  algorithm
+    y := d.a * t + d.b[1] - d.b[2];
+  end value;
+  function mixture
+    input Real t;
+    input Real w[3];
+    output Real y = 0;
+  algorithm
+    for i in 1:3 loop
+      y := y + w[i] * value(data[i], t);
+      if props[i].critical then
+        y := y + props[i].k;
+      end if;
+    end for;
+  end mixture;
+  model M
+    Real y = mixture(time, {1, 10, 100});
+  end M;
+end Mix;
+"#;
+
+#[test]
+fn constant_record_vectors_indexed_by_function_variables() {
+    let r = flatten_common::simulate_source("mix.mo", RECORD_TABLE, "Mix.M");
+    // t = 1: 1*(1 + 1 - 0) + 10*(2 + 0 - 1) + 100*(3 + 1 - 1) + 10 + 30 = 352.
+    flatten_common::close(flatten_common::last(&r, "y"), 352.0, 1e-9, "y");
+}

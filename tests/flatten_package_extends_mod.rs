@@ -82,3 +82,39 @@ fn chain_of_extends_the_outer_modifier_wins() {
     flatten_common::close(at(&r, "m.v"), 13.0, 1e-12, "m.v");
     flatten_common::close(at(&r, "m.w"), 16.0, 1e-12, "m.w");
 }
+
+/// A record of the package, redeclared by `record extends` in a base (as a medium's
+/// `ThermodynamicState` with its `X[nX]`), declared through the derived package: its field
+/// sizes read the derived package's constants. Before, `Conc.State` saw `Base.names` and got
+/// `X[1]`.
+const RECORD_SIZE: &str = r#"
+package P
+  partial package Base
+    constant String names[:] = {"a"};
+    final constant Integer n = size(names, 1);
+    replaceable record State
+      Real X[n];
+    end State;
+  end Base;
+  partial package Mid
+    extends Base;
+    redeclare record extends State
+      Real T;
+    end State;
+  end Mid;
+  package Conc
+    extends Mid(names = {"a", "b", "c"});
+  end Conc;
+  model M
+    Conc.State s(X = {time, 2, 3}, T = 4);
+    Real total = sum(s.X) + s.T;
+  end M;
+end P;
+"#;
+
+#[test]
+fn a_record_reached_through_a_derived_package_takes_its_sizes() {
+    let r = flatten_common::simulate_source("rs.mo", RECORD_SIZE, "P.M");
+    flatten_common::close(at(&r, "s.X[3]"), 3.0, 0.0, "s.X[3]");
+    flatten_common::close(at(&r, "total"), 9.0, 1e-12, "total");
+}

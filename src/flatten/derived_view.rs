@@ -25,7 +25,11 @@ impl Flattener<'_> {
         let node = self.tree.get(found);
         let holds_code = matches!(
             node.kind,
-            ClassKind::Function | ClassKind::Model | ClassKind::Block | ClassKind::Class
+            ClassKind::Function
+                | ClassKind::Model
+                | ClassKind::Block
+                | ClassKind::Class
+                | ClassKind::Record
         );
         let Some(owner) = node.parent else {
             return found;

@@ -372,6 +372,94 @@ impl Flattener<'_> {
         self.is_record(id).ok()?.then_some(id)
     }
 
+    /// `data[i]` or `data[i].field`: a constant vector of records of an enclosing package (an
+    /// ideal-gas mixture's `data`, `fluidConstants`) subscripted by the function's own
+    /// variables. The constant becomes a local array of records initialised with its value (one
+    /// local per field), and the reference names that local; `None` when `c` is not such a
+    /// reference. Only the subscripts are run-time values, so the table is read, not copied
+    /// element by element into the body.
+    pub fn record_array_constant_local(
+        &mut self,
+        c: &ast::ComponentRef,
+        class: ClassId,
+        bound: &[String],
+    ) -> Result<Option<ast::ComponentRef>, Diagnostic> {
+        if c.global || bound.contains(&c.parts[0].ident.name) {
+            return Ok(None);
+        }
+        let Some(k) = c.parts.iter().position(|p| !p.subscripts.is_empty()) else {
+            return Ok(None);
+        };
+        let reads_local = c.parts[k].subscripts.iter().any(|s| match s {
+            ast::Subscript::Expr(e) => {
+                let mut hit = false;
+                super::initial_algorithm::visit_refs(e, &mut |r| {
+                    hit |= !r.global && bound.contains(&r.parts[0].ident.name);
+                });
+                hit
+            }
+            ast::Subscript::Colon(_) => false,
+        });
+        if !reads_local || c.parts[k + 1..].iter().any(|p| !p.subscripts.is_empty()) {
+            return Ok(None);
+        }
+        let mut base = c.clone();
+        base.parts.truncate(k + 1);
+        base.parts[k].subscripts.clear();
+        let Some(t) = self.outer_constant_type(&base, class) else {
+            return Ok(None);
+        };
+        let super::operator_record::OTy::Rec(rec) = t.ty else {
+            return Ok(None);
+        };
+        if t.ndims != 1 {
+            return Ok(None);
+        }
+        let Some(n) = self.outer_constant_size(&base, class) else {
+            return Ok(None);
+        };
+        self.fn_records.next_temp += 1;
+        let name = format!("$const{}", self.fn_records.next_temp);
+        let span = c.span;
+        let size = Some(int_expr(n, span));
+        let (mut vars, _) = self.record_variable(&name, rec, 0, &[size], span)?;
+        let scope = Scope {
+            inst: None,
+            lex: class,
+        };
+        for v in &mut vars {
+            // The field's values over the vector: `base[j].field` for j = 1..n, stacked.
+            let mut items = Vec::with_capacity(n);
+            for j in 1..=n {
+                let mut r = base.clone();
+                r.parts[k].subscripts = vec![ast::Subscript::Expr(int_expr(j, span))];
+                for part in v.name[name.len() + 1..].split('.') {
+                    r.parts.push(ast::RefPart {
+                        ident: ast::Ident {
+                            name: part.to_string(),
+                            span,
+                        },
+                        subscripts: vec![],
+                    });
+                }
+                let e = ast::Expr {
+                    kind: ExprKind::Ref(r),
+                    span,
+                };
+                items.push(self.eval_structural(&e, scope)?);
+            }
+            let value = super::tensor::Tensor::stack(items).map_err(|m| {
+                Diagnostic::error(span, format!("field `{}` of the constant: {m}", v.name))
+            })?;
+            v.default = Some(super::functions::literal(&value, span));
+        }
+        self.fn_records.temps.extend(vars);
+        let mut r = c.clone();
+        r.parts.drain(..k);
+        r.parts[0].ident.name = name;
+        Ok(Some(r))
+    }
+
     /// The value of record expression `e` as one rewritten expression per flat field.
     pub fn record_value(
         &mut self,
@@ -381,6 +469,15 @@ impl Flattener<'_> {
     ) -> Result<Vec<ast::Expr>, Diagnostic> {
         if let Some(call) = self.fn_desugar(e, class)? {
             return self.record_value(&call, class, bound);
+        }
+        if let ExprKind::Ref(c) = &e.kind
+            && let Some(r) = self.record_array_constant_local(c, class, bound)?
+        {
+            let local = ast::Expr {
+                kind: ExprKind::Ref(r),
+                span: e.span,
+            };
+            return self.record_value(&local, class, bound);
         }
         match &e.kind {
             ExprKind::Ref(c)

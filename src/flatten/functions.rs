@@ -947,6 +947,13 @@ impl Flattener<'_> {
                 if let Some(v) = self.record_constant(c)? {
                     return Ok(v);
                 }
+                if let Some(r) = self.record_array_constant_local(c, class, bound)? {
+                    let local = ast::Expr {
+                        kind: ExprKind::Ref(r),
+                        span,
+                    };
+                    return self.rewrite_expr(&local, class, bound);
+                }
                 if let Some(r) = self.record_field_ref(c)? {
                     ExprKind::Ref(self.rewrite_cref_subs(&r, class, bound)?)
                 } else if !c.global && bound.iter().any(|b| b == first) {

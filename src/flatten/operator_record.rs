@@ -880,6 +880,20 @@ impl Flattener<'_> {
         ctx.ref_type(c)
     }
 
+    /// The size of the first dimension of such a name (see [`Self::outer_constant_type`]).
+    pub(super) fn outer_constant_size(
+        &mut self,
+        c: &ast::ComponentRef,
+        class: ClassId,
+    ) -> Option<usize> {
+        let scope = super::modifier::Scope {
+            inst: None,
+            lex: class,
+        };
+        let mut ctx = super::scalarize::FCtx::new(self, scope, super::scalarize::Mode::Structural);
+        ctx.ref_size(c)
+    }
+
     /// [`desugar`] for an expression of the body of function `class`.
     pub(super) fn fn_desugar(
         &mut self,

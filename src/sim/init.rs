@@ -528,6 +528,10 @@ impl<'a> InitProblem<'a> {
 
 /// Converged when the largest residual of the initial system is at most this.
 const INIT_RESIDUAL_TOL: f64 = 1e-11;
+/// A residual at most this is accepted when Newton's steps are at round-off ([`InitNewton`]).
+const INIT_ROUNDOFF_RESIDUAL: f64 = 1e-8;
+/// Scaled size of a Newton step at round-off (about 50 ulp of the unknowns).
+const INIT_ROUNDOFF_STEP: f64 = 1e-14;
 /// Iterations of the initial system's Newton.
 const INIT_MAX_ITER: usize = 60;
 /// The regularized step of the initial system: 1e-10 of the largest diagonal of `JᵀJ`, or 1
@@ -629,8 +633,20 @@ impl NewtonPolicy for InitNewton<'_, '_, '_> {
         Ok(norm_of(&self.r))
     }
 
+    /// Converged at [`INIT_RESIDUAL_TOL`], or at round-off: an equation between quantities of
+    /// size 1e5 (a pressure) cannot get below about 1e-11, so a residual at most
+    /// [`INIT_ROUNDOFF_RESIDUAL`] is accepted once the full Newton step has shrunk to
+    /// [`INIT_ROUNDOFF_STEP`] of the unknowns' size, in two iterations in a row (nothing is
+    /// left to improve; a step that small once can be a stall at a singular point).
     fn converged(&mut self, norm: f64, check: Check) -> Result<bool, InitError> {
-        Ok(matches!(check, Check::BeforeStep) && norm <= INIT_RESIDUAL_TOL)
+        Ok(match check {
+            Check::BeforeStep => norm <= INIT_RESIDUAL_TOL,
+            Check::AfterStep { step, prev_step } => {
+                norm <= INIT_ROUNDOFF_RESIDUAL
+                    && step <= INIT_ROUNDOFF_STEP
+                    && prev_step <= INIT_ROUNDOFF_STEP
+            }
+        })
     }
 
     fn factor(&mut self, x: &[f64], probe: Option<&[f64]>) -> Result<Result<(), usize>, InitError> {
