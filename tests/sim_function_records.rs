@@ -61,3 +61,41 @@ fn der_of_a_call_with_record_input_and_output_uses_field_partials() {
         );
     }
 }
+
+/// A function's local records start with the values their record class gives its fields,
+/// the class's `extends` modifiers included, also for a field sized by another field
+/// (`a[nc]`, as the R134a medium's coefficient records); a record constructor in a function
+/// takes those values for the fields it leaves out. Before, `id.k` and `id.a` read 0 and the
+/// run exited 0.
+const FIELD_DEFAULTS: &str = r#"
+package RF
+  record Base
+    parameter Integer nc = 2;
+    parameter Real a[nc];
+    parameter Real k = 3;
+  end Base;
+  record Ideal
+    extends Base(nc = 3, a = {1, 2, 3}, k = 5);
+  end Ideal;
+  function f
+    input Real x;
+    output Real y;
+  protected
+    Ideal id;
+    Base b(k = 7);
+    Ideal c = Ideal(k = 2);
+  algorithm
+    y := x * id.k + sum(id.a) + id.nc + b.k + c.k + sum(c.a);
+  end f;
+  model M
+    Real y = f(time);
+  end M;
+end RF;
+"#;
+
+#[test]
+fn function_local_records_start_with_their_field_values() {
+    let r = flatten_common::simulate_source("rf.mo", FIELD_DEFAULTS, "RF.M");
+    // t = 1: 5 + 6 + 3 + 7 + 2 + 6 = 29.
+    flatten_common::close(flatten_common::last(&r, "y"), 29.0, 1e-12, "y");
+}

@@ -87,7 +87,8 @@ impl Flattener<'_> {
                         ),
                     ));
                 };
-                let v = self.eval_structural(
+                let v = self.record_scope_value(
+                    rec,
                     e,
                     Scope {
                         inst: None,
@@ -718,13 +719,10 @@ impl Flattener<'_> {
         for (c, g) in comps.iter().zip(given) {
             let (arg, scope) = match g {
                 Some(a) => (a.clone(), class),
-                None => match &c.decl().modification {
-                    Some(ast::Modification::Binding { expr, .. })
-                    | Some(ast::Modification::Class {
-                        binding: Some(expr),
-                        ..
-                    }) => (expr.clone(), c.lex),
-                    _ => {
+                // The record's own `extends` modifiers come before the declaration's binding.
+                None => match Self::field_binding(&exp, &c.name) {
+                    Some(b) => ((*b.expr).clone(), b.scope.lex),
+                    None => {
                         return Err(Diagnostic::error(
                             span,
                             format!(

@@ -104,6 +104,20 @@ impl Flattener<'_> {
                     let (vars, group) =
                         self.record_variable(&c.name, ty_class, list.len(), &rec_dims, span)?;
                     bound.extend(vars.iter().map(|v| v.name.clone()));
+                    let whole = matches!(
+                        c.decl().modification,
+                        Some(
+                            ast::Modification::Binding { .. }
+                                | ast::Modification::Class {
+                                    binding: Some(_),
+                                    ..
+                                }
+                        )
+                    );
+                    if causality != ast::Causality::Input && !whole && rec_dims.is_empty() {
+                        record_bindings
+                            .extend(self.record_field_defaults(&c.name, ty_class, span)?);
+                    }
                     record_bindings.extend(record_binding(name, c, causality)?);
                     match causality {
                         ast::Causality::Input => {

@@ -60,6 +60,7 @@ mod operator_record;
 mod overdetermined;
 mod record_binding;
 mod record_field_conflict;
+mod record_field_defaults;
 mod redeclared;
 mod redeclared_chain;
 mod scalarize;

@@ -1032,14 +1032,8 @@ impl super::scalarize::FCtx<'_, '_> {
             let v = match g {
                 Some(a) => super::eval::eval(self, a)?,
                 None => {
-                    let Some(
-                        ast::Modification::Binding { expr, .. }
-                        | ast::Modification::Class {
-                            binding: Some(expr),
-                            ..
-                        },
-                    ) = &c.decl().modification
-                    else {
+                    // The record's own `extends` modifiers come before the declaration's.
+                    let Some(b) = Flattener::field_binding(&exp, &c.name) else {
                         return Err(Diagnostic::error(
                             span,
                             format!(
@@ -1050,11 +1044,11 @@ impl super::scalarize::FCtx<'_, '_> {
                     };
                     let scope = super::modifier::Scope {
                         inst: None,
-                        lex: c.lex,
+                        lex: b.scope.lex,
                     };
                     let mut fc = super::scalarize::FCtx::new(self.f, scope, self.mode);
                     fc.locals = fields.clone();
-                    super::eval::eval(&mut fc, expr)?
+                    super::eval::eval(&mut fc, &b.expr)?
                 }
             };
             fields.push((c.name.clone(), v));
