@@ -325,3 +325,31 @@ fn the_array_function_constructs_arrays() {
     assert_eq!(at(&r, "m[2,1]", 1.0), 3.0);
     assert_eq!(at(&r, "m[2,2]", 0.5), 0.5);
 }
+
+/// MLS 12.4.6: a built-in of scalar inputs called with arrays is applied element-wise over
+/// every array argument, scalars passed as they are: `semiLinear(m, ka, kb)` with vectors
+/// `ka`, `kb` (the MSL's `semiLinear(m_flows[i], mediums[i - 1].Xi, mediums[i].Xi)`), and the
+/// same call over zero-size vectors is an empty array, so its equation vanishes (MLS 10.1).
+#[test]
+fn a_builtin_is_vectorized_over_every_array_argument() {
+    let r = run(
+        "model M\n  parameter Integer n = 0;\n  Real m = time - 0.5;\n  Real ka[2] = {1, 2};\n  Real kb[2] = {3, 4};\n  Real y[2];\n  Real e[n];\n  Real z[n];\n  Real w[2];\nequation\n  y = semiLinear(m, ka, kb);\n  z = semiLinear(m, e, e);\n  w = atan2(1, ka);\nend M;\n",
+        1.0,
+    );
+    for t in [0.25, 0.75] {
+        let m = t - 0.5;
+        let (k1, k2) = if m >= 0.0 { (1.0, 2.0) } else { (3.0, 4.0) };
+        assert!((at(&r, "y[1]", t) - m * k1).abs() < 1e-9, "t={t}");
+        assert!((at(&r, "y[2]", t) - m * k2).abs() < 1e-9, "t={t}");
+        assert!((at(&r, "w[2]", t) - 1f64.atan2(2.0)).abs() < 1e-9, "t={t}");
+    }
+}
+
+/// Foreach arguments of different sizes are refused with both sizes named.
+#[test]
+fn a_vectorized_builtin_with_mismatched_sizes_is_refused() {
+    let text = "model M\n  Real a[2] = {1, 2};\n  Real b[3] = {1, 2, 3};\n  Real y[2];\nequation\n  y = semiLinear(time, a, b);\nend M;\n";
+    let e = minimo::flatten::flatten_source("M.mo", text, None).unwrap_err();
+    let msg = format!("{e}");
+    assert!(msg.contains("[2]") && msg.contains("[3]"), "{msg}");
+}

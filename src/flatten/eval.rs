@@ -741,18 +741,8 @@ fn call_builtin<C: Ctx>(
             let v = vals.swap_remove(0);
             return c.lift(v.try_map(|x| C::E::builtin(b, vec![x])));
         }
-        // Several arguments: element-wise over the first, the others scalars.
-        let rest: Vec<C::E> = vals[1..]
-            .iter()
-            .map(|t| t.clone().into_scalar())
-            .collect::<Result<_, _>>()
-            .map_err(|m| err(span, m))?;
-        let first = vals.swap_remove(0);
-        return c.lift(first.try_map(|x| {
-            let mut a = vec![x];
-            a.extend(rest.iter().cloned());
-            C::E::builtin(b, a)
-        }));
+        // Several arguments: element-wise over those that are arrays (MLS 12.4.6).
+        return c.lift(tensor::vectorized(vals, |a| C::E::builtin(b, a)));
     }
     match name {
         "min" | "max" | "sum" | "product" => reduction_builtin(&c, vals),

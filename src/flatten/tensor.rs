@@ -627,6 +627,60 @@ pub fn fmt_dims(d: &[usize]) -> String {
     }
 }
 
+/// A scalar function of several arguments called with arrays (MLS 12.4.6): every argument that
+/// is an array is a foreach argument, all foreach arguments must have the same sizes, the
+/// others are passed as they are, and the result has the foreach arguments' sizes (so zero-size
+/// arguments give an empty result, as `semiLinear(m_flow, Xi_a, Xi_b)` of a medium without
+/// independent mass fractions does). One-element arrays next to differently sized foreach
+/// arguments are taken as scalars, as before this rule was followed.
+pub fn vectorized<T: Elem>(
+    args: Vec<Tensor<T>>,
+    mut f: impl FnMut(Vec<T>) -> Result<T, String>,
+) -> Result<Tensor<T>, String> {
+    let foreach_dims = |lenient: bool| -> Result<Option<Vec<usize>>, String> {
+        let mut dims: Option<&Vec<usize>> = None;
+        for a in &args {
+            if a.is_scalar() || (lenient && a.len() == 1) {
+                continue;
+            }
+            match dims {
+                Some(d) if *d != a.dims => {
+                    return Err(format!(
+                        "sizes of the array arguments do not match: {} and {}",
+                        fmt_dims(d),
+                        fmt_dims(&a.dims)
+                    ));
+                }
+                _ => dims = Some(&a.dims),
+            }
+        }
+        Ok(dims.cloned())
+    };
+    let (dims, lenient) = match foreach_dims(false) {
+        Ok(d) => (d, false),
+        Err(e) => (foreach_dims(true).map_err(|_| e)?, true),
+    };
+    let Some(dims) = dims else {
+        let scalars = args
+            .into_iter()
+            .map(Tensor::into_scalar)
+            .collect::<Result<_, _>>()?;
+        return Ok(Tensor::scalar(f(scalars)?));
+    };
+    let n: usize = dims.iter().product();
+    let foreach = |a: &Tensor<T>| !(a.is_scalar() || (lenient && a.len() == 1));
+    let data = (0..n)
+        .map(|k| {
+            let call = args
+                .iter()
+                .map(|a| a.data[if foreach(a) { k } else { 0 }].clone())
+                .collect();
+            f(call)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Tensor { dims, data })
+}
+
 /// Element-wise binary operation with scalar broadcasting.
 pub fn elementwise<T: Elem>(op: BinOp, a: Tensor<T>, b: Tensor<T>) -> Result<Tensor<T>, String> {
     if a.is_scalar() && !b.is_scalar() {
