@@ -533,7 +533,7 @@ fn restart_with_states(
     if let Err(e) = init_relations(&mut engine) {
         return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
     }
-    note_consistency(&mut engine, &mut run.es, None);
+    note_consistency(&mut engine, &mut run.es);
     messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
     run.alt = Some(std::rc::Rc::new(new_sys));
     run.t_restart = t;
