@@ -350,6 +350,6 @@ fn a_builtin_is_vectorized_over_every_array_argument() {
 fn a_vectorized_builtin_with_mismatched_sizes_is_refused() {
     let text = "model M\n  Real a[2] = {1, 2};\n  Real b[3] = {1, 2, 3};\n  Real y[2];\nequation\n  y = semiLinear(time, a, b);\nend M;\n";
     let e = minimo::flatten::flatten_source("M.mo", text, None).unwrap_err();
-    let msg = format!("{e}");
+    let msg = e.to_string();
     assert!(msg.contains("[2]") && msg.contains("[3]"), "{msg}");
 }
