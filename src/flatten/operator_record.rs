@@ -872,12 +872,7 @@ impl Flattener<'_> {
         c: &ast::ComponentRef,
         class: ClassId,
     ) -> Option<ArgTy> {
-        let scope = super::modifier::Scope {
-            inst: None,
-            lex: class,
-        };
-        let mut ctx = super::scalarize::FCtx::new(self, scope, super::scalarize::Mode::Structural);
-        ctx.ref_type(c)
+        self.outer_ctx(class, |ctx| ctx.ref_type(c))
     }
 
     /// The size of the first dimension of such a name (see [`Self::outer_constant_type`]).
@@ -886,12 +881,24 @@ impl Flattener<'_> {
         c: &ast::ComponentRef,
         class: ClassId,
     ) -> Option<usize> {
+        self.outer_ctx(class, |ctx| ctx.ref_size(c))
+    }
+
+    /// `f` run in a structural evaluation context of function `class`'s scope.
+    fn outer_ctx<R>(
+        &mut self,
+        class: ClassId,
+        f: impl FnOnce(&mut super::scalarize::FCtx<'_, '_>) -> R,
+    ) -> R {
         let scope = super::modifier::Scope {
             inst: None,
             lex: class,
         };
-        let mut ctx = super::scalarize::FCtx::new(self, scope, super::scalarize::Mode::Structural);
-        ctx.ref_size(c)
+        f(&mut super::scalarize::FCtx::new(
+            self,
+            scope,
+            super::scalarize::Mode::Structural,
+        ))
     }
 
     /// [`desugar`] for an expression of the body of function `class`.
