@@ -391,16 +391,7 @@ impl Flattener<'_> {
         let Some(k) = c.parts.iter().position(|p| !p.subscripts.is_empty()) else {
             return Ok(None);
         };
-        let reads_local = c.parts[k].subscripts.iter().any(|s| match s {
-            ast::Subscript::Expr(e) => {
-                let mut hit = false;
-                super::initial_algorithm::visit_refs(e, &mut |r| {
-                    hit |= !r.global && bound.contains(&r.parts[0].ident.name);
-                });
-                hit
-            }
-            ast::Subscript::Colon(_) => false,
-        });
+        let reads_local = super::functions::subscripts_read(&c.parts[k].subscripts, bound);
         if !reads_local || c.parts[k + 1..].iter().any(|p| !p.subscripts.is_empty()) {
             return Ok(None);
         }

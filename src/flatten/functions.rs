@@ -762,17 +762,7 @@ impl Flattener<'_> {
         let Some((last, init)) = c.parts.split_last() else {
             return Ok(None);
         };
-        let reads_local = |e: &ast::Expr| {
-            let mut hit = false;
-            super::initial_algorithm::visit_refs(e, &mut |r| {
-                hit |= !r.global && bound.iter().any(|b| *b == r.parts[0].ident.name);
-            });
-            hit
-        };
-        let local_subs = last.subscripts.iter().any(|s| match s {
-            ast::Subscript::Expr(e) => reads_local(e),
-            ast::Subscript::Colon(_) => false,
-        });
+        let local_subs = subscripts_read(&last.subscripts, bound);
         if !local_subs || init.iter().any(|p| !p.subscripts.is_empty()) {
             return Ok(None);
         }
@@ -1110,6 +1100,21 @@ pub(super) fn declared_causality(
         ast::Causality::None => te.type_prefix.causality,
         given => given,
     }
+}
+
+/// Whether any of `subs` reads one of the function's own variables `bound` (so the
+/// subscripted constant must be read at run time).
+pub(super) fn subscripts_read(subs: &[ast::Subscript], bound: &[String]) -> bool {
+    subs.iter().any(|s| match s {
+        ast::Subscript::Expr(e) => {
+            let mut hit = false;
+            super::initial_algorithm::visit_refs(e, &mut |r| {
+                hit |= !r.global && bound.contains(&r.parts[0].ident.name);
+            });
+            hit
+        }
+        ast::Subscript::Colon(_) => false,
+    })
 }
 
 /// The statements that give a record output or local of function `name` its binding and its

@@ -84,15 +84,13 @@ impl Flattener<'_> {
             }
             let target = format!("{var}.{}", c.name);
             let ty = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
-            let binding = Self::field_binding(&exp, &c.name);
-            if binding.is_none() {
+            let Some(b) = Self::field_binding(&exp, &c.name) else {
                 if self.is_record(ty)? && c.decl().dims.is_empty() && c.clause.type_dims.is_empty()
                 {
                     out.extend(self.record_field_defaults(&target, ty, span)?);
                 }
                 continue;
-            }
-            let Some(b) = binding else { continue };
+            };
             if self.is_record(ty)? {
                 // A nested record bound as a whole: assigned as a record value, in the
                 // function's own rewriting.
@@ -108,7 +106,7 @@ impl Flattener<'_> {
                 )
                 .with_secondary(span, "the record variable")
             })?;
-            let mut parts: Vec<ast::RefPart> = target
+            let parts: Vec<ast::RefPart> = target
                 .split('.')
                 .map(|n| ast::RefPart {
                     ident: ast::Ident {
@@ -118,7 +116,6 @@ impl Flattener<'_> {
                     subscripts: vec![],
                 })
                 .collect();
-            parts.shrink_to_fit();
             out.push(ast::Statement {
                 kind: StatementKind::Assign {
                     target: ast::ComponentRef {
