@@ -71,3 +71,44 @@ fn a_preferred_relative_velocity_stays_continuous_across_a_reinit() {
         close(v_rel[k], v2[k] - v1[k], 1e-9, "v_rel = v2 - v1");
     }
 }
+
+/// A tank written as the MSL Fluid vessels are: the balances differentiate the mass `m` and the
+/// internal energy `U`, and the level and temperature (no `der()` anywhere) carry
+/// `stateSelect = prefer` and the start values. With `m` and `U` the states (no start: 0) the
+/// free initialization starts the tank empty and the temperature is `0/0`; with `level` and `T`
+/// preferred (MLS 4.9.4) their start values are the initial values. The choice also needs a
+/// regularity test that is not fooled by the units: `c*T - 1.14e6` (about 1e6 J/kg) sits next to the
+/// density 1000 and the 1 of the other differentiated equations.
+const TANK: &str = "
+model Tank
+  parameter Real A = 0.001 \"cross area\";
+  parameter Real d = 1000 \"density\";
+  parameter Real c = 4184 \"heat capacity\";
+  parameter Real k = 0.5 \"outflow per level\";
+  Real m \"mass\";
+  Real V \"volume\";
+  Real U \"internal energy\";
+  Real level(stateSelect = StateSelect.prefer, start = 0.8);
+  Real T(stateSelect = StateSelect.prefer, start = 350);
+equation
+  der(m) = -k*level;
+  der(U) = -k*level*(c*T - 1.1428596e6);
+  V = A*level;
+  m = d*V;
+  U = m*(c*T - 1.1428596e6);
+end Tank;
+";
+
+#[test]
+fn preferred_level_and_temperature_are_the_states_and_take_their_start_values() {
+    let r = simulate_text(TANK, &sim_options(2.0, 0.5, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    let col = |n: &str| r.column(n).unwrap_or_else(|| panic!("no {n}"));
+    let (level, t, m) = (col("level"), col("T"), col("m"));
+    // d*A = 1 kg per m of level: level(t) = 0.8 exp(-k t), the outflow carries its own
+    // energy, so T stays at its start value.
+    for (i, &time) in r.time.iter().enumerate() {
+        close(level[i], 0.8 * (-0.5 * time).exp(), 1e-6, "level");
+        close(t[i], 350.0, 1e-6, "T");
+        close(m[i], level[i], 1e-9, "m = d*A*level");
+    }
+}

@@ -225,7 +225,13 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
         x[k] = args[k] - h;
         let down = at(&x);
         x[k] = args[k];
-        d += (up - down) / (2.0 * h) * targs[k];
+        // An input the output does not depend on contributes nothing, even when its own
+        // tangent is not finite: a medium's `density(p, T)` of constant properties ignores a `T`
+        // that is still NaN at the first pass of initialization (mass 0), and `0 * NaN` would
+        // make the whole block Jacobian NaN.
+        if up != down {
+            d += (up - down) / (2.0 * h) * targs[k];
+        }
     }
     d
 }

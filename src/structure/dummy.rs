@@ -434,13 +434,9 @@ fn generic_choice(
     if selected.len() != n || regular(&mut square, n) {
         return None;
     }
-    let scale = columns
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, x| m.max(x.abs()))
-        .max(1e-300);
     // Columns in preference order, each kept if independent of the earlier kept ones.
-    let mut echelon = super::redundancy::Echelon::new(1e-9 * scale * n as f64);
+    super::redundancy::equilibrate(&mut columns);
+    let mut echelon = super::redundancy::Echelon::new(1e-9 * n as f64);
     let mut chosen = Vec::with_capacity(n);
     for (ci, col) in columns.into_iter().enumerate() {
         if echelon.len() == n {
@@ -454,11 +450,19 @@ fn generic_choice(
 }
 
 /// Whether the `n x n` row-major matrix is numerically nonsingular (partial pivoting).
+///
+/// Rows and columns are scaled first (`redundancy::equilibrate`): their entries carry different
+/// units, and one threshold relative to the largest entry of the whole matrix calls a regular
+/// choice singular.
 fn regular(a: &mut [f64], n: usize) -> bool {
-    let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-    // NaN entries make the matrix unusable, like an all-zero one.
-    if scale.is_nan() || scale <= 0.0 {
-        return false;
+    // NaN or infinite entries make the matrix unusable, like an all-zero row or column.
+    if n == 0 || a.iter().any(|x| !x.is_finite()) {
+        return n == 0;
+    }
+    let mut rows: Vec<Vec<f64>> = a.chunks(n).map(<[f64]>::to_vec).collect();
+    super::redundancy::equilibrate(&mut rows);
+    for (dst, src) in a.chunks_mut(n).zip(&rows) {
+        dst.copy_from_slice(src);
     }
     for k in 0..n {
         let Some(p) = (k..n).max_by(|&i, &j| a[i * n + k].abs().total_cmp(&a[j * n + k].abs()))
@@ -466,7 +470,7 @@ fn regular(a: &mut [f64], n: usize) -> bool {
             return false;
         };
         let pivot = a[p * n + k].abs();
-        if pivot.is_nan() || pivot <= 1e-12 * scale {
+        if pivot.is_nan() || pivot <= 1e-12 {
             return false;
         }
         for j in 0..n {

@@ -112,14 +112,22 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
         discrete_equations: discrete.equations,
         discrete_vars: discrete.vars,
     };
-    // Preferred velocities made state candidates (see `preferred`). They only widen the choice
+    // Preferred variables made state candidates (see `preferred`). They only widen the choice
     // of states; when that fails (an equation index reduction would then have to differentiate
-    // cannot be), the model is analysed as written.
+    // cannot be), the next smaller set is tried: the preferred velocities alone, then none (the
+    // model as written).
     let velocities = preferred::velocities(&reduced.work);
+    let mut all = velocities.clone();
+    all.extend(preferred::others(&reduced.work));
+    all.sort_unstable();
+    all.dedup();
     let mut done = None;
-    if !velocities.is_empty() {
+    for candidates in [all, velocities] {
+        if candidates.is_empty() || done.is_some() {
+            continue;
+        }
         let mut trial = reduced.clone();
-        for &w in &velocities {
+        for &w in &candidates {
             trial.work.der_var(w);
         }
         let mut t = Timings {

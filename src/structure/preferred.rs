@@ -1,4 +1,4 @@
-//! Preferred velocities as state candidates.
+//! Preferred variables as state candidates.
 //!
 //! A variable with `stateSelect = prefer` (or `always`) that the model defines as a derivative,
 //! `w = der(x)`, but never writes under `der()` itself (the relative velocity `v_rel` of MSL
@@ -45,6 +45,20 @@ pub fn velocities(work: &WorkingSystem) -> Vec<VarId> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Every other unknown with `stateSelect` at least `prefer` that is not written under `der()`
+/// (the `level` of a tank and the `medium.T` of its fluid, where the balances differentiate
+/// the mass `m` and energy `U`). MLS 4.9.4 asks that they be states when a choice exists: with
+/// a derivative variable they become candidates, index reduction differentiates what ties them
+/// to `m` and `U`, and state selection ranks them above those. This also decides a free
+/// initialization (MLS 8.6): the start values of `level` and `medium.T` are then the initial
+/// values, where with `m` and `U` as states (no start: 0) the tank starts empty with a NaN
+/// temperature.
+pub fn others(work: &WorkingSystem) -> Vec<VarId> {
+    (0..work.model.variables.len())
+        .filter(|&w| work.is_unknown(w) && candidate(work, w))
+        .collect()
 }
 
 fn candidate(work: &WorkingSystem, w: VarId) -> bool {

@@ -115,6 +115,32 @@ impl Point {
     }
 }
 
+/// Scales every row, then every column, of `m` to a largest magnitude of 1 (zero rows and
+/// columns stay as they are). Neither changes which rows, or which columns, are independent,
+/// and it makes one relative tolerance meaningful: the entries of a Jacobian carry the units of
+/// their equation and variable (a tank's `u = 1.1e6 J/kg` next to the `1` and `0.001 m2` of its
+/// volume equation), and a tolerance relative to the largest entry of the whole matrix calls
+/// the small but exact entries zero.
+pub fn equilibrate(m: &mut [Vec<f64>]) {
+    for row in m.iter_mut() {
+        let s = row.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+        if s > 0.0 && s.is_finite() {
+            row.iter_mut().for_each(|x| *x /= s);
+        }
+    }
+    let ncols = m.iter().map(Vec::len).max().unwrap_or(0);
+    for j in 0..ncols {
+        let s = m
+            .iter()
+            .fold(0.0f64, |s, r| s.max(r.get(j).map_or(0.0, |x| x.abs())));
+        if s > 0.0 && s.is_finite() {
+            m.iter_mut()
+                .filter_map(|r| r.get_mut(j))
+                .for_each(|x| *x /= s);
+        }
+    }
+}
+
 /// Vectors in row echelon form, each with its pivot position: whether a new vector is
 /// independent of the ones kept, in the order they come (dependent rows of a level here,
 /// independent columns of a dummy-derivative choice in `structure/dummy.rs`).
@@ -204,12 +230,8 @@ pub fn dependent_rows(
         }
     }
     // Row echelon form, processing rows in order: a row reduced to ~0 is dependent.
-    let scale = a
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, x| m.max(x.abs()))
-        .max(1e-300);
-    let mut echelon = Echelon::new(1e-9 * scale * (cols.len().max(1) as f64));
+    equilibrate(&mut a);
+    let mut echelon = Echelon::new(1e-9 * (cols.len().max(1) as f64));
     let dependent = a
         .into_iter()
         .enumerate()
