@@ -96,30 +96,76 @@ fn initial_algorithm() {
 }
 
 #[test]
-fn initial_algorithm_whose_order_matters_is_refused() {
-    let e = run(
+fn initial_algorithm_whose_order_matters_is_executed_in_order() {
+    // MLS 11.1.2: a variable read before the section assigns it has its start value (x: 0),
+    // so v = 0; x then becomes 3. x'' = -x, x(0) = 3, x'(0) = 0 => x = 3 cos t.
+    let r = ok(
         "model M Real x; Real v; equation der(x) = v; der(v) = -x;
          initial algorithm v := x / 3; x := 3; end M;",
         1.0,
-    )
-    .unwrap_err();
-    assert!(
-        e.contains("`x` is read here before this `initial algorithm` assigns it"),
-        "{e}"
     );
-    let e = run(
+    for t in [0.0f64, 1.0] {
+        assert!((at(&r, "x", t) - 3.0 * t.cos()).abs() < 1e-6, "t = {t}");
+    }
+    // The last assignment wins: x = 2 exp(-t).
+    let r = ok(
         "model M Real x; equation der(x) = -x; initial algorithm x := 1; x := 2; end M;",
         1.0,
-    )
-    .unwrap_err();
-    assert!(e.contains("`x` is assigned twice"), "{e}");
+    );
+    assert!((at(&r, "x", 1.0) - 2.0 * (-1.0f64).exp()).abs() < 1e-6);
+    // `if` statements, one decided by a parameter, one by a value of the initial system, and
+    // a parameter with fixed = false found by a loop and then used as a subscript at run time:
+    // k = 3 x(0) = 3, ind = 2, so x = exp(-6 t).
+    let r = ok(
+        "model M
+           parameter Integer codes[3] = {7, 9, 4};
+           parameter Integer want = 9;
+           parameter Integer ind(fixed = false);
+           parameter Real k(fixed = false);
+           parameter Real w[3] = {10, 1, 100};
+           Real x(start = 1, fixed = true);
+         initial algorithm
+           ind := -1;
+           for i in 1:3 loop
+             if codes[i] == want then
+               ind := i;
+             end if;
+           end for;
+           k := 2;
+           if x > 0.5 then
+             k := 3*x;
+           end if;
+         equation
+           der(x) = -k*x*ind*w[ind];
+         end M;",
+        1.0,
+    );
+    assert_eq!(param(&r, "ind"), 2.0);
+    assert!((param(&r, "k") - 3.0).abs() < 1e-12);
+    assert!((at(&r, "x", 0.5) - (-3.0f64).exp()).abs() < 1e-6);
+}
+
+#[test]
+fn an_initial_equation_that_determines_nothing_is_checked_not_counted() {
+    // `y = 2` where y is given by the model (y = 2 for all t): redundant and consistent; the
+    // state x is still fixed by its own initial equation.
+    let r = ok(
+        "model M parameter Real p = 2; Real y; Real x;
+         equation y = p; der(x) = -x;
+         initial equation y = 2; x = 5; end M;",
+        1.0,
+    );
+    assert!((at(&r, "x", 1.0) - 5.0 * (-1.0f64).exp()).abs() < 1e-6);
+    // Inconsistent: an error naming the equation.
     let e = run(
-        "model M Real x; equation der(x) = -x; initial algorithm while x < 1 loop x := 1; end while; end M;",
+        "model M parameter Real p = 2; Real y; Real x;
+         equation y = p; der(x) = -x;
+         initial equation y = 3; x = 5; end M;",
         1.0,
     )
     .unwrap_err();
     assert!(
-        e.contains("a `while` loop is not supported in an `initial algorithm`"),
+        e.contains("initial equation 1 in `M` determines no unknown and does not hold"),
         "{e}"
     );
 }

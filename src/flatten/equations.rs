@@ -61,14 +61,17 @@ impl Flattener<'_> {
             };
             self.equation(eq, scope, &mut locals, ctx, out)?;
         }
-        if !initial {
-            for (lex, alg) in &exp.algorithms {
-                let scope = Scope {
-                    inst: Some(inst),
-                    lex: *lex,
-                };
-                self.algorithm_equations(alg, scope, out)?;
-            }
+        let algorithms = if initial {
+            &exp.initial_algorithms
+        } else {
+            &exp.algorithms
+        };
+        for (lex, alg) in algorithms {
+            let scope = Scope {
+                inst: Some(inst),
+                lex: *lex,
+            };
+            self.algorithm_equations(alg, scope, out)?;
         }
         Ok(())
     }

@@ -101,6 +101,9 @@ pub struct Expanded {
     pub equations: Vec<(ClassId, Rc<ast::Equation>)>,
     pub initial_equations: Vec<(ClassId, Rc<ast::Equation>)>,
     pub algorithms: Vec<(ClassId, Rc<Vec<ast::Statement>>)>,
+    /// `initial algorithm` sections whose order of execution matters (an `if` statement, a
+    /// variable assigned twice): run symbolically like `algorithms`, into initial equations.
+    pub initial_algorithms: Vec<(ClassId, Rc<Vec<ast::Statement>>)>,
     pub span: Span,
     /// Every class this one inherits from (directly or not, short definitions included).
     pub bases: Vec<ClassId>,
@@ -249,6 +252,7 @@ impl Flattener<'_> {
             equations: Vec::new(),
             initial_equations: Vec::new(),
             algorithms: Vec::new(),
+            initial_algorithms: Vec::new(),
             span: node.span,
             bases: Vec::new(),
         }
@@ -278,6 +282,7 @@ impl Flattener<'_> {
         out.equations = b.equations.clone();
         out.initial_equations = b.initial_equations.clone();
         out.algorithms = b.algorithms.clone();
+        out.initial_algorithms = b.initial_algorithms.clone();
         out.bases = vec![base];
         out.bases.extend(b.bases.iter().copied());
         // A short definition declared `class` stays a class, even of a function: the keyword
@@ -355,9 +360,13 @@ impl Flattener<'_> {
         out.initial_equations
             .extend(initial_equations.into_iter().map(|e| (id, e)));
         for statements in initial_algorithms {
-            let eqs = super::initial_algorithm::to_equations(&statements)?;
-            out.initial_equations
-                .extend(eqs.into_iter().map(|e| (id, Rc::new(e))));
+            // A section that is a set of equations stays one; the rest is executed.
+            match super::initial_algorithm::to_equations(&statements) {
+                Ok(eqs) => out
+                    .initial_equations
+                    .extend(eqs.into_iter().map(|e| (id, Rc::new(e)))),
+                Err(_) => out.initial_algorithms.push((id, statements)),
+            }
         }
         out.algorithms
             .extend(algorithms.into_iter().map(|a| (id, a)));
@@ -610,6 +619,8 @@ impl Flattener<'_> {
         out.initial_equations
             .extend(b.initial_equations.iter().cloned());
         out.algorithms.extend(b.algorithms.iter().cloned());
+        out.initial_algorithms
+            .extend(b.initial_algorithms.iter().cloned());
         Ok(())
     }
 

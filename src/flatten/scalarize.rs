@@ -345,7 +345,13 @@ impl<'a, 'b> FCtx<'a, 'b> {
                         let v = self.f.param_value(i)?;
                         Ok(Expr::from_val(v.data[k].clone()))
                     }
-                    ast::Variability::Parameter if self.mode == Mode::Structural => {
+                    // A parameter with `fixed = false` and no binding is an unknown of the
+                    // initial system (MLS 8.6): known only at run time, like a discrete
+                    // variable (`CVec[ind]` with `ind` found by an initial algorithm).
+                    ast::Variability::Parameter
+                        if self.mode == Mode::Structural
+                            && !self.f.is_initial_unknown_parameter(i) =>
+                    {
                         let v = self.f.param_value(i)?;
                         self.marked.push(i);
                         Ok(Expr::from_val(v.data[k].clone()))
@@ -1703,6 +1709,30 @@ impl Flattener<'_> {
             Some(p) => self.field_value(b, p, mode, dims),
             None => self.mod_value(b, mode, dims),
         }
+    }
+
+    /// A parameter without a binding whose `fixed` is false: the initial system determines it.
+    pub(super) fn is_initial_unknown_parameter(&mut self, i: InstId) -> bool {
+        if self.insts[i].mods.binding.is_some() {
+            return false;
+        }
+        let Some(b) = self.insts[i]
+            .mods
+            .sub("fixed")
+            .and_then(|m| m.binding.clone())
+        else {
+            return false;
+        };
+        let dims = match &self.insts[i].kind {
+            InstKind::Prim { dims, .. } => dims.clone(),
+            _ => return false,
+        };
+        matches!(self.whole_record_binding(i), Ok(None))
+            && self.mod_value(&b, Mode::Structural, &dims).is_ok_and(|t| {
+                t.data
+                    .iter()
+                    .all(|x| matches!(x.to_val(), Some(Val::Bool(false))))
+            })
     }
 
     /// The value of a constant or parameter (its binding, else its `start`), cached.

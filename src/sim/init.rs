@@ -73,10 +73,20 @@ pub fn solve_initial_equations(
     let (problem, untouched) = InitProblem::select(engine, model, &fixed_starts, params);
     notes.extend(start_value_note(model, &untouched));
     let mut problem = problem;
+    let mut over_notes = Vec::new();
     if problem.free.len() < problem.neq {
-        return Err(InitError::Diagnostics(vec![
-            problem.over_specified(&states),
-        ]));
+        let error = problem.over_specified(&states);
+        problem.set_aside_what_constrains_nothing();
+        if problem.free.len() < problem.neq {
+            return Err(InitError::Diagnostics(vec![error]));
+        }
+        over_notes = error.notes;
+        if !problem.aside.is_empty() {
+            notes.push(format!(
+                "initial equations that determine no unknown are only checked: {}",
+                problem.aside_names().join(", ")
+            ));
+        }
     }
     if problem.free.len() > problem.neq {
         notes.extend(problem.keep_start_values()?);
@@ -88,6 +98,7 @@ pub fn solve_initial_equations(
     problem.solve_by_blocks_where_unevaluable(engine, &mut x, &mut r)?;
     if problem.newton(engine, &mut x, &mut r)? {
         check_fixed_starts(engine, sys, &problem.checked, &problem.free)?;
+        problem.check_aside(engine, &x, &over_notes)?;
         return Ok(notes);
     }
     Err(InitError::Diagnostics(vec![problem.unsolved(&r)]))
@@ -131,6 +142,10 @@ struct InitProblem<'a> {
     /// Fixed starts only checked after solving.
     checked: Vec<FixedStart>,
     init_res: Vec<(Reg, usize)>,
+    /// Per entry of `init_res`: the equation depends on no unknown of the system.
+    constrains_nothing: Vec<bool>,
+    /// Initial equations set aside (they constrain no unknown), checked after solving.
+    aside: Vec<(Reg, usize)>,
     neq: usize,
 }
 
@@ -185,6 +200,12 @@ impl<'a> InitProblem<'a> {
             .collect();
         free.extend(&params);
         let neq = n_eq + active.len();
+        let constrains_nothing = engine
+            .prog
+            .initial_residuals
+            .iter()
+            .map(|(r, _)| !deps[*r as usize].iter().any(|&s| candidate(s as usize)))
+            .collect();
         let problem = InitProblem {
             model,
             free,
@@ -192,6 +213,8 @@ impl<'a> InitProblem<'a> {
             active,
             checked,
             init_res: engine.prog.initial_residuals.clone(),
+            constrains_nothing,
+            aside: Vec::new(),
             neq,
         };
         (problem, untouched)
@@ -206,17 +229,7 @@ impl<'a> InitProblem<'a> {
                     let v = &model.variables[self.active[i - self.init_res.len()].var];
                     return format!("`{}` = its fixed start value", v.name);
                 }
-                let (_, e) = self.init_res[i];
-                let eq = &model.initial_equations[e];
-                format!(
-                    "initial equation {} in `{}`",
-                    e + 1,
-                    if eq.component.is_empty() {
-                        &model.name
-                    } else {
-                        &eq.component
-                    }
-                )
+                equation_name(model, self.init_res[i].1)
             })
             .collect()
     }
@@ -338,13 +351,8 @@ impl<'a> InitProblem<'a> {
             engine.regs[v] = x[k];
         }
         settle_discrete(engine, self.model)?;
-        let p = &engine.prog;
         out.clear();
-        out.extend(
-            p.initial_residuals
-                .iter()
-                .map(|(r, _)| engine.regs[*r as usize]),
-        );
+        out.extend(self.init_res.iter().map(|(r, _)| engine.regs[*r as usize]));
         out.extend(self.active.iter().map(|f| engine.regs[f.var] - f.start));
         Ok(())
     }
@@ -498,6 +506,70 @@ impl<'a> InitProblem<'a> {
         *x = work.x;
         *r = policy.r;
         Ok(outcome.converged)
+    }
+
+    /// More equations than unknowns: the initial equations that depend on no unknown (a
+    /// vessel's `medium.p = p_start` where a boundary of fixed pressure already gives `p`)
+    /// leave the system, to be checked once it is solved. Consistent ones are redundant, as
+    /// the other tools treat them; inconsistent ones are still an error, naming them.
+    fn set_aside_what_constrains_nothing(&mut self) {
+        let mut kept = Vec::new();
+        for (k, &(r, e)) in self.init_res.iter().enumerate() {
+            if self.constrains_nothing[k] {
+                self.aside.push((r, e));
+            } else {
+                kept.push((r, e));
+            }
+        }
+        self.neq -= self.init_res.len() - kept.len();
+        self.constrains_nothing = vec![false; kept.len()];
+        self.init_res = kept;
+    }
+
+    fn aside_names(&self) -> Vec<String> {
+        self.aside
+            .iter()
+            .map(|&(_, e)| equation_name(self.model, e))
+            .collect()
+    }
+
+    /// The set-aside equations must hold at the solution `x`; one that does not is an error
+    /// (the system was over-specified after all: `over_notes` say with what).
+    fn check_aside(
+        &self,
+        engine: &mut Engine,
+        x: &[f64],
+        over_notes: &[String],
+    ) -> Result<(), InitError> {
+        if self.aside.is_empty() {
+            return Ok(());
+        }
+        let mut r = Vec::new();
+        self.residual(engine, x, &mut r)?;
+        let scale = x.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        let errors: Vec<Diagnostic> = self
+            .aside
+            .iter()
+            .filter_map(|&(reg, e)| {
+                let res = engine.regs[reg as usize];
+                (res.is_nan() || res.abs() > 1e-8 * scale).then(|| {
+                    let d = Diagnostic::error(
+                        self.model.initial_equations[e].span,
+                        format!(
+                            "the initial system is over-specified: {} determines no unknown and does not hold (residual {res:e})",
+                            equation_name(self.model, e)
+                        ),
+                    )
+                    .with_help("remove this initial equation, or make it consistent with the rest of the model");
+                    over_notes.iter().fold(d, |d, n| d.with_note(n.clone()))
+                })
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(InitError::Diagnostics(errors))
+        }
     }
 
     /// Newton did not converge: the error points at the equation with the largest residual.
@@ -814,6 +886,20 @@ fn run_initial_whens(engine: &mut Engine) -> bool {
         }
     }
     changed
+}
+
+/// "initial equation 3 in `tank`".
+fn equation_name(model: &FlatModel, e: usize) -> String {
+    let eq = &model.initial_equations[e];
+    format!(
+        "initial equation {} in `{}`",
+        e + 1,
+        if eq.component.is_empty() {
+            &model.name
+        } else {
+            &eq.component
+        }
+    )
 }
 
 /// `fixed = true` starts that were not equations of the initial system must hold after it.
