@@ -15,16 +15,17 @@ model FFTCheck
   constant Integer N = 8;
   // mean 1, 2 sin at bin 1, 0.5 cos at bin 3
   parameter Real u[N] = {1 + 2*sin(2*pi*(i - 1)/N) + 0.5*cos(2*pi*3*(i - 1)/N) for i in 1:N};
-  Integer info;
-  Real A[5];
-  Real phi[5];
+  discrete Integer info;
+  discrete Real A[5];
+  discrete Real phi[5];
   Integer info0;
   Real A0[5];
   Real phi0[5];
-equation
-  // at run time: every amplitude scales with 1 + time, the phases stay
-  (info, A, phi) = Modelica.Math.FastFourierTransform.realFFT(u*(1 + time), 5);
 algorithm
+  // at run time: every amplitude scales with 1 + time, the phases stay
+  when sample(0, 0.5) then
+    (info, A, phi) := Modelica.Math.FastFourierTransform.realFFT(u*(1 + time), 5);
+  end when;
   // at parameter time (arguments known before the run)
   (info0, A0, phi0) := Modelica.Math.FastFourierTransform.realFFT(u, 5);
   annotation(experiment(StopTime = 1, Interval = 0.5));
@@ -71,14 +72,14 @@ model ImpureDraws
   parameter Integer seed = 30020;
   parameter Integer id(fixed = false);
   discrete Real r(start = 0, fixed = true);
-  discrete Real r2(start = 0, fixed = true);
+  discrete Integer i(start = 0, fixed = true);
 initial equation
   id = Modelica.Math.Random.Utilities.initializeImpureRandom(seed);
 algorithm
   // two draws per event, in call order
   when sample(0.1, 0.1) then
     r := Modelica.Math.Random.Utilities.impureRandom(id);
-    r2 := Modelica.Math.Random.Utilities.impureRandom(id);
+    i := Modelica.Math.Random.Utilities.impureRandomInteger(id, -1234, 2345);
   end when;
   annotation(experiment(StopTime = 0.55, Interval = 0.05));
 end ImpureDraws;
@@ -141,8 +142,10 @@ fn impure_random_draws_the_xorshift1024star_sequence_in_call_order() {
     let want = xorshift1024star_draws(&impure_initial_state(30020), 10);
     for (k, pair) in want.chunks(2).enumerate() {
         let time = 0.1 * (k + 1) as f64 + 0.01;
-        let (r, r2) = (t.at("r", time), t.at("r2", time));
+        let (r, i) = (t.at("r", time), t.at("i", time));
         assert_eq!(r, pair[0], "r after event {}", k + 1);
-        assert_eq!(r2, pair[1], "r2 after event {}", k + 1);
+        // impureRandomInteger: min(imax, integer(r * (imax - imin + 1)) + imin)
+        let want_i = ((pair[1] * 3580.0).floor() - 1234.0).min(2345.0);
+        assert_eq!(i, want_i, "i after event {}", k + 1);
     }
 }

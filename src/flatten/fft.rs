@@ -21,7 +21,7 @@ fn mul(a: C, b: C) -> C {
 pub fn kiss_fftr(u: &[f64]) -> (i64, Vec<f64>, Vec<f64>) {
     let nu = u.len();
     let nf = nu / 2 + 1;
-    if nu % 2 != 0 {
+    if !nu.is_multiple_of(2) {
         return (1, vec![0.0; nf], vec![0.0; nf]);
     }
     let x = dft(&u.iter().map(|&v| (v, 0.0)).collect::<Vec<_>>());
@@ -57,7 +57,7 @@ fn smallest_factor(n: usize) -> usize {
         .into_iter()
         .chain((7..).step_by(2))
         .take_while(|&p| p * p <= n)
-        .find(|&p| n % p == 0)
+        .find(|&p| n.is_multiple_of(p))
         .unwrap_or(n)
 }
 
