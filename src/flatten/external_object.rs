@@ -299,7 +299,7 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
     }
     if !is_native(&n.c_name) {
         return Err(format!(
-            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions, a few ModelicaStrings and ModelicaRandom functions and the LAPACK routines dgesv, dgetrf, dgetrs, dgelsy and dgglse are built in)",
+            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions, a few ModelicaStrings and ModelicaRandom functions (with the impure generator), the real FFT ModelicaFFT_kiss_fftr and the LAPACK routines dgesv, dgetrf, dgetrs, dgelsy and dgglse are built in)",
             n.c_name
         ));
     }

@@ -39,6 +39,7 @@ mod expand;
 mod expandable;
 mod expr_type;
 mod external_object;
+mod fft;
 mod flexible_size;
 mod fn_records;
 pub mod func_eval;
@@ -71,6 +72,7 @@ mod variables;
 mod when_if;
 
 pub use func_eval::{Value, call_function};
+pub use native::{if_pure, impure_calls, restart_impure};
 pub use tensor::Val;
 
 use crate::dae::{self, FlatModel};

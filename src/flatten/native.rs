@@ -2,7 +2,10 @@
 //! (besides the table functions of `external_object`): string utilities
 //! (`Modelica.Utilities.Strings`) and the xorshift random number generators
 //! (`Modelica.Math.Random.Generators`), bit for bit as ModelicaStrings.c and ModelicaRandom.c,
-//! so that noise examples draw the same numbers as their references.
+//! so that noise examples draw the same numbers as their references; the impure generator of
+//! `Modelica.Math.Random.Utilities` (`initializeImpureRandom`, `impureRandom`), whose hidden
+//! state is kept per thread (a simulation runs on one thread); and the real FFT of
+//! `Modelica.Math.FastFourierTransform` (`fft`).
 
 use super::func_eval::Value;
 use super::tensor::{Tensor, Val};
@@ -17,6 +20,8 @@ const BUILTIN: &[&str] = &[
     "ModelicaRandom_xorshift128plus",
     "ModelicaRandom_xorshift1024star",
     "ModelicaRandom_setInternalState_xorshift1024star",
+    "ModelicaRandom_impureRandom_xorshift1024star",
+    "ModelicaFFT_kiss_fftr",
 ];
 
 /// Whether the C function `c_name` is one of these, or a LAPACK routine of `lapack`.
@@ -38,6 +43,8 @@ fn signature(c_name: &str) -> (Signature, Signature) {
         "ModelicaStrings_substring" => (&[(S, 0), (I, 0), (I, 0)], &[(S, 0)]),
         "ModelicaStrings_compare" => (&[(S, 0), (S, 0), (B, 0)], &[(E, 0)]),
         "ModelicaRandom_setInternalState_xorshift1024star" => (&[(I, 1), (I, 0)], &[]),
+        "ModelicaRandom_impureRandom_xorshift1024star" => (&[(I, 0)], &[(R, 0)]),
+        "ModelicaFFT_kiss_fftr" => (&[(R, 1)], &[(I, 0), (R, 1), (R, 1)]),
         _ => (&[(I, 1)], &[(R, 0), (I, 1)]),
     }
 }
@@ -191,12 +198,118 @@ pub fn call(c_name: &str, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, S
                 },
             ])
         }
-        // Stores the state of the impure generator. Its only readers, the `impureRandom`
-        // functions, are not built in and fail by name when called, so the state need not be
-        // kept; `GlobalSeed` stores it at initialization whether or not it is used.
-        "ModelicaRandom_setInternalState_xorshift1024star" => Ok(Vec::new()),
+        "ModelicaRandom_setInternalState_xorshift1024star" => {
+            let state = ints(inputs.first().copied())
+                .filter(|s| s.len() == 33)
+                .ok_or_else(|| format!("`{name}`: the state must be 33 Integers"))?;
+            set_impure_state(&state, int(1)?);
+            Ok(Vec::new())
+        }
+        "ModelicaRandom_impureRandom_xorshift1024star" => one(Val::Real(impure_random(int(0)?)?)),
+        "ModelicaFFT_kiss_fftr" => {
+            let u = inputs
+                .first()
+                .and_then(|v| v.to_f64s())
+                .ok_or_else(|| format!("`{name}`: the samples must be Reals"))?;
+            let (info, amplitudes, phases) = super::fft::kiss_fftr(&u);
+            let reals = |v: Vec<f64>| Tensor::vector(v.into_iter().map(Val::Real).collect());
+            Ok(vec![
+                Tensor::scalar(Val::Int(info)),
+                reals(amplitudes),
+                reals(phases),
+            ])
+        }
         _ => Err(format!("`{name}`: C function `{c_name}` is not built in")),
     }
+}
+
+/// The elements of an Integer array, as C `int`s.
+fn ints(v: Option<&Value>) -> Option<Vec<i32>> {
+    v?.data
+        .iter()
+        .map(|x| x.as_int().map(|i| i as i32))
+        .collect()
+}
+
+/// The hidden state of the impure xorshift1024* generator (ModelicaRandom.c's
+/// `ModelicaRandom_s`, `ModelicaRandom_p` and `ModelicaRandom_id`).
+#[derive(Clone)]
+struct Impure {
+    state: Vec<i32>,
+    id: i64,
+    /// The state as `initializeImpureRandom` set it, for [`restart_impure`].
+    initial: Vec<i32>,
+}
+
+thread_local! {
+    /// The impure generator's state on this thread: set by `initializeImpureRandom` when the
+    /// run initializes, advanced by each `impureRandom` call in call order. One simulation
+    /// runs on one thread, so runs on other threads do not draw from it.
+    static IMPURE: std::cell::RefCell<Option<Impure>> = const { std::cell::RefCell::new(None) };
+    /// How many impure calls this thread has made: a caller that sees it change during a call
+    /// knows the call was impure and must not reuse its result.
+    static IMPURE_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The number of impure built-in calls made on this thread so far.
+pub fn impure_calls() -> u64 {
+    IMPURE_CALLS.with(std::cell::Cell::get)
+}
+
+/// The result of `f`, or `None` when `f` used the impure generator: then its state is put
+/// back as it was, so that evaluating ahead of the run (folding a call whose arguments are
+/// known) draws no number.
+pub fn if_pure<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let before = impure_calls();
+    let saved = IMPURE.with(|s| s.borrow().clone());
+    let y = f();
+    if impure_calls() == before {
+        return Some(y);
+    }
+    IMPURE.with(|s| *s.borrow_mut() = saved);
+    None
+}
+
+/// Puts the impure generator back to the state its last initialization set: a run whose
+/// `initializeImpureRandom` was evaluated before it (a parameter folded while flattening)
+/// draws the same numbers each time it is simulated.
+pub fn restart_impure() {
+    IMPURE.with(|s| {
+        if let Some(g) = s.borrow_mut().as_mut() {
+            g.state = g.initial.clone();
+        }
+    });
+}
+
+fn set_impure_state(state: &[i32], id: i64) {
+    IMPURE_CALLS.with(|c| c.set(c.get() + 1));
+    IMPURE.with(|s| {
+        *s.borrow_mut() = Some(Impure {
+            state: state.to_vec(),
+            id,
+            initial: state.to_vec(),
+        });
+    });
+}
+
+/// The next number of the impure generator, advancing its state (as
+/// `ModelicaRandom_impureRandom_xorshift1024star`).
+fn impure_random(id: i64) -> Result<f64, String> {
+    IMPURE_CALLS.with(|c| c.set(c.get() + 1));
+    IMPURE.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.as_mut() {
+            Some(g) if g.id == id => {
+                let (y, next) = xorshift1024star(&g.state);
+                g.state = next;
+                Ok(y)
+            }
+            _ => Err(
+                "Function impureRandom not initialized with function initializeImpureRandom"
+                    .to_string(),
+            ),
+        }
+    })
 }
 
 /// The AP hash of ModelicaStrings_hashString (uthash's HASH_AP), as a C `int`.

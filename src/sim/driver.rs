@@ -91,6 +91,9 @@ pub fn simulate_with(
 ) -> crate::diag::Result<SimResult> {
     let model = &sys.model;
     let t_compile = Instant::now();
+    // Each run draws the impure random numbers from the state its initialization set, not
+    // from where an earlier run on this thread left it (same model, same numbers).
+    crate::flatten::restart_impure();
     let (t0, t_end, tol, interval) = run_times(opts, &model.experiment)?;
     let overrides = parse_overrides(model, &opts.set)?;
     let params = evaluate(model, &overrides)?;

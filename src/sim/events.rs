@@ -109,6 +109,10 @@ pub fn event_iteration(
     initial: bool,
 ) -> Result<(), EventError> {
     es.count += 1;
+    if !initial {
+        // The initial event iteration continues the initialization's instant.
+        super::funcall::new_instant();
+    }
     let time = engine.prog.time as usize;
     engine.regs[time] = t;
     engine.regs[engine.prog.initial as usize] = f64::from(u8::from(initial));

@@ -34,6 +34,11 @@ struct Callee {
     /// How each input is passed.
     inputs: Vec<Input>,
     last: Mutex<Option<LastCall>>,
+    /// Whether a run of the function used the impure random generator: then the last
+    /// result is reused only within the event instant it was drawn at (see [`new_instant`]).
+    impure: std::sync::atomic::AtomicBool,
+    /// The instant of the last evaluation.
+    instant: std::sync::atomic::AtomicU64,
 }
 
 /// One input of a call as passed: in argument registers (`dims` and `ty` tell how many and how
@@ -70,9 +75,19 @@ enum CallSite {
 }
 
 thread_local! {
+    /// The current event instant on this thread (see [`new_instant`]).
+    static INSTANT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// The message of the last failed call on this thread (a simulation runs on one thread):
     /// the call itself can only return NaN, so the NaN report adds this message.
     static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Starts a new event instant. An impure call (`impureRandom`) is made once per instant: the
+/// equations are evaluated many times while an event (or the initialization) is iterated,
+/// and each evaluation must see the number drawn for that instant, not draw again; the next
+/// instant draws the next number.
+pub fn new_instant() {
+    INSTANT.with(|i| i.set(i.get() + 1));
 }
 
 /// The message of the last function call that failed since the program was compiled.
@@ -103,12 +118,21 @@ impl Callee {
         let Ok(mut guard) = self.last.lock() else {
             return f64::NAN;
         };
+        use std::sync::atomic::Ordering::Relaxed;
+        let instant = INSTANT.with(std::cell::Cell::get);
         if let Some((a, out)) = guard.as_ref()
             && a.as_slice() == args
+            && (!self.impure.load(Relaxed) || self.instant.load(Relaxed) == instant)
         {
             return pick(out);
         }
-        let out = match self.try_run(args) {
+        let before = crate::flatten::impure_calls();
+        let result = self.try_run(args);
+        if crate::flatten::impure_calls() != before {
+            self.impure.store(true, Relaxed);
+        }
+        self.instant.store(instant, Relaxed);
+        let out = match result {
             Ok(o) => Some(o),
             Err(m) => {
                 FAILURE.with(|f| *f.borrow_mut() = Some(format!("`{}`: {m}", self.name)));
@@ -329,6 +353,8 @@ impl Calls {
                     name: function.to_string(),
                     inputs,
                     last: Mutex::new(None),
+                    impure: std::sync::atomic::AtomicBool::new(false),
+                    instant: std::sync::atomic::AtomicU64::new(0),
                 })
             })
             .clone();
@@ -336,7 +362,9 @@ impl Calls {
             let values: Vec<f64> = known.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
             // A failing call may be in a branch that is never taken (MLS 3.3): it stays a
             // call site, which fails when, and only if, the run evaluates it.
-            if let Ok(o) = callee.try_run(&values) {
+            // An impure call (a random number) is not a constant: it stays a call site, and
+            // the number drawn here is put back.
+            if let Some(Ok(o)) = crate::flatten::if_pure(|| callee.try_run(&values)) {
                 return match o.get(output).and_then(|v| v.get(element)) {
                     Some(&x) => Lowered::Constant(x),
                     None => Lowered::Error(format!(
@@ -420,6 +448,8 @@ pub fn call_once(
         name: function.to_string(),
         inputs: input_shapes(functions, function, args)?,
         last: Mutex::new(None),
+        impure: std::sync::atomic::AtomicBool::new(false),
+        instant: std::sync::atomic::AtomicU64::new(0),
     };
     let outs = callee.try_run(values)?;
     outs.get(output)
