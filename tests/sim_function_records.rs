@@ -99,3 +99,43 @@ fn function_local_records_start_with_their_field_values() {
     // t = 1: 5 + 6 + 3 + 7 + 2 + 6 = 29.
     flatten_common::close(flatten_common::last(&r, "y"), 29.0, 1e-12, "y");
 }
+
+/// `state = setState(p)` with an Integer field beside the Real ones (the MSL media's `phase`):
+/// the field is evaluated with the call, during the run, like the Real fields; a plain
+/// `Integer i = f(x)` with `x` continuous stays refused (MLS 3.8.3, `flatten/discrete_time.rs`).
+const PHASE: &str = r#"
+record State
+  Real p;
+  Integer phase;
+end State;
+function setState
+  input Real p;
+  output State s;
+algorithm
+  s := State(p = p, phase = if p > 1 then 2 else 1);
+end setState;
+model RecordPhase
+  State st;
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  st = setState(x);
+end RecordPhase;
+"#;
+
+#[test]
+fn an_integer_field_of_a_record_equation_follows_its_call() {
+    let r = simulate_text(PHASE, &sim_options(2.0, 0.25, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    for (t, phase) in [(0.5, 1.0), (0.75, 1.0), (1.5, 2.0), (2.0, 2.0)] {
+        assert_eq!(at(&r, "st.phase", t), phase, "st.phase at t = {t}");
+        assert!((at(&r, "st.p", t) - t).abs() < 1e-9);
+    }
+    let plain = PHASE
+        .replace(
+            "model RecordPhase",
+            "function ph\n  input Real p;\n  output Integer k;\nalgorithm\n  k := if p > 1 then 2 else 1;\nend ph;\nmodel RecordPhase",
+        )
+        .replace("  State st;\n", "  State st;\n  Integer i = ph(x);\n");
+    let e = simulate_text(&plain, &sim_options(2.0, 0.25, 1e-8)).unwrap_err();
+    assert!(e.contains("discrete-time"), "{e}");
+}

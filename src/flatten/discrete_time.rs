@@ -79,6 +79,32 @@ fn is_discrete(m: &FlatModel, e: &Expr) -> bool {
     }
 }
 
+/// Whether `target = value` is one field of a record equation `r = f(...)`: `value` is the
+/// call itself and another field of the same record takes an output of the same call. The
+/// MSL's media do this with the Integer `phase` of a thermodynamic state
+/// (`state = setState_phX(p, h, X)`), and every Modelica tool accepts it: the field is then
+/// evaluated with the call, like the Real fields beside it.
+fn record_field_of_call(m: &FlatModel, target: &Expr, value: &Expr) -> bool {
+    let (Expr::Var(v), Expr::UserCall { function, args, .. }) = (target, value) else {
+        return false;
+    };
+    let Some((record, _)) = m.variables[*v].name.rsplit_once('.') else {
+        return false;
+    };
+    m.equations.iter().any(|eq| {
+        let EquationKind::Simple { lhs, rhs } = &eq.kind else {
+            return false;
+        };
+        [(lhs, rhs), (rhs, lhs)].into_iter().any(|(t, x)| {
+            matches!((t, x), (Expr::Var(w), Expr::UserCall { function: f, args: a, .. })
+                if w != v
+                    && f == function
+                    && a == args
+                    && m.variables[*w].name.rsplit_once('.').is_some_and(|(r, _)| r == record))
+        })
+    })
+}
+
 /// Refuses an equation outside `when` that gives a non-Real variable a user function's value
 /// computed from continuous-time arguments.
 pub(super) fn check(m: &FlatModel) -> Result<(), Diagnostic> {
@@ -94,7 +120,9 @@ pub(super) fn check(m: &FlatModel) -> Result<(), Diagnostic> {
             if var.ty == ScalarType::Real || var.variability != Variability::Discrete {
                 continue;
             }
-            if let Some(f) = continuous_call(m, value) {
+            if let Some(f) = continuous_call(m, value)
+                && !record_field_of_call(m, target, value)
+            {
                 return Err(Diagnostic::error(
                     eq.span,
                     format!(
