@@ -112,3 +112,26 @@ fn preferred_level_and_temperature_are_the_states_and_take_their_start_values() 
         close(m[i], level[i], 1e-9, "m = d*A*level");
     }
 }
+
+/// A preferred variable defined by a discontinuous expression is not made a state whose
+/// derivative misses the jump: index reduction differentiates its definition, and the
+/// definition, which holds at every instant, keeps it algebraic. w jumps from 1 to 2 at
+/// t = 0.5, so x = integral of w reaches 0.5 + 1 = 1.5 at t = 1.
+const JUMP: &str = "
+model Jump
+  Real w(stateSelect = StateSelect.prefer) = if time < 0.5 then 1 else 2;
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = w;
+end Jump;
+";
+
+#[test]
+fn a_preferred_variable_with_a_jump_keeps_its_jump() {
+    let r = simulate_text(JUMP, &sim_options(1.0, 0.25, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    let col = |n: &str| r.column(n).unwrap_or_else(|| panic!("no {n}"));
+    let (w, x) = (col("w"), col("x"));
+    let last = r.time.len() - 1;
+    close(w[last], 2.0, 1e-12, "w after the jump");
+    close(x[last], 1.5, 1e-6, "x(1)");
+}

@@ -55,9 +55,16 @@ pub fn velocities(work: &WorkingSystem) -> Vec<VarId> {
 /// initialization (MLS 8.6): the start values of `level` and `medium.T` are then the initial
 /// values, where with `m` and `U` as states (no start: 0) the tank starts empty with a NaN
 /// temperature.
+///
+/// `always` is left out: such a variable that is never differentiated is refused, or kept
+/// algebraic with a warning, by `state_select_rules` (MLS 4.8.7.1), as the language asks.
 pub fn others(work: &WorkingSystem) -> Vec<VarId> {
     (0..work.model.variables.len())
-        .filter(|&w| work.is_unknown(w) && candidate(work, w))
+        .filter(|&w| {
+            work.is_unknown(w)
+                && candidate(work, w)
+                && work.model.variables[w].state_select == StateSelect::Prefer
+        })
         .collect()
 }
 
