@@ -21,6 +21,13 @@ fn first(t: &Table, name: &str) -> f64 {
     t.rows[0][t.col(name)]
 }
 
+/// The water in both tanks is the same at the first and the last row.
+fn assert_mass_conserved(t: &Table) {
+    let mass = |row: &Vec<f64>| row[t.col("tank1.m")] + row[t.col("tank2.m")];
+    let (m0, m1) = (mass(&t.rows[0]), mass(t.rows.last().expect("rows")));
+    assert!((m1 - m0).abs() < 1e-6 * m0, "mass {m0} -> {m1}");
+}
+
 #[test]
 fn two_tanks_start_at_their_levels_and_equalise() {
     if msl_library().is_none() {
@@ -34,9 +41,7 @@ fn two_tanks_start_at_their_levels_and_equalise() {
         let l = last(&t, &format!("{tank}.level"));
         assert!((l - 2.0).abs() < 1e-4, "{tank}.level ends at {l}");
     }
-    let mass = |row: &Vec<f64>| row[t.col("tank1.m")] + row[t.col("tank2.m")];
-    let (m0, m1) = (mass(&t.rows[0]), mass(t.rows.last().expect("rows")));
-    assert!((m1 - m0).abs() < 1e-6 * m0, "mass {m0} -> {m1}");
+    assert_mass_conserved(&t);
 }
 
 #[test]
@@ -49,9 +54,7 @@ fn empty_tanks_drains_the_upper_tank_into_the_lower_one() {
     // The upper tank empties down to the pipe's hysteresis band, the lower one takes it all.
     assert!(last(&t, "tank1.level") < 0.002, "tank1 keeps water");
     assert!((last(&t, "tank2.level") - 1.0).abs() < 2e-3);
-    let mass = |row: &Vec<f64>| row[t.col("tank1.m")] + row[t.col("tank2.m")];
-    let (m0, m1) = (mass(&t.rows[0]), mass(t.rows.last().expect("rows")));
-    assert!((m1 - m0).abs() < 1e-6 * m0, "mass {m0} -> {m1}");
+    assert_mass_conserved(&t);
 }
 
 #[test]
