@@ -114,33 +114,33 @@ end M;
 #[test]
 fn delay_arguments_are_checked() {
     let opts = sim_options(1.0, 0.1, 1e-6);
-    let e = simulate_text(
+    let Err(e) = simulate_text(
         "model M\n  Real a = 1;\n  Real y = delay(sin(time), a);\nend M;\n",
         &opts,
-    )
-    .err()
-    .expect("a variable delay time without delayMax is refused");
+    ) else {
+        panic!("a variable delay time without delayMax is refused");
+    };
     assert!(e.contains("must be a parameter expression"), "{e}");
-    let e = simulate_text(
+    let Err(e) = simulate_text(
         "model M\n  Real b = 2;\n  Real y = delay(sin(time), 1, b);\nend M;\n",
         &opts,
-    )
-    .err()
-    .expect("a variable delayMax is refused");
+    ) else {
+        panic!("a variable delayMax is refused");
+    };
     assert!(e.contains("`delayMax`"), "{e}");
-    let e = simulate_text(
+    let Err(e) = simulate_text(
         "model M\n  Real y = delay(sin(time), 5.5, 1.0);\nend M;\n",
         &opts,
-    )
-    .err()
-    .expect("a delay time above delayMax is refused");
+    ) else {
+        panic!("a delay time above delayMax is refused");
+    };
     assert!(e.contains("between 0 and the maximum delay 1"), "{e}");
-    let e = simulate_text(
+    let Err(e) = simulate_text(
         "model M\n  Real y = delay(sin(time), 0.5 + time, 1.0);\nend M;\n",
         &opts,
-    )
-    .err()
-    .expect("a delay time growing above delayMax stops the run");
+    ) else {
+        panic!("a delay time growing above delayMax stops the run");
+    };
     assert!(e.contains("maximum delay"), "{e}");
 }
 
