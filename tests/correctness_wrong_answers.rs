@@ -396,3 +396,45 @@ fn an_inner_outer_element_reads_the_outer_and_serves_the_inner() {
     assert_eq!(vals.len(), 2, "{row}");
     assert!(vals.contains(&6.0) && vals.contains(&2.0), "{row}");
 }
+
+/// A function without outputs called for its effect with an argument known only during
+/// simulation was dropped: the assert in `check` never ran and the run ended with exit 0.
+/// minimo runs such calls only before simulation, so it must say so; with a parameter argument
+/// the call runs (and its assert holds).
+#[test]
+fn a_call_for_its_effect_with_a_runtime_argument_is_refused_not_dropped() {
+    let model = |arg: &str| {
+        format!(
+            "model M
+  function check
+    input Real x;
+  algorithm
+    assert(x < 0.5, \"x too big\");
+  end check;
+  parameter Real p = 0.1;
+  Real x = time;
+equation
+  when time > 0.7 then
+    check({arg});
+  end when;
+end M;
+"
+        )
+    };
+    refused(
+        "effect_call.mo",
+        &model("x"),
+        &["--stop-time", "1", "-o", "/dev/null"],
+        &[
+            "this call of `check` for its effect",
+            "known only during simulation",
+        ],
+    );
+    let o = minimo(
+        "effect_call_p.mo",
+        &model("p"),
+        &["simulate"],
+        &["--stop-time", "1", "-o", "/dev/null"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
