@@ -544,7 +544,7 @@ impl Flattener<'_> {
     ) -> EResult<()> {
         let mut fc = FCtx::new(self, scope, Mode::Structural);
         fc.locals = locals.to_vec();
-        let result = eval::call(&mut fc, func, args, span).map_err(|d| {
+        eval::call(&mut fc, func, args, span).map_err(|d| {
             if d.message.starts_with("assert") || d.message.contains("assertion") {
                 return d;
             }
@@ -557,30 +557,6 @@ impl Flattener<'_> {
             )
             .with_note(format!("evaluating it gave: {}", d.message))
         })?;
-        // The call is run here, once. A function without outputs is called only for its
-        // effect: with an argument known only during simulation it would not run at all, and
-        // an `assert` in it (or the file it writes) would be lost without a word.
-        if result.is_empty() {
-            for a in args
-                .positional
-                .iter()
-                .chain(args.named.iter().map(|n| &n.value))
-            {
-                let Ok(v) = eval::eval(&mut fc, a) else {
-                    continue;
-                };
-                if v.data.iter().any(|x| x.to_val().is_none()) {
-                    return Err(Diagnostic::error(
-                        a.span,
-                        format!(
-                            "this call of `{}` for its effect has an argument known only during simulation; minimo runs such calls only before simulation, so its effect (an `assert`, a file written) would be lost",
-                            cref_name(func)
-                        ),
-                    )
-                    .with_help("pass parameters or constants, or compute what the call checks in an `assert` of the model"));
-                }
-            }
-        }
         Ok(())
     }
 
