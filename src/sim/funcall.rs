@@ -106,6 +106,18 @@ fn site(index: f64) -> Option<Arc<CallSite>> {
 }
 
 impl Callee {
+    /// A call site of `name` with inputs passed as `inputs`, not yet evaluated.
+    fn new(functions: Arc<BTreeMap<String, Function>>, name: &str, inputs: Vec<Input>) -> Callee {
+        Callee {
+            functions,
+            name: name.to_string(),
+            inputs,
+            last: Mutex::new(None),
+            impure: std::sync::atomic::AtomicBool::new(false),
+            instant: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
     /// Element `element` of output `output` for these argument values (NaN when the function
     /// fails: the evaluator reports it with the variable and equation). The outputs of the
     /// last evaluation are kept, so the other elements of one call reuse its run.
@@ -347,16 +359,7 @@ impl Calls {
         let callee = self
             .callees
             .entry((function.to_string(), arg_regs.to_vec(), texts))
-            .or_insert_with(|| {
-                Arc::new(Callee {
-                    functions,
-                    name: function.to_string(),
-                    inputs,
-                    last: Mutex::new(None),
-                    impure: std::sync::atomic::AtomicBool::new(false),
-                    instant: std::sync::atomic::AtomicU64::new(0),
-                })
-            })
+            .or_insert_with(|| Arc::new(Callee::new(functions, function, inputs)))
             .clone();
         if known.iter().all(Option::is_some) {
             let values: Vec<f64> = known.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
@@ -443,14 +446,11 @@ pub fn call_once(
     output: usize,
     element: usize,
 ) -> Result<f64, String> {
-    let callee = Callee {
-        functions: Arc::new(functions.clone()),
-        name: function.to_string(),
-        inputs: input_shapes(functions, function, args)?,
-        last: Mutex::new(None),
-        impure: std::sync::atomic::AtomicBool::new(false),
-        instant: std::sync::atomic::AtomicU64::new(0),
-    };
+    let callee = Callee::new(
+        Arc::new(functions.clone()),
+        function,
+        input_shapes(functions, function, args)?,
+    );
     let outs = callee.try_run(values)?;
     outs.get(output)
         .and_then(|o| o.get(element))

@@ -513,17 +513,15 @@ impl<'a> InitProblem<'a> {
     /// leave the system, to be checked once it is solved. Consistent ones are redundant, as
     /// the other tools treat them; inconsistent ones are still an error, naming them.
     fn set_aside_what_constrains_nothing(&mut self) {
-        let mut kept = Vec::new();
-        for (k, &(r, e)) in self.init_res.iter().enumerate() {
-            if self.constrains_nothing[k] {
-                self.aside.push((r, e));
-            } else {
-                kept.push((r, e));
-            }
-        }
-        self.neq -= self.init_res.len() - kept.len();
+        let (aside, kept): (Vec<_>, Vec<_>) = self
+            .init_res
+            .iter()
+            .zip(std::mem::take(&mut self.constrains_nothing))
+            .partition(|(_, nothing)| *nothing);
+        self.neq -= aside.len();
+        self.aside = aside.into_iter().map(|(&res, _)| res).collect();
         self.constrains_nothing = vec![false; kept.len()];
-        self.init_res = kept;
+        self.init_res = kept.into_iter().map(|(&res, _)| res).collect();
     }
 
     fn aside_names(&self) -> Vec<String> {

@@ -121,9 +121,15 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
     all.extend(preferred::others(&reduced.work));
     all.sort_unstable();
     all.dedup();
+    // Without other preferred variables the two sets are one: analyse it once.
+    let trials = if all == velocities {
+        vec![all]
+    } else {
+        vec![all, velocities]
+    };
     let mut done = None;
-    for candidates in [all, velocities] {
-        if candidates.is_empty() || done.is_some() {
+    for candidates in trials {
+        if candidates.is_empty() {
             continue;
         }
         let mut trial = reduced.clone();
@@ -138,6 +144,7 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
             reduced = trial;
             timings = t;
             done = Some(r);
+            break;
         }
     }
     let (system, mut report) = match done {
