@@ -396,3 +396,69 @@ fn an_inner_outer_element_reads_the_outer_and_serves_the_inner() {
     assert_eq!(vals.len(), 2, "{row}");
     assert!(vals.contains(&6.0) && vals.contains(&2.0), "{row}");
 }
+
+// ---- a function called for its effect ----------------------------------------------------------
+
+/// A function whose only effect is its assert, called with `x` (= time) in `section`.
+fn effect_model(name: &str, section: &str) -> String {
+    format!(
+        "model {name}\n  function check\n    input Real x;\n    input String names[:];\n  algorithm\n    assert(x < 0.6, \"x of \" + names[2] + \" is too large: \" + String(x));\n  end check;\n  Real x(start = 0, fixed = true);\n  Real y(start = 0, fixed = true);\nequation\n  der(x) = 1;\n  der(y) = -1;\n{section}\n  annotation(experiment(StopTime = 1));\nend {name};\n"
+    )
+}
+
+#[test]
+fn a_call_for_its_effect_with_run_time_arguments_runs_its_asserts() {
+    // Each was dropped: the run ended at t = 1 with exit code 0.
+    let cases = [
+        ("effect_eq", "  check(x, {\"a\", \"b\"});", 13, "time 0.6"),
+        (
+            "effect_when",
+            "  when time > 0.7 then\n    check(x, {\"a\", \"b\"});\n  end when;",
+            14,
+            "time 0.7",
+        ),
+        (
+            "effect_if",
+            "  if time > 0.8 then\n    check(x, {\"a\", \"b\"});\n  end if;",
+            14,
+            "time 0.8",
+        ),
+        (
+            "effect_alg",
+            "algorithm\n  check(x, {\"a\", \"b\"});",
+            14,
+            "time 0.6",
+        ),
+    ];
+    for (name, section, line, time) in cases {
+        refused(
+            &format!("{name}.mo"),
+            &effect_model(name, section),
+            &[],
+            &[
+                &format!("{name}.mo:{line}:"),
+                time,
+                ".check`",
+                "x of b is too large",
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_call_for_its_effect_whose_asserts_hold_changes_nothing() {
+    // The same calls with an argument that stays below the bound: the run goes through, and a
+    // branch never taken is never checked.
+    for (name, section) in [
+        ("effect_ok_eq", "  check(y, {\"a\", \"b\"});"),
+        ("effect_ok_if", "  if time > 2 then\n    check(x, {\"a\", \"b\"});\n  end if;"),
+    ] {
+        let o = minimo(
+            &format!("{name}.mo"),
+            &effect_model(name, section),
+            &["simulate"],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+    }
+}

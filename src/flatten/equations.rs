@@ -404,7 +404,7 @@ impl Flattener<'_> {
                 out.eqs.push(mk(EquationKind::Terminate { message }));
             }
             "reinit" => self.reinit_equation(eq, args, scope, locals, ctx, out)?,
-            _ => self.call_for_effect(func, args, scope, locals, eq.span)?,
+            _ => self.call_for_effect(func, args, scope, locals, eq.span, &component, out)?,
         }
         Ok(())
     }
@@ -534,6 +534,9 @@ impl Flattener<'_> {
     /// A call of a user function as a statement or equation (`isValidTable(table);`, MLS
     /// 8.3.7, 11.2.3): only its effect counts (the asserts it checks). The arguments must be
     /// parameters or constants; the function then runs once, here, on their values.
+    /// `f(args);` for its effect: run now when its arguments are constants, else an assert
+    /// on the call of its wrapper, checked where the call stands (`effect_call.rs`).
+    #[allow(clippy::too_many_arguments)] // the call, where it is, and where its assert goes
     pub(super) fn call_for_effect(
         &mut self,
         func: &ast::ComponentRef,
@@ -541,22 +544,32 @@ impl Flattener<'_> {
         scope: Scope,
         locals: &[(String, Tensor<Expr>)],
         span: Span,
+        component: &str,
+        out: &mut EqOut,
     ) -> EResult<()> {
-        let mut fc = FCtx::new(self, scope, Mode::Structural);
-        fc.locals = locals.to_vec();
-        eval::call(&mut fc, func, args, span).map_err(|d| {
-            if d.message.starts_with("assert") || d.message.contains("assertion") {
-                return d;
-            }
-            Diagnostic::error(
+        let outs = {
+            let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+            fc.locals = locals.to_vec();
+            fc.for_effect = Some(span);
+            eval::call(&mut fc, func, args, span)?
+        };
+        let name = cref_name(func);
+        // Only a user function's call is turned into its wrapper's; a built-in called for its
+        // effect gives no value to check.
+        let Some(t) = outs.first().filter(|_| outs.len() == 1) else {
+            return Ok(());
+        };
+        for condition in t.data.iter().filter(|c| is_effect_call(c)) {
+            out.eqs.push(Equation {
+                kind: EquationKind::Assert {
+                    condition: condition.clone(),
+                    message: Expr::String(super::effect_call::message(&name)),
+                    warning: false,
+                },
+                component: component.to_string(),
                 span,
-                format!(
-                    "this call of `{}` for its effect needs arguments known before simulation (parameters or constants)",
-                    cref_name(func)
-                ),
-            )
-            .with_note(format!("evaluating it gave: {}", d.message))
-        })?;
+            });
+        }
         Ok(())
     }
 
@@ -706,6 +719,11 @@ fn named<'a>(args: &'a ast::FunctionArgs, name: &str) -> Option<&'a ast::Expr> {
         .iter()
         .find(|n| n.name.name == name)
         .map(|n| &n.value)
+}
+
+/// Whether `e` is the call of a wrapper made by `effect_call.rs`.
+fn is_effect_call(e: &Expr) -> bool {
+    matches!(e, Expr::UserCall { function, .. } if function.ends_with(super::effect_call::SUFFIX))
 }
 
 /// How many scalar equations an equation counts for the balance (MLS 4.7).

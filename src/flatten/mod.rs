@@ -32,6 +32,7 @@ mod derived_view;
 mod discrete_time;
 mod dyn_index;
 mod dyn_target;
+mod effect_call;
 mod equations;
 mod eval;
 mod evaluate;
@@ -71,6 +72,7 @@ pub mod tensor;
 mod variables;
 mod when_if;
 
+pub use effect_call::{FAILED as EFFECT_CALL_FAILED, SUFFIX as EFFECT_CALL_SUFFIX};
 pub use func_eval::{Value, call_function};
 pub use native::{if_pure, impure_calls, restart_impure};
 pub use tensor::Val;

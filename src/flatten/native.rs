@@ -5,7 +5,8 @@
 //! so that noise examples draw the same numbers as their references; the impure generator of
 //! `Modelica.Math.Random.Utilities` (`initializeImpureRandom`, `impureRandom`), whose hidden
 //! state is kept per thread (a simulation runs on one thread); and the real FFT of
-//! `Modelica.Math.FastFourierTransform` (`fft`).
+//! `Modelica.Math.FastFourierTransform` (`fft`); and `Modelica.Utilities.Streams.print` and
+//! `error`.
 
 use super::func_eval::Value;
 use super::tensor::{Tensor, Val};
@@ -22,6 +23,8 @@ const BUILTIN: &[&str] = &[
     "ModelicaRandom_setInternalState_xorshift1024star",
     "ModelicaRandom_impureRandom_xorshift1024star",
     "ModelicaFFT_kiss_fftr",
+    "ModelicaError",
+    "ModelicaInternal_print",
 ];
 
 /// Whether the C function `c_name` is one of these, or a LAPACK routine of `lapack`.
@@ -45,6 +48,8 @@ fn signature(c_name: &str) -> (Signature, Signature) {
         "ModelicaRandom_setInternalState_xorshift1024star" => (&[(I, 1), (I, 0)], &[]),
         "ModelicaRandom_impureRandom_xorshift1024star" => (&[(I, 0)], &[(R, 0)]),
         "ModelicaFFT_kiss_fftr" => (&[(R, 1)], &[(I, 0), (R, 1), (R, 1)]),
+        "ModelicaError" => (&[(S, 0)], &[]),
+        "ModelicaInternal_print" => (&[(S, 0), (S, 0)], &[]),
         _ => (&[(I, 1)], &[(R, 0), (I, 1)]),
     }
 }
@@ -219,8 +224,31 @@ pub fn call(c_name: &str, name: &str, inputs: &[&Value]) -> Result<Vec<Value>, S
                 reals(phases),
             ])
         }
+        // `Modelica.Utilities.Streams.error`: the call fails with the message (as an assert).
+        "ModelicaError" => Err(text(0)?.to_string()),
+        "ModelicaInternal_print" => print(text(0)?, text(1)?).map(|()| Vec::new()),
         _ => Err(format!("`{name}`: C function `{c_name}` is not built in")),
     }
+}
+
+/// `Modelica.Utilities.Streams.print`: a line to the terminal (standard error, since standard
+/// output may carry the results) or appended to a file.
+fn print(line: &str, file: &str) -> Result<(), String> {
+    use std::io::Write;
+    IMPURE_CALLS.with(|c| c.set(c.get() + 1));
+    if FOLDING.with(std::cell::Cell::get) {
+        return Ok(());
+    }
+    if file.is_empty() {
+        eprintln!("{line}");
+        return Ok(());
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .and_then(|mut f| writeln!(f, "{line}"))
+        .map_err(|e| format!("cannot print to `{file}`: {e}"))
 }
 
 /// The elements of an Integer array, as C `int`s.
@@ -249,6 +277,9 @@ thread_local! {
     /// How many impure calls this thread has made: a caller that sees it change during a call
     /// knows the call was impure and must not reuse its result.
     static IMPURE_CALLS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Whether calls are being evaluated ahead of the run (`if_pure`): a print then only
+    /// marks the call impure, so it happens during the run, not before.
+    static FOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The number of impure built-in calls made on this thread so far.
@@ -262,7 +293,9 @@ pub fn impure_calls() -> u64 {
 pub fn if_pure<T>(f: impl FnOnce() -> T) -> Option<T> {
     let before = impure_calls();
     let saved = IMPURE.with(|s| s.borrow().clone());
+    let folding = FOLDING.with(|x| x.replace(true));
     let y = f();
+    FOLDING.with(|x| x.set(folding));
     if impure_calls() == before {
         return Some(y);
     }

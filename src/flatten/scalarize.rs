@@ -58,6 +58,9 @@ pub struct FCtx<'a, 'b> {
     pub conditional_ok: bool,
     /// The instance of the last part a reference resolved (for implicit ranges).
     last_inst: Option<InstId>,
+    /// The span of a call made for its effect (`effect_call.rs`): that call, and no call
+    /// nested in its arguments, becomes the call of its wrapper.
+    pub for_effect: Option<Span>,
 }
 
 impl Drop for FCtx<'_, '_> {
@@ -84,6 +87,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
             dyn_frames: Vec::new(),
             conditional_ok: false,
             last_inst: None,
+            for_effect: None,
         }
     }
 
@@ -474,6 +478,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         args: &ast::FunctionArgs,
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
+        let effect = self.for_effect.take_if(|s| *s == span).is_some();
         let (class, mod_inst) = self.function_class(func)?;
         let exp = self.f.expanded(class)?;
         if !exp.is_function() {
@@ -531,7 +536,37 @@ impl<'a, 'b> FCtx<'a, 'b> {
             )
             .map(|t| Some(vec![t]));
         }
+        if effect {
+            return self.effect_values(&fname, &f, class, vals, &bound_exprs, span);
+        }
         self.call_values(&fname, &f, class, vals, &bound_exprs, span)
+            .map(Some)
+    }
+
+    /// A call for its effect (`effect_call.rs`): run now when its arguments are constants (a
+    /// failure is the error), else one scalar: the call of its wrapper, true unless it fails.
+    fn effect_values(
+        &mut self,
+        fname: &str,
+        f: &crate::dae::Function,
+        class: ClassId,
+        vals: Vec<Option<Tensor<Expr>>>,
+        bound_exprs: &[Option<&ast::Expr>],
+        span: Span,
+    ) -> EResult<Option<Vec<Tensor<Expr>>>> {
+        // An impure call (a print) is made during the run, where it stands.
+        if let Some(c) =
+            constant_values(&vals).filter(|_| !super::external_object::is_unlinkable(f))
+            && let Some(r) =
+                super::if_pure(|| func_eval::call_with_defaults(&self.f.functions, fname, c))
+        {
+            return r
+                .map(|_| Some(Vec::new()))
+                .map_err(|m| Diagnostic::error(span, m));
+        }
+        let w = super::effect_call::wrapper(&mut self.f.functions, fname, span)?;
+        let wf = self.f.functions[&w].clone();
+        self.call_values(&w, &wf, class, vals, bound_exprs, span)
             .map(Some)
     }
 
@@ -773,24 +808,9 @@ impl<'a, 'b> FCtx<'a, 'b> {
         span: Span,
     ) -> EResult<Vec<Tensor<Expr>>> {
         // Constant arguments: evaluate now.
-        let consts: Option<Vec<Option<func_eval::Value>>> = vals
-            .iter()
-            .map(|v| match v {
-                Some(t) => t
-                    .data
-                    .iter()
-                    .map(|x| x.to_val())
-                    .collect::<Option<Vec<_>>>()
-                    .map(|d| {
-                        Some(Tensor {
-                            dims: t.dims.clone(),
-                            data: d,
-                        })
-                    }),
-                None => Some(None),
-            })
-            .collect();
-        if let Some(c) = consts.filter(|_| !super::external_object::is_unlinkable(f)) {
+        if let Some(c) =
+            constant_values(&vals).filter(|_| !super::external_object::is_unlinkable(f))
+        {
             match func_eval::call_with_defaults(&self.f.functions, fname, c) {
                 Ok(outs) => {
                     let outs = outs.into_iter().map(|o| o.map(Expr::from_val)).collect();
@@ -900,6 +920,21 @@ impl<'a, 'b> FCtx<'a, 'b> {
         let outs = user_call_outputs(fname, &vals[..last_given], out_dims);
         Ok(group_outputs(f, outs))
     }
+}
+
+/// The values of call arguments when all are constants (`None` in the list: the default).
+fn constant_values(vals: &[Option<Tensor<Expr>>]) -> Option<Vec<Option<func_eval::Value>>> {
+    vals.iter()
+        .map(|v| match v {
+            Some(t) => t
+                .data
+                .iter()
+                .map(|x| x.to_val())
+                .collect::<Option<Vec<_>>>()
+                .map(|d| Some(Tensor::new(t.dims.clone(), d))),
+            None => Some(None),
+        })
+        .collect()
 }
 
 /// One `UserCall` element per element of each output of `function`, called with the given

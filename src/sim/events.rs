@@ -8,7 +8,7 @@
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
 use super::engine::{BlockError, Engine};
-use super::program::{Action, WhenClause, message_text};
+use super::program::{Action, WhenClause, failed_assert_text, message_text};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 
@@ -700,26 +700,8 @@ fn apply_action(
             engine.regs[*var] = engine.regs[*value as usize];
             Ok(false)
         }
-        Action::Assert {
-            condition,
-            message,
-            warning,
-            span,
-        } => {
-            if engine.regs[*condition as usize] == 0.0 {
-                let text = message_text(message, &engine.regs);
-                if *warning {
-                    let w = format!("warning at time {t}: assertion failed: {text}");
-                    if !es.warnings.contains(&w) {
-                        es.warnings.push(w);
-                    }
-                } else {
-                    return Err(EventError::Diagnostic(Box::new(
-                        Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
-                            .with_label("this assert"),
-                    )));
-                }
-            }
+        Action::Assert { .. } => {
+            check_assert(engine, es, a, t).map_err(EventError::Diagnostic)?;
             Ok(false)
         }
         Action::Terminate { message } => {
@@ -732,29 +714,42 @@ fn apply_action(
 /// Checks the asserts outside `when` at the current point (after `run_outputs`).
 pub fn check_asserts(engine: &Engine, es: &mut EventState, t: f64) -> Result<(), Box<Diagnostic>> {
     for a in &engine.prog.always {
-        if let Action::Assert {
-            condition,
-            message,
-            warning,
-            span,
-        } = a
-            && engine.regs[*condition as usize] == 0.0
-        {
-            {
-                let text = message_text(message, &engine.regs);
-                if *warning {
-                    let w = format!("warning at time {t}: assertion failed: {text}");
-                    if !es.warnings.contains(&w) {
-                        es.warnings.push(w);
-                    }
-                } else {
-                    return Err(Box::new(
-                        Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
-                            .with_label("this assert"),
-                    ));
-                }
-            }
-        }
+        check_assert(engine, es, a, t)?;
     }
     Ok(())
+}
+
+/// One assert at time `t`: a failed one of level `warning` is noted once, of level `error` is
+/// the error. A NaN condition failed too: it is a call that failed (a function called for its
+/// effect, `flatten/effect_call.rs`), and the call's own message says why.
+fn check_assert(
+    engine: &Engine,
+    es: &mut EventState,
+    a: &Action,
+    t: f64,
+) -> Result<(), Box<Diagnostic>> {
+    let Action::Assert {
+        condition,
+        message,
+        warning,
+        span,
+    } = a
+    else {
+        return Ok(());
+    };
+    let Some(text) = failed_assert_text(engine.regs[*condition as usize], message, &engine.regs)
+    else {
+        return Ok(());
+    };
+    if *warning {
+        let w = format!("warning at time {t}: assertion failed: {text}");
+        if !es.warnings.contains(&w) {
+            es.warnings.push(w);
+        }
+        return Ok(());
+    }
+    Err(Box::new(
+        Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
+            .with_label("this assert"),
+    ))
 }

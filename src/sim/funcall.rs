@@ -42,12 +42,13 @@ struct Callee {
 }
 
 /// One input of a call as passed: in argument registers (`dims` and `ty` tell how many and how
-/// to read them), or, for a String, as the literal the flat model gives it (a record's name
-/// field, e.g. the `data.name` of an ideal gas: registers hold numbers only).
+/// to read them), or, for a String (or an array of them), as the literals the flat model gives
+/// it (a record's name field, e.g. the `data.name` of an ideal gas, or a medium's
+/// `substanceNames`: registers hold numbers only).
 struct Input {
     dims: Vec<usize>,
     ty: ScalarType,
-    text: Option<String>,
+    text: Option<Vec<String>>,
 }
 
 impl Input {
@@ -61,8 +62,9 @@ impl Input {
     }
 }
 
-/// Arguments and outputs (flattened; `None` when the function failed) of the last evaluation.
-type LastCall = (Vec<f64>, Option<Vec<Vec<f64>>>);
+/// Arguments and outputs (flattened; the message when the function failed) of the last
+/// evaluation.
+type LastCall = (Vec<f64>, Result<Vec<Vec<f64>>, String>);
 
 /// One output element of one call in the tape, or one `delay` (`delay.rs`).
 enum CallSite {
@@ -80,6 +82,8 @@ thread_local! {
     /// The message of the last failed call on this thread (a simulation runs on one thread):
     /// the call itself can only return NaN, so the NaN report adds this message.
     static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The message of the last failed call for its effect (see [`Callee::pick`]).
+    static EFFECT_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// Starts a new event instant. An impure call (`impureRandom`) is made once per instant: the
@@ -93,6 +97,11 @@ pub fn new_instant() {
 /// The message of the last function call that failed since the program was compiled.
 pub fn take_failure() -> Option<String> {
     FAILURE.with(|f| f.borrow_mut().take())
+}
+
+/// The message of the last call for its effect that failed.
+pub fn take_effect_failure() -> Option<String> {
+    EFFECT_FAILURE.with(|f| f.borrow_mut().take())
 }
 
 fn table() -> &'static RwLock<Vec<Arc<CallSite>>> {
@@ -122,11 +131,6 @@ impl Callee {
     /// fails: the evaluator reports it with the variable and equation). The outputs of the
     /// last evaluation are kept, so the other elements of one call reuse its run.
     fn output(&self, args: &[f64], output: usize, element: usize) -> f64 {
-        let pick = |out: &Option<Vec<Vec<f64>>>| {
-            out.as_ref()
-                .and_then(|o| o.get(output)?.get(element).copied())
-                .unwrap_or(f64::NAN)
-        };
         let Ok(mut guard) = self.last.lock() else {
             return f64::NAN;
         };
@@ -136,7 +140,7 @@ impl Callee {
             && a.as_slice() == args
             && (!self.impure.load(Relaxed) || self.instant.load(Relaxed) == instant)
         {
-            return pick(out);
+            return self.pick(out, output, element);
         }
         let before = crate::flatten::impure_calls();
         let result = self.try_run(args);
@@ -144,14 +148,12 @@ impl Callee {
             self.impure.store(true, Relaxed);
         }
         self.instant.store(instant, Relaxed);
-        let out = match result {
-            Ok(o) => Some(o),
-            Err(m) => {
-                FAILURE.with(|f| *f.borrow_mut() = Some(format!("`{}`: {m}", self.name)));
-                None
-            }
-        };
-        let x = pick(&out);
+        let out = result.map_err(|m| {
+            // A wrapper of a call for its effect is named as the function it wraps.
+            let name = self.name.strip_suffix(crate::flatten::EFFECT_CALL_SUFFIX);
+            format!("`{}`: {m}", name.unwrap_or(&self.name))
+        });
+        let x = self.pick(&out, output, element);
         match guard.as_mut() {
             // The argument buffer is reused (no allocation per new argument set).
             Some((a, o)) => {
@@ -164,6 +166,27 @@ impl Callee {
         x
     }
 
+    /// Element `element` of output `output` of a result. A failure is NaN, with its message
+    /// kept for the report; the wrapper of a call for its effect (`flatten/effect_call.rs`)
+    /// gives false instead, since its assert may sit inside `not c or ...` (an if-equation's
+    /// branch), where NaN would read as true.
+    fn pick(&self, out: &Result<Vec<Vec<f64>>, String>, output: usize, element: usize) -> f64 {
+        match out {
+            Ok(o) => o
+                .get(output)
+                .and_then(|o| o.get(element).copied())
+                .unwrap_or(f64::NAN),
+            Err(m) if self.name.ends_with(crate::flatten::EFFECT_CALL_SUFFIX) => {
+                EFFECT_FAILURE.with(|f| *f.borrow_mut() = Some(m.clone()));
+                0.0
+            }
+            Err(m) => {
+                FAILURE.with(|f| *f.borrow_mut() = Some(m.clone()));
+                f64::NAN
+            }
+        }
+    }
+
     fn run(&self, args: &[f64]) -> Option<Vec<Vec<f64>>> {
         self.try_run(args).ok()
     }
@@ -173,7 +196,8 @@ impl Callee {
         let mut k = 0;
         for input in &self.inputs {
             if let Some(text) = &input.text {
-                values.push(Tensor::scalar(Val::Str(text.clone())));
+                let elems = text.iter().map(|t| Val::Str(t.clone())).collect();
+                values.push(Tensor::new(input.dims.clone(), elems));
                 continue;
             }
             let (dims, ty) = (&input.dims, input.ty);
@@ -278,7 +302,7 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
     /// Keyed by function, argument registers and String literals passed.
-    callees: HashMap<(String, Vec<u32>, Vec<String>), Arc<Callee>>,
+    callees: HashMap<(String, Vec<u32>, Vec<Vec<String>>), Arc<Callee>>,
     /// The first of the consecutive registers holding a copy of these argument registers:
     /// every output element of one call reads the same copies (`RealFFT` calls a function
     /// of a 4000-element buffer once per each of its 804 outputs), with the order in which
@@ -411,16 +435,30 @@ fn input_shapes(
     let mut inputs = Vec::with_capacity(args.len());
     for (a, input) in args.iter().zip(&f.inputs) {
         if input.ty == ScalarType::String {
-            let Expr::String(text) = a else {
+            let (dims, texts) = match a {
+                Expr::String(text) => (Vec::new(), Some(vec![text.clone()])),
+                Expr::Array { dims, elements } => (
+                    dims.clone(),
+                    elements
+                        .iter()
+                        .map(|e| match e {
+                            Expr::String(t) => Some(t.clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                _ => (Vec::new(), None),
+            };
+            let Some(texts) = texts else {
                 return Err(format!(
                     "`{function}`: the String input `{}` cannot be passed at simulation time: only a String known before the run (a literal, a constant or parameter) can",
                     input.name
                 ));
             };
             inputs.push(Input {
-                dims: Vec::new(),
+                dims,
                 ty: input.ty,
-                text: Some(text.clone()),
+                text: Some(texts),
             });
             continue;
         }
@@ -451,7 +489,9 @@ pub fn call_once(
         function,
         input_shapes(functions, function, args)?,
     );
-    let outs = callee.try_run(values)?;
+    // An impure call (a print, a random number) is made during the run, not ahead of it.
+    let outs = crate::flatten::if_pure(|| callee.try_run(values))
+        .ok_or_else(|| format!("`{function}` is impure: it is called during the run"))??;
     outs.get(output)
         .and_then(|o| o.get(element))
         .copied()
@@ -464,7 +504,9 @@ pub fn scalar_args(args: &[Expr]) -> Vec<&Expr> {
     let mut out = Vec::new();
     for a in args {
         match a {
-            Expr::Array { elements, .. } => out.extend(elements.iter()),
+            Expr::Array { elements, .. } => {
+                out.extend(elements.iter().filter(|e| !matches!(e, Expr::String(_))))
+            }
             Expr::String(_) => {}
             e => out.push(e),
         }

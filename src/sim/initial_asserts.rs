@@ -6,7 +6,7 @@
 //! are compiled with the initial code, so they are current after that code has run.
 
 use super::engine::Engine;
-use super::program::{Action, message_text};
+use super::program::{Action, failed_assert_text};
 use super::tape::run;
 use crate::diag::Diagnostic;
 
@@ -30,10 +30,11 @@ pub fn check(engine: &mut Engine, t0: f64) -> Result<Vec<String>, Box<Diagnostic
         else {
             continue;
         };
-        if engine.regs[*condition as usize] != 0.0 {
+        let Some(text) =
+            failed_assert_text(engine.regs[*condition as usize], message, &engine.regs)
+        else {
             continue;
-        }
-        let text = message_text(message, &engine.regs);
+        };
         if *warning {
             warnings.push(format!(
                 "warning at initialization (time {t0}): assertion failed: {text}"

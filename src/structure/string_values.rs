@@ -518,9 +518,26 @@ impl Lowering<'_> {
             .functions
             .get(function)
             .and_then(|f| f.inputs.get(k))
-            .is_some_and(|i| i.ty == ScalarType::String && i.dims.is_empty());
-        if string_input
-            && let Ok(values) = self.values(a)
+            .is_some_and(|i| i.ty == ScalarType::String);
+        if !string_input {
+            return self.value(a);
+        }
+        // An array of Strings (a medium's `substanceNames`) is passed element by element.
+        if let Expr::Array { dims, elements } = a {
+            return Ok(Expr::Array {
+                dims: dims.clone(),
+                elements: elements
+                    .iter()
+                    .map(|e| self.string_arg(e))
+                    .collect::<Result<_, _>>()?,
+            });
+        }
+        self.string_arg(a)
+    }
+
+    /// A String argument of a function: its text when it has one value, else its rank.
+    fn string_arg(&self, a: &Expr) -> Result<Expr, String> {
+        if let Ok(values) = self.values(a)
             && values.len() == 1
             && let Some(text) = values.first()
         {
