@@ -451,7 +451,10 @@ fn a_call_for_its_effect_whose_asserts_hold_changes_nothing() {
     // branch never taken is never checked.
     for (name, section) in [
         ("effect_ok_eq", "  check(y, {\"a\", \"b\"});"),
-        ("effect_ok_if", "  if time > 2 then\n    check(x, {\"a\", \"b\"});\n  end if;"),
+        (
+            "effect_ok_if",
+            "  if time > 2 then\n    check(x, {\"a\", \"b\"});\n  end if;",
+        ),
     ] {
         let o = minimo(
             &format!("{name}.mo"),
@@ -461,4 +464,21 @@ fn a_call_for_its_effect_whose_asserts_hold_changes_nothing() {
         );
         assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn a_print_for_its_effect_prints_at_each_event_and_never_in_a_branch_not_taken() {
+    // `Streams.print` as the MSL declares it; `tell` prints at each sample (t = 0.25 ... 1);
+    // the copy under `time > 2` is never active. The tape evaluates both branches of an `if`,
+    // so without the guard inside the wrapper the second call would print at every step.
+    let model = "model PrintTicks\n  function print\n    input String string = \"\";\n    input String fileName = \"\";\n  external \"C\" ModelicaInternal_print(string, fileName);\n  end print;\n  function tell\n    input Real x;\n  algorithm\n    if x > 0.6 then\n      print(\"late tick\");\n    else\n      print(\"early tick\");\n    end if;\n  end tell;\n  Real x = time;\nequation\n  when sample(0.25, 0.25) then\n    tell(x);\n  end when;\n  if time > 2 then\n    tell(x);\n  end if;\n  annotation(experiment(StopTime = 1));\nend PrintTicks;\n";
+    let o = minimo("print_ticks.mo", model, &["simulate"], &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.ends_with("tick")).collect();
+    assert_eq!(
+        lines,
+        ["early tick", "early tick", "late tick", "late tick"],
+        "{err}"
+    );
 }

@@ -917,7 +917,12 @@ fn guard(eq: Equation, conds: &[Expr], k: usize) -> EResult<Equation> {
             message,
             warning,
         } => EquationKind::Assert {
-            condition: taken(condition, Expr::Boolean(true)),
+            // A call for its effect must not run in a branch not taken.
+            condition: super::effect_call::guarded(
+                &condition,
+                &taken(Expr::Boolean(true), Expr::Boolean(false)),
+            )
+            .unwrap_or_else(|| taken(condition, Expr::Boolean(true))),
             message,
             warning,
         },

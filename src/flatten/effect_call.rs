@@ -5,11 +5,16 @@
 //! what it prints), so the call's whole meaning is "fail when the body fails". It becomes an
 //! `assert` whose condition is a call of a generated wrapper: the function's own body with one
 //! extra Boolean output set to `true` before the body runs. A failing assert inside the body
-//! makes the wrapper's call fail (NaN at run time), which fails the assert with the body's
+//! makes the wrapper's call fail (false at run time), which fails the assert with the body's
 //! message; the assert is checked where the call stands (at each accepted step, or at the
 //! event of the `when` around it). Dropping the call instead ran none of its asserts.
+//!
+//! The run evaluates every branch of an `if` (the tape is straight-line code), so a call in a
+//! branch is guarded inside the wrapper: its last input `active` says whether the branch is
+//! taken ([`guarded`]), and the body runs only then (a print in a branch not taken prints
+//! nothing).
 
-use crate::dae::{Function, FunctionVar, ScalarType};
+use crate::dae::{BinOp, Expr, Function, FunctionVar, ScalarType};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast;
 use std::collections::BTreeMap;
@@ -45,10 +50,20 @@ pub fn wrapper(
             .chain(&f.locals)
             .any(|v| v.name == n)
     };
-    let mut ok = "done".to_string();
-    while taken(&ok) {
-        ok.push('_');
-    }
+    let fresh = |base: &str| {
+        let mut n = base.to_string();
+        while taken(&n) {
+            n.push('_');
+        }
+        n
+    };
+    let (ok, active) = (fresh("done"), fresh("active"));
+    let boolean = |name: &str| FunctionVar {
+        name: name.to_string(),
+        ty: ScalarType::Boolean,
+        dims: Vec::new(),
+        default: None,
+    };
     let set_ok = statement(
         ast::StatementKind::Assign {
             target: ast::ComponentRef::single(&ok, span),
@@ -59,34 +74,78 @@ pub fn wrapper(
         },
         span,
     );
-    let mut body = vec![set_ok];
-    if f.native.is_some() {
+    let body = if f.native.is_some() {
         // An external function has no body to copy: the wrapper calls it.
-        body.push(statement(call_of(f, span)?, span));
+        vec![statement(call_of(f, span)?, span)]
     } else {
-        body.extend(f.body.iter().cloned());
-    }
+        f.body.clone()
+    };
+    let run_if_active = statement(
+        ast::StatementKind::If {
+            branches: vec![(
+                ast::Expr {
+                    kind: ast::ExprKind::Ref(ast::ComponentRef::single(&active, span)),
+                    span,
+                },
+                body,
+            )],
+            else_: Vec::new(),
+        },
+        span,
+    );
     let mut locals = f.locals.clone();
     locals.extend(f.outputs.iter().cloned());
+    let mut inputs = f.inputs.clone();
+    inputs.push(boolean(&active));
+    let mut input_groups = f.input_groups.clone();
+    if !input_groups.is_empty() {
+        input_groups.push(crate::dae::ArgGroup {
+            name: active.clone(),
+            first: f.inputs.len(),
+            fields: None,
+            record_dims: 0,
+        });
+    }
     let w = Function {
         name: name.clone(),
-        inputs: f.inputs.clone(),
-        outputs: vec![FunctionVar {
-            name: ok,
-            ty: ScalarType::Boolean,
-            dims: Vec::new(),
-            default: None,
-        }],
+        inputs,
+        outputs: vec![boolean(&ok)],
         locals,
-        body,
+        body: vec![set_ok, run_if_active],
         span: f.span,
         native: None,
         derivative: None,
-        input_groups: f.input_groups.clone(),
+        input_groups,
         output_groups: Vec::new(),
     };
     functions.insert(name.clone(), w);
     Ok(name)
+}
+
+/// The condition of a call's assert under the branch condition `taken`: the wrapper's call
+/// with `taken` added to its `active` input. `None` for any other condition.
+pub fn guarded(condition: &Expr, taken: &Expr) -> Option<Expr> {
+    let Expr::UserCall {
+        function,
+        args,
+        output,
+        element,
+    } = condition
+    else {
+        return None;
+    };
+    if !function.ends_with(SUFFIX) {
+        return None;
+    }
+    let mut args = args.clone();
+    let active = args.pop()?;
+    args.push(Expr::binary(BinOp::And, active, taken.clone()));
+    Some(Expr::UserCall {
+        function: function.clone(),
+        args,
+        output: *output,
+        element: *element,
+    })
 }
 
 fn statement(kind: ast::StatementKind, span: Span) -> ast::Statement {

@@ -182,6 +182,18 @@ impl Flattener<'_> {
     }
 }
 
+thread_local! {
+    /// Whether a call reached an external C function minimo cannot link (see [`take_unlinked`]).
+    static UNLINKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a call reached an external C function minimo cannot link since the last call of
+/// this: a function called for its effect that only fails for that (it writes a file) is
+/// skipped with a warning (`sim/funcall.rs`), while its asserts still run.
+pub fn take_unlinked() -> bool {
+    UNLINKED.with(|u| u.replace(false))
+}
+
 /// Whether `f` is an external function minimo cannot evaluate (its calls are kept symbolic,
 /// so that only a call actually evaluated fails).
 pub fn is_unlinkable(f: &Function) -> bool {
@@ -298,8 +310,9 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
         return Ok(vec![Value::scalar(y)]);
     }
     if !is_native(&n.c_name) {
+        UNLINKED.with(|u| u.set(true));
         return Err(format!(
-            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions, a few ModelicaStrings and ModelicaRandom functions (with the impure generator), the real FFT ModelicaFFT_kiss_fftr and the LAPACK routines dgesv, dgetrf, dgetrs, dgelsy and dgglse are built in)",
+            "`{name}` calls the C function `{}`, which minimo cannot link (no C code is linked; only the ModelicaStandardTables table functions, a few ModelicaStrings and ModelicaRandom functions (with the impure generator), the real FFT ModelicaFFT_kiss_fftr, Streams.print and Streams.error, and the LAPACK routines dgesv, dgetrf, dgetrs, dgelsy and dgglse are built in)",
             n.c_name
         ));
     }

@@ -72,7 +72,10 @@ pub mod tensor;
 mod variables;
 mod when_if;
 
-pub use effect_call::{FAILED as EFFECT_CALL_FAILED, SUFFIX as EFFECT_CALL_SUFFIX};
+pub use effect_call::{
+    FAILED as EFFECT_CALL_FAILED, SUFFIX as EFFECT_CALL_SUFFIX, guarded as effect_guarded,
+};
+pub use external_object::take_unlinked;
 pub use func_eval::{Value, call_function};
 pub use native::{if_pure, impure_calls, restart_impure};
 pub use tensor::Val;

@@ -550,7 +550,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         fname: &str,
         f: &crate::dae::Function,
         class: ClassId,
-        vals: Vec<Option<Tensor<Expr>>>,
+        mut vals: Vec<Option<Tensor<Expr>>>,
         bound_exprs: &[Option<&ast::Expr>],
         span: Span,
     ) -> EResult<Option<Vec<Tensor<Expr>>>> {
@@ -566,7 +566,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
         }
         let w = super::effect_call::wrapper(&mut self.f.functions, fname, span)?;
         let wf = self.f.functions[&w].clone();
-        self.call_values(&w, &wf, class, vals, bound_exprs, span)
+        // The wrapper's last input, `active`: taken unless a branch around it says otherwise.
+        vals.push(Some(Tensor::scalar(Expr::Boolean(true))));
+        let mut bound = bound_exprs.to_vec();
+        bound.resize(vals.len(), None);
+        self.call_values(&w, &wf, class, vals, &bound, span)
             .map(Some)
     }
 

@@ -728,6 +728,12 @@ fn check_assert(
     a: &Action,
     t: f64,
 ) -> Result<(), Box<Diagnostic>> {
+    for w in super::funcall::take_effect_warnings() {
+        let w = format!("warning at time {t}: {w}");
+        if !es.warnings.contains(&w) {
+            es.warnings.push(w);
+        }
+    }
     let Action::Assert {
         condition,
         message,

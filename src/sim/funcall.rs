@@ -84,6 +84,8 @@ thread_local! {
     static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
     /// The message of the last failed call for its effect (see [`Callee::pick`]).
     static EFFECT_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Calls for their effect skipped since the last [`take_effect_warnings`].
+    static EFFECT_WARNINGS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Starts a new event instant. An impure call (`impureRandom`) is made once per instant: the
@@ -102,6 +104,11 @@ pub fn take_failure() -> Option<String> {
 /// The message of the last call for its effect that failed.
 pub fn take_effect_failure() -> Option<String> {
     EFFECT_FAILURE.with(|f| f.borrow_mut().take())
+}
+
+/// The calls for their effect skipped because they reach C code minimo cannot link.
+pub fn take_effect_warnings() -> Vec<String> {
+    EFFECT_WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
 fn table() -> &'static RwLock<Vec<Arc<CallSite>>> {
@@ -143,7 +150,17 @@ impl Callee {
             return self.pick(out, output, element);
         }
         let before = crate::flatten::impure_calls();
-        let result = self.try_run(args);
+        crate::flatten::take_unlinked();
+        let mut result = self.try_run(args);
+        if let Err(m) = &result
+            && crate::flatten::take_unlinked()
+            && let Some(name) = self.name.strip_suffix(crate::flatten::EFFECT_CALL_SUFFIX)
+        {
+            // Its effect cannot be had (a file written through C): skipped, with a warning.
+            let w = format!("the call of `{name}` for its effect was skipped: {m}");
+            EFFECT_WARNINGS.with(|ws| ws.borrow_mut().push(w));
+            result = Ok(vec![vec![1.0]]);
+        }
         if crate::flatten::impure_calls() != before {
             self.impure.store(true, Relaxed);
         }

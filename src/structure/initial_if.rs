@@ -141,11 +141,14 @@ pub(super) fn guarded_assert(e: &Equation, conds: &[Expr], k: usize) -> Equation
         unreachable!("guarded_assert is called on asserts only");
     };
     let active = branch_guard(conds, k);
-    let condition = Expr::binary(
-        BinOp::Or,
-        Expr::Unary(UnOp::Not, Box::new(active)),
-        condition.clone(),
-    );
+    // A call for its effect must not run in a branch not taken.
+    let condition = crate::flatten::effect_guarded(condition, &active).unwrap_or_else(|| {
+        Expr::binary(
+            BinOp::Or,
+            Expr::Unary(UnOp::Not, Box::new(active)),
+            condition.clone(),
+        )
+    });
     Equation {
         kind: EquationKind::Assert {
             condition,
