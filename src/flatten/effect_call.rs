@@ -177,21 +177,7 @@ fn call_of(f: &Function, span: Span) -> Result<ast::StatementKind, Diagnostic> {
         })
         .collect();
     Ok(ast::StatementKind::Call {
-        func: ast::ComponentRef {
-            global: false,
-            parts: f
-                .name
-                .split('.')
-                .map(|p| ast::RefPart {
-                    ident: ast::Ident {
-                        name: p.to_string(),
-                        span,
-                    },
-                    subscripts: vec![],
-                })
-                .collect(),
-            span,
-        },
+        func: super::functional_args::name_ref(&f.name, span),
         args: ast::FunctionArgs {
             positional,
             named: Vec::new(),

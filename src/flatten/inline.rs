@@ -479,19 +479,7 @@ impl Sym<'_, '_, '_> {
         span: Span,
     ) -> EResult<Vec<Tensor<Expr>>> {
         let abort = || Diagnostic::error(span, "not inlined");
-        let consts: Option<Vec<Option<func_eval::Value>>> = vals
-            .iter()
-            .map(|v| match v {
-                Some(t) => t
-                    .data
-                    .iter()
-                    .map(|x| x.to_val())
-                    .collect::<Option<Vec<_>>>()
-                    .map(|d| Some(Tensor::new(t.dims.clone(), d))),
-                None => Some(None),
-            })
-            .collect();
-        if let Some(c) = consts
+        if let Some(c) = super::scalarize::constant_values(&vals)
             && f.native.is_none()
             && let Ok(outs) = func_eval::call_with_defaults(&self.fc.f.functions, name, c)
         {

@@ -927,7 +927,9 @@ impl<'a, 'b> FCtx<'a, 'b> {
 }
 
 /// The values of call arguments when all are constants (`None` in the list: the default).
-fn constant_values(vals: &[Option<Tensor<Expr>>]) -> Option<Vec<Option<func_eval::Value>>> {
+pub(super) fn constant_values(
+    vals: &[Option<Tensor<Expr>>],
+) -> Option<Vec<Option<func_eval::Value>>> {
     vals.iter()
         .map(|v| match v {
             Some(t) => t

@@ -8,7 +8,7 @@
 //! until no discrete value changes (MLS 8.6), with `pre(v)` holding the value before.
 
 use super::engine::{BlockError, Engine};
-use super::program::{Action, WhenClause, failed_assert_text, message_text};
+use super::program::{Action, FailedAssert, WhenClause, message_text};
 use super::tape::apply;
 use crate::diag::{Diagnostic, Span};
 
@@ -734,20 +734,15 @@ fn check_assert(
             es.warnings.push(w);
         }
     }
-    let Action::Assert {
-        condition,
-        message,
+    let Some(FailedAssert {
+        text,
         warning,
         span,
-    } = a
+    }) = a.failed_assert(&engine.regs)
     else {
         return Ok(());
     };
-    let Some(text) = failed_assert_text(engine.regs[*condition as usize], message, &engine.regs)
-    else {
-        return Ok(());
-    };
-    if *warning {
+    if warning {
         let w = format!("warning at time {t}: assertion failed: {text}");
         if !es.warnings.contains(&w) {
             es.warnings.push(w);
@@ -755,7 +750,7 @@ fn check_assert(
         return Ok(());
     }
     Err(Box::new(
-        Diagnostic::error(*span, format!("assertion failed at time {t}: {text}"))
+        Diagnostic::error(span, format!("assertion failed at time {t}: {text}"))
             .with_label("this assert"),
     ))
 }

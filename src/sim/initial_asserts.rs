@@ -6,7 +6,7 @@
 //! are compiled with the initial code, so they are current after that code has run.
 
 use super::engine::Engine;
-use super::program::{Action, failed_assert_text};
+use super::program::FailedAssert;
 use super::tape::run;
 use crate::diag::Diagnostic;
 
@@ -21,28 +21,22 @@ pub fn check(engine: &mut Engine, t0: f64) -> Result<Vec<String>, Box<Diagnostic
     run(&p.code[p.initial_code.clone()], &mut engine.regs);
     let mut warnings = Vec::new();
     for a in &engine.prog.initial_asserts {
-        let Action::Assert {
-            condition,
-            message,
+        let Some(FailedAssert {
+            text,
             warning,
             span,
-        } = a
+        }) = a.failed_assert(&engine.regs)
         else {
             continue;
         };
-        let Some(text) =
-            failed_assert_text(engine.regs[*condition as usize], message, &engine.regs)
-        else {
-            continue;
-        };
-        if *warning {
+        if warning {
             warnings.push(format!(
                 "warning at initialization (time {t0}): assertion failed: {text}"
             ));
         } else {
             return Err(Box::new(
                 Diagnostic::error(
-                    *span,
+                    span,
                     format!("assertion failed at initialization (time {t0}): {text}"),
                 )
                 .with_label("this assert of the initial system"),

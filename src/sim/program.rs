@@ -216,23 +216,45 @@ impl Program {
 }
 
 /// Renders a compiled message with the current register values.
-/// The message of an assert whose condition register holds `c`, when it failed: false, or NaN
-/// (a condition that is a failed function call, whose own message is the reason). The assert
-/// of a call for its effect (`flatten/effect_call.rs`) gives the call's message.
-pub fn failed_assert_text(c: f64, message: &[MsgPart], regs: &[f64]) -> Option<String> {
-    if c.is_nan() {
-        return Some(super::funcall::take_failure().unwrap_or_else(|| message_text(message, regs)));
+/// An assert that failed: its message, level and place.
+pub struct FailedAssert {
+    pub text: String,
+    pub warning: bool,
+    pub span: Span,
+}
+
+impl Action {
+    /// `Some` when this is an assert whose condition fails on `regs`: false, or NaN (a
+    /// condition that is a failed function call, whose own message is the reason). The assert
+    /// of a call for its effect (`flatten/effect_call.rs`) gives the call's message.
+    pub fn failed_assert(&self, regs: &[f64]) -> Option<FailedAssert> {
+        let Action::Assert {
+            condition,
+            message,
+            warning,
+            span,
+        } = self
+        else {
+            return None;
+        };
+        let c = regs[*condition as usize];
+        let text = if c.is_nan() {
+            super::funcall::take_failure().unwrap_or_else(|| message_text(message, regs))
+        } else if c != 0.0 {
+            return None;
+        } else {
+            let text = message_text(message, regs);
+            match super::funcall::take_effect_failure() {
+                Some(m) if text.ends_with(crate::flatten::EFFECT_CALL_FAILED) => m,
+                _ => text,
+            }
+        };
+        Some(FailedAssert {
+            text,
+            warning: *warning,
+            span: *span,
+        })
     }
-    if c != 0.0 {
-        return None;
-    }
-    let text = message_text(message, regs);
-    if text.ends_with(crate::flatten::EFFECT_CALL_FAILED)
-        && let Some(m) = super::funcall::take_effect_failure()
-    {
-        return Some(m);
-    }
-    Some(text)
 }
 
 pub fn message_text(parts: &[MsgPart], regs: &[f64]) -> String {
