@@ -61,3 +61,53 @@ fn inherited_function_input_and_component_take_the_redeclared_record() {
         "medium.d",
     );
 }
+
+/// The record redeclared in the `extends` modifier of the medium package
+/// (`extends PartialMedium(redeclare record ThermodynamicState = Common.BaseProps_Tpoly)`, as
+/// Modelica.Media.Incompressible.TableBased writes it), seen by the input of an inherited
+/// function that a further package (`Oil extends Table(R = 300)`) reaches (MLS 7.3).
+const MEDIUM_EXTENDS_MOD: &str = r#"
+package Media
+  partial package Partial
+    replaceable record State
+    end State;
+    replaceable partial function density
+      input State state;
+      output Real d;
+    end density;
+  end Partial;
+  package Common
+    record Props
+      Real p;
+      Real T;
+    end Props;
+  end Common;
+  partial package Table
+    extends Partial(redeclare record State = Common.Props);
+    constant Real R = 287;
+    redeclare function extends density
+    algorithm
+      d := state.p/(R*state.T);
+    end density;
+  end Table;
+  package Oil
+    extends Table(R = 300);
+  end Oil;
+  model Use
+    package Medium = Oil;
+    Medium.State s(p = 2e5, T = 400);
+    Real d2 = Medium.density(s);
+  end Use;
+end Media;
+"#;
+
+#[test]
+fn record_redeclared_in_extends_modifier_reaches_inherited_function() {
+    let r = flatten_common::simulate_source("media2.mo", MEDIUM_EXTENDS_MOD, "Media.Use");
+    flatten_common::close(
+        flatten_common::at(&r, "d2", 0.0),
+        2e5 / (300.0 * 400.0),
+        1e-12,
+        "d2",
+    );
+}

@@ -160,6 +160,30 @@ fn conflicting_duplicate_elements() {
     );
 }
 
+/// MLS 7.3.3: an element inherited through two bases is one element when the two copies are
+/// identical after modification: here the `extends A(x(start = 2))` modifier makes A's `x` what
+/// B declares (the pattern of the Fluid fittings' `m_flow(stateSelect = ...)`).
+#[test]
+fn duplicate_elements_identical_after_modification() {
+    let text = "model A Real x(min = 0); end A;\nmodel B Real x(min = 0, start = 2); end B;\n\
+                model M extends A(x(start = 2)); extends B; equation x = 1; end M;\n";
+    let f = flatten_common::flat(text, Some("M"));
+    assert_eq!(f.matches("Real x").count(), 1, "{f}");
+    assert!(f.contains("start = 2"), "{f}");
+}
+
+/// The same two declarations, but the modifier gives a different start value than B's: two
+/// different elements of one name, an error.
+#[test]
+fn duplicate_elements_different_after_modification() {
+    assert_err(
+        "model A Real x(min = 0); end A;\nmodel B Real x(min = 0, start = 2); end B;\n\
+         model M extends A(x(start = 3)); extends B; equation x = 1; end M;\n",
+        Some("M"),
+        &["`x` is declared twice with different definitions"],
+    );
+}
+
 #[test]
 fn unbalanced_missing_equation_names_variable() {
     let e = err(

@@ -71,3 +71,33 @@ fn one_tank_drains_through_its_pipe_from_level_start() {
         assert!((temp - 293.15).abs() < 1e-6, "T = {temp}");
     }
 }
+
+/// A room of moist air ventilated with air of less CO2 (Modelica.Fluid.Examples.TraceSubstances).
+/// The volume's `medium.p`, `medium.T` and `medium.Xi` carry `stateSelect = prefer`; making them
+/// the states differentiates the MoistAir enthalpy `specificEnthalpy_pTX(p, T, {Xi[1]})`, a call
+/// with a vector argument. Before, the states stayed `m`, `U`, `mXi` (no start: 0) and the medium
+/// loop got `Xi = 0/0` at t = 0. The well-mixed room's CO2 decays to the inflow's with the time
+/// constant m/m_flow: C(t) = C_in + (C_0 - C_in) exp(-m_flow t/m).
+#[test]
+fn room_co2_is_ventilated_towards_the_inflow_concentration() {
+    if msl_library().is_none() {
+        return;
+    }
+    let t = run("Modelica.Fluid.Examples.TraceSubstances.RoomCO2");
+    assert!((first(&t, "volume.medium.p") - 101325.0).abs() < 1e-6);
+    assert!((first(&t, "volume.medium.T") - 293.15).abs() < 1e-9);
+    let (c0, c_in) = (1.519e-3, 0.3 * 1.519e-3);
+    assert!((first(&t, "volume.C[1]") - c0).abs() < 1e-12);
+    let (m0, m1) = (first(&t, "volume.m"), last(&t, "volume.m"));
+    assert!((m1 - m0).abs() < 0.01 * m0, "air mass {m0} -> {m1}");
+    let m_flow = 100.0 / 1.2 / 3600.0 * 5.0;
+    let tau = m1 / m_flow;
+    for time in [900.0, 1800.0, 3600.0] {
+        let expected = c_in + (c0 - c_in) * (-time / tau).exp();
+        let c = t.at("volume.C[1]", time);
+        assert!(
+            (c - expected).abs() < 0.01 * expected,
+            "C({time}) = {c}, well mixed {expected}"
+        );
+    }
+}

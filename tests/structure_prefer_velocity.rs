@@ -135,3 +135,50 @@ fn a_preferred_variable_with_a_jump_keeps_its_jump() {
     close(w[last], 2.0, 1e-12, "w after the jump");
     close(x[last], 1.5, 1e-6, "x(1)");
 }
+
+/// The tank with a mixture, as the MSL MoistAir volumes: the enthalpy function takes the mass
+/// fractions as a vector `{x, 1 - x}` that changes with time. Making `level`, `T` and `x` the
+/// states differentiates `U = m*h(T, {x, 1 - x})`, so the derivative of a call with a vector
+/// argument is needed (element by element); without it the states stay `m`, `mX`, `U` (no
+/// start: 0) and `x = mX/m` is `0/0` at the start.
+const MIX_TANK: &str = "
+model MixTank
+  function h \"specific enthalpy of the mixture (two statements: not inlined)\"
+    input Real T;
+    input Real X[:];
+    output Real h;
+  protected
+    Real c;
+  algorithm
+    c := 4184*X[1] + 1000*X[2];
+    h := c*(T - 273.15);
+  end h;
+  parameter Real k = 0.5 \"outflow per level\";
+  Real m \"mass\";
+  Real mX \"mass of the first substance\";
+  Real U \"internal energy\";
+  Real level(stateSelect = StateSelect.prefer, start = 0.8);
+  Real T(stateSelect = StateSelect.prefer, start = 350);
+  Real x(stateSelect = StateSelect.prefer, start = 0.3);
+equation
+  der(m) = -k*level;
+  der(mX) = -k*level*x;
+  der(U) = -k*level*h(T, {x, 1 - x});
+  m = level;
+  mX = m*x;
+  U = m*h(T, {x, 1 - x});
+end MixTank;
+";
+
+#[test]
+fn preferred_mass_fraction_in_a_vector_argument_is_a_state() {
+    let r = simulate_text(MIX_TANK, &sim_options(2.0, 0.5, 1e-8)).unwrap_or_else(|e| panic!("{e}"));
+    let col = |n: &str| r.column(n).unwrap_or_else(|| panic!("no {n}"));
+    let (level, t, x) = (col("level"), col("T"), col("x"));
+    // The outflow carries its own composition and energy: x and T keep their start values.
+    for (i, &time) in r.time.iter().enumerate() {
+        close(level[i], 0.8 * (-0.5 * time).exp(), 1e-6, "level");
+        close(t[i], 350.0, 1e-6, "T");
+        close(x[i], 0.3, 1e-6, "x");
+    }
+}

@@ -531,7 +531,7 @@ impl Flattener<'_> {
                     decl_mod,
                     cond_lex: id,
                 };
-                self.add_component(out, elem, clause.element_prefixes.redeclare)?;
+                self.add_component(out, elem, clause.element_prefixes.redeclare, None)?;
             }
         }
         Ok(())
@@ -573,6 +573,12 @@ impl Flattener<'_> {
         out.bases.push(b.id);
         out.bases.extend(b.bases.iter().copied());
         let merged = modifier::merge(m, &b.self_mod, "")?;
+        // Components first: an element inherited twice is compared with the modifiers that
+        // reach each copy, before this base's are merged with the earlier bases' (MLS 7.3.3).
+        for c in &b.components {
+            let outer = merged.sub(&c.name);
+            self.add_component(out, c.clone(), false, outer)?;
+        }
         // Each base contributes its own element names; merge the modifiers name by name.
         for (name, sm) in merged.subs {
             if let Some(existing) = out.self_mod.subs.iter_mut().find(|(n, _)| *n == name) {
@@ -588,9 +594,6 @@ impl Flattener<'_> {
         }
         if merged.binding.is_some() {
             out.self_mod.binding = merged.binding;
-        }
-        for c in &b.components {
-            self.add_component(out, c.clone(), false)?;
         }
         for (name, ce) in &b.classes {
             let prev = out.classes.get(name).map(|p| p.id);
@@ -624,11 +627,14 @@ impl Flattener<'_> {
         Ok(())
     }
 
+    /// Adds `elem` to `out`; `outer` is the modifier that reaches this copy of it from the
+    /// `extends` clause it is inherited through (none for a class's own declaration).
     fn add_component(
         &mut self,
         out: &mut Expanded,
         elem: CompElem,
         redeclare: bool,
+        outer: Option<&Mod>,
     ) -> Result<(), Diagnostic> {
         if let Some(&i) = out.comp_index.get(&elem.name) {
             let prev = &out.components[i];
@@ -667,6 +673,11 @@ impl Flattener<'_> {
             // Identical duplicates (the same declaration inherited twice) merge (MLS 7.3.3).
             if Rc::ptr_eq(&prev.clause, &elem.clause)
                 || same_declaration(&prev.clause, &elem.clause)
+                || same_after_modification(
+                    (prev, out.self_mod.sub(&elem.name)),
+                    (&elem, outer),
+                    &elem.name,
+                )
             {
                 return Ok(());
             }
@@ -910,6 +921,36 @@ fn same_declaration(a: &ast::ComponentClause, b: &ast::ComponentClause) -> bool 
         s
     };
     strip(a) == strip(b)
+}
+
+/// Whether two copies of an element inherited twice are the same element once the modifiers
+/// that reach each copy are applied (MLS 7.3.3: "identical after modification"; a Fluid fitting
+/// sets `m_flow(stateSelect = ...)` through one base and the other base declares `m_flow` with
+/// that `stateSelect`). The declarations must agree but for their modifications, and the
+/// merged modifications must agree as text.
+fn same_after_modification(
+    (a, a_outer): (&CompElem, Option<&Mod>),
+    (b, b_outer): (&CompElem, Option<&Mod>),
+    name: &str,
+) -> bool {
+    let unmodified = |c: &CompElem| {
+        let mut clause = (*c.clause).clone();
+        for d in &mut clause.components {
+            d.modification = None;
+        }
+        clause
+    };
+    if !same_declaration(&unmodified(a), &unmodified(b)) {
+        return false;
+    }
+    let effective = |c: &CompElem, outer: Option<&Mod>| match outer {
+        Some(o) => modifier::merge(o, &c.decl_mod, name).ok(),
+        None => Some(c.decl_mod.clone()),
+    };
+    match (effective(a, a_outer), effective(b, b_outer)) {
+        (Some(x), Some(y)) => same_mod(&x, &y),
+        _ => false,
+    }
 }
 
 fn strip_spans(v: &mut serde_json::Value) {

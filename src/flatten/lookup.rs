@@ -145,11 +145,11 @@ impl Flattener<'_> {
         let mut cur = Some(lex);
         while let Some(c) = cur {
             if let Some(d) = self.derived_scope(context, c)
-                && let Some(id) = self.class_element(d, name)
+                && let Some(id) = self.class_element(d, name)?
             {
                 return Ok(Some(id));
             }
-            if let Some(id) = self.class_element(c, name) {
+            if let Some(id) = self.class_element(c, name)? {
                 return Ok(Some(id));
             }
             if let Some(id) = self.lookup_import(c, name)? {
@@ -215,15 +215,27 @@ impl Flattener<'_> {
 
     /// The class element `name` of class `c`: declared in it or inherited (the inherited
     /// ones only if `c` is not being expanded; a failing expansion is reported elsewhere).
-    fn class_element(&mut self, c: ClassId, name: &str) -> Option<ClassId> {
+    /// An inherited class that an `extends` modifier of `c` redeclares is the new class
+    /// (`extends PartialMedium(redeclare record ThermodynamicState = ...)`): code inherited
+    /// from the base and looked up through `c` sees it (MLS 7.3).
+    fn class_element(&mut self, c: ClassId, name: &str) -> Result<Option<ClassId>, Diagnostic> {
         if let Some(id) = self.child_class(c, name) {
-            return Some(id);
+            return Ok(Some(id));
         }
         if self.expanding.contains(&c) {
-            return None;
+            return Ok(None);
         }
-        let found = self.expanded(c).ok()?.classes.get(name)?.id;
-        Some(self.through_package(c, found))
+        if let Some(id) = self.redeclared_member(c, name)? {
+            return Ok(Some(id));
+        }
+        let Some(found) = self
+            .expanded(c)
+            .ok()
+            .and_then(|e| e.classes.get(name).map(|ce| ce.id))
+        else {
+            return Ok(None);
+        };
+        Ok(Some(self.through_package(c, found)))
     }
 
     /// Whether the call of `func` written in class `lex` (instance `inst`) is minimo's

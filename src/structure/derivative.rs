@@ -22,6 +22,21 @@ pub trait Tangent {
         element: usize,
         k: usize,
     ) -> Result<Expr, String>;
+    /// The partial derivative of a user-function call with respect to element `j` of its
+    /// vector argument `k`; by default not available.
+    fn user_partial_element(
+        &mut self,
+        function: &str,
+        _args: &[Expr],
+        _output: (usize, usize),
+        k: usize,
+        _j: usize,
+    ) -> Result<Expr, String> {
+        Err(format!(
+            "cannot differentiate the call of `{function}`: its array argument {} changes with time",
+            k + 1
+        ))
+    }
     /// The derivative function a user function declares (`derivative` annotation, MLS
     /// 12.7.1), with the arguments whose derivatives it takes and those whose derivative must
     /// be zero.
@@ -164,11 +179,29 @@ pub fn diff(e: &Expr, t: &mut dyn Tangent) -> Result<Expr, String> {
                 if is_zero(&da) {
                     continue;
                 }
-                if matches!(a, Expr::Array { .. }) {
-                    return Err(format!(
-                        "cannot differentiate the call of `{function}`: its array argument {} changes with time",
-                        k + 1
-                    ));
+                if let Expr::Array { dims, .. } = a {
+                    // A vector argument: the chain rule element by element.
+                    let Expr::Array { elements: des, .. } = &da else {
+                        return Err(format!(
+                            "cannot differentiate the call of `{function}`: its array argument {} changes with time",
+                            k + 1
+                        ));
+                    };
+                    if dims.len() != 1 {
+                        return Err(format!(
+                            "cannot differentiate the call of `{function}`: its matrix argument {} changes with time",
+                            k + 1
+                        ));
+                    }
+                    for (j, de) in des.iter().enumerate() {
+                        if is_zero(de) {
+                            continue;
+                        }
+                        let p =
+                            t.user_partial_element(function, args, (*output, *element), k, j)?;
+                        sum = add(sum, mul(p, de.clone()));
+                    }
+                    continue;
                 }
                 let p = t.user_partial(function, args, *output, *element, k)?;
                 sum = add(sum, mul(p, da));

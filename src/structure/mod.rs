@@ -140,11 +140,20 @@ pub fn analyze(mut model: FlatModel, opts: &AnalyzeOptions) -> diag::Result<Anal
             phases: timings.phases.clone(),
             last: timings.last,
         };
-        if let Ok(r) = reduce_and_finish(&mut trial, &opts.prefer_states, &mut t) {
-            reduced = trial;
-            timings = t;
-            done = Some(r);
-            break;
+        match reduce_and_finish(&mut trial, &opts.prefer_states, &mut t) {
+            Ok(r) => {
+                reduced = trial;
+                timings = t;
+                done = Some(r);
+                break;
+            }
+            // `MINIMO_DEBUG_STATES`: why a trial with preferred candidates was given up.
+            Err(d) if std::env::var_os("MINIMO_DEBUG_STATES").is_some() => {
+                for x in &d {
+                    eprintln!("preferred-state trial failed: {}", x.message);
+                }
+            }
+            Err(_) => {}
         }
     }
     let (system, mut report) = match done {

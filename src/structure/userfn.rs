@@ -8,8 +8,9 @@
 //! (about the cube root of the machine epsilon, which balances truncation and rounding error:
 //! relative accuracy near 1e-10 for smooth functions). The simulator runs it like any user
 //! function. Record inputs and outputs are passed field by field (`flatten::fn_records`), so `k`
-//! and the output number count fields. Array inputs that change with time and array outputs are
-//! refused with a message.
+//! and the output number count fields. A Real vector input that changes with time gets one such
+//! function per element that changes (`partial_element_call`: the MoistAir enthalpy of
+//! `{Xi[1]}`); matrix inputs and array outputs are refused with a message.
 
 use crate::dae::{Expr, FlatModel, Function, FunctionVar, ScalarType};
 use crate::diag::Span;
@@ -152,6 +153,187 @@ fn generate(
         input_groups: vec![],
         output_groups: vec![],
     })
+}
+
+/// Name of the generated partial derivative of output `output` of `function` w.r.t. element
+/// `j` (0-based) of its vector input `k`.
+pub fn partial_element_name(function: &str, output: usize, k: usize, j: usize) -> String {
+    format!(
+        "{function}.__pder_out{}_in{}_el{}",
+        output + 1,
+        k + 1,
+        j + 1
+    )
+}
+
+/// The expression `∂ function(args)[output] / ∂ args[k][j]` for a vector input `k` (the mass
+/// fractions `X[:]` of a medium function called with `{Xi[1]}`), generating the derivative
+/// function: the central difference in that one element, as [`partial_call`] does for a
+/// scalar input.
+pub fn partial_element_call(
+    model: &mut FlatModel,
+    function: &str,
+    args: &[Expr],
+    (output, element): (usize, usize),
+    k: usize,
+    j: usize,
+) -> Result<Expr, String> {
+    let name = partial_element_name(function, output, k, j);
+    if !model.functions.contains_key(&name) {
+        let f = model.functions.get(function).ok_or_else(|| {
+            format!("the function `{function}` is called but its definition is missing")
+        })?;
+        let generated = generate_element(f, &name, (output, element), k, j)?;
+        model.functions.insert(name.clone(), generated);
+    }
+    Ok(Expr::UserCall {
+        function: name,
+        args: args.to_vec(),
+        output: 0,
+        element: 0,
+    })
+}
+
+/// The body of [`partial_element_call`]'s function: a copy `__xs` of the vector input whose
+/// element `j` is moved by `±h`, the function called with it twice.
+fn generate_element(
+    f: &Function,
+    name: &str,
+    (output, element): (usize, usize),
+    k: usize,
+    j: usize,
+) -> Result<Function, String> {
+    let out = f.outputs.get(output).ok_or_else(|| {
+        format!(
+            "the function `{}` has no output number {}",
+            f.name,
+            output + 1
+        )
+    })?;
+    if !out.dims.is_empty() || element > 0 {
+        return Err(format!(
+            "cannot differentiate the function `{}`: its output `{}` is an array (only scalar outputs are supported)",
+            f.name, out.name
+        ));
+    }
+    let input = f.inputs.get(k).ok_or_else(|| {
+        format!(
+            "the function `{}` is called with more arguments than inputs",
+            f.name
+        )
+    })?;
+    if input.dims.len() != 1 || input.ty != ScalarType::Real {
+        return Err(format!(
+            "cannot differentiate the function `{}` with respect to its input `{}` (only scalars and Real vectors are supported)",
+            f.name, input.name
+        ));
+    }
+    let sp = f.span;
+    let (xs, h, fp, fm, d) = ("__xs", "__h", "__fplus", "__fminus", "__dfdx");
+    let elem = |n: &str| indexed(n, j, sp);
+    let elem_expr = |n: &str| ast::Expr {
+        kind: ast::ExprKind::Ref(indexed(n, j, sp)),
+        span: sp,
+    };
+    let assign = |target: ast::ComponentRef, value: ast::Expr| ast::Statement {
+        kind: ast::StatementKind::Assign { target, value },
+        comment: ast::Comment::default(),
+        span: sp,
+    };
+    let step = bin(
+        ast::BinOp::Mul,
+        real(6.1e-6, sp),
+        call(
+            "max",
+            vec![call("abs", vec![elem_expr(&input.name)], sp), real(1.0, sp)],
+            sp,
+        ),
+        sp,
+    );
+    let moved = |op: ast::BinOp| assign(elem(xs), bin(op, elem_expr(&input.name), var(h, sp), sp));
+    let with_xs = || {
+        let args = f
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, inp)| var(if i == k { xs } else { &inp.name }, sp))
+            .collect();
+        call(&f.name, args, sp)
+    };
+    let diff = bin(
+        ast::BinOp::Div,
+        bin(ast::BinOp::Sub, var(fp, sp), var(fm, sp), sp),
+        bin(ast::BinOp::Mul, real(2.0, sp), var(h, sp), sp),
+        sp,
+    );
+    let body = vec![
+        assign(cref(h, sp), step),
+        assign(cref(xs, sp), var(&input.name, sp)),
+        moved(ast::BinOp::Add),
+        assign_output(output, fp, with_xs(), sp),
+        moved(ast::BinOp::Sub),
+        assign_output(output, fm, with_xs(), sp),
+        assign(cref(d, sp), diff),
+    ];
+    let local = |n: &str, dims: Vec<Option<ast::Expr>>| FunctionVar {
+        name: n.to_string(),
+        ty: ScalarType::Real,
+        dims,
+        default: None,
+    };
+    let size = call("size", vec![var(&input.name, sp), integer(1, sp)], sp);
+    Ok(Function {
+        name: name.to_string(),
+        inputs: f.inputs.clone(),
+        outputs: vec![local(d, Vec::new())],
+        locals: vec![
+            local(h, Vec::new()),
+            local(fp, Vec::new()),
+            local(fm, Vec::new()),
+            local(xs, vec![Some(size)]),
+        ],
+        body,
+        span: sp,
+        native: None,
+        derivative: None,
+        input_groups: vec![],
+        output_groups: vec![],
+    })
+}
+
+/// `target := value` for output number `output` of the call `value` (`(, , target) := f(..)`).
+fn assign_output(output: usize, target: &str, value: ast::Expr, sp: Span) -> ast::Statement {
+    let kind = if output == 0 {
+        ast::StatementKind::Assign {
+            target: cref(target, sp),
+            value,
+        }
+    } else {
+        let mut targets: Vec<Option<ast::ComponentRef>> = vec![None; output + 1];
+        targets[output] = Some(cref(target, sp));
+        ast::StatementKind::MultiAssign { targets, value }
+    };
+    ast::Statement {
+        kind,
+        comment: ast::Comment::default(),
+        span: sp,
+    }
+}
+
+/// `n[j + 1]`: element `j` (0-based) of the function's vector variable `n`.
+fn indexed(n: &str, j: usize, sp: Span) -> ast::ComponentRef {
+    let mut r = ast::ComponentRef::single(n, sp);
+    if let Some(part) = r.parts.first_mut() {
+        part.subscripts = vec![ast::Subscript::Expr(integer(j as i64 + 1, sp))];
+    }
+    r
+}
+
+fn integer(v: i64, span: Span) -> ast::Expr {
+    ast::Expr {
+        kind: ast::ExprKind::Integer(v),
+        span,
+    }
 }
 
 trait PlainAssign {

@@ -190,4 +190,14 @@ impl Tangent for TimeTangent<'_> {
     ) -> Result<Expr, String> {
         userfn::partial_call(&mut self.work.model, function, args, output, element, k)
     }
+    fn user_partial_element(
+        &mut self,
+        function: &str,
+        args: &[Expr],
+        output: (usize, usize),
+        k: usize,
+        j: usize,
+    ) -> Result<Expr, String> {
+        userfn::partial_element_call(&mut self.work.model, function, args, output, k, j)
+    }
 }
