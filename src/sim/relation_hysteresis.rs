@@ -23,17 +23,31 @@ const BAND: f64 = 2.0 * ROUNDING;
 /// The shift for relation `op` with operands `a`, `b`, kept at `kept`: zero when they agree or
 /// when the disagreement is more than rounding (then the plain function's sign change, back to
 /// agreement, is the event to find).
-pub fn shift(op: Op, a: f64, b: f64, kept: bool) -> f64 {
+///
+/// A relation the event just `switched` that agrees with operands still within the band of
+/// its switching point gets the band too: its operands sit on the boundary, where the
+/// integrator's own error (far below its tolerance) decides their sign. An ideal thyristor
+/// fired at its voltage zero has the current `s` = 1e-16 A at the start of the on mode, the
+/// solver's noise makes it -4e-17 A a few femtoseconds later, the thyristor turns off, and the
+/// off mode's voltage, as close to zero, turns it on again: tens of events within 1e-10 s and a
+/// chattering error, while the current really grows (Dimmer_RL fired at 180 degrees). With
+/// the band, the switch goes back only when the operands move past it: hysteresis as the
+/// zero-crossing functions of Dymola and OpenModelica have.
+pub fn shift(op: Op, a: f64, b: f64, kept: bool, switched: bool) -> f64 {
     let Some(g) = toward_kept(op, a, b, kept) else {
         return 0.0;
     };
     let band = BAND * (1.0 + a.abs() + b.abs());
-    // `g` can be zero with the relation disagreeing (`a < b` kept true with `a == b`).
-    let agrees = (apply(op, a, b, 0.0) != 0.0) == kept;
-    if agrees || g.abs() > band || !band.is_finite() {
+    if !band.is_finite() || g.abs() > band {
         return 0.0;
     }
-    g.abs() + band
+    // `g` can be zero with the relation disagreeing (`a < b` kept true with `a == b`).
+    let agrees = (apply(op, a, b, 0.0) != 0.0) == kept;
+    match (agrees, switched) {
+        (false, _) => g.abs() + band,
+        (true, true) => band,
+        (true, false) => 0.0,
+    }
 }
 
 /// The zero-crossing function of [`super::engine::root_value`] with the hysteresis `shift`:
