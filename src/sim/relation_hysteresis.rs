@@ -11,6 +11,7 @@
 //! beyond the band to the other side: an event then takes the relation's value from its
 //! operands, and the event iteration settles the mode properly (`sim/mixed_search.rs`).
 
+use super::engine::Engine;
 use super::events::ROUNDING;
 use super::tape::{Op, apply};
 
@@ -75,4 +76,83 @@ fn toward_kept(op: Op, a: f64, b: f64, kept: bool) -> Option<f64> {
     };
     let d = a - b;
     Some(if kept { s * d } else { -s * d })
+}
+
+/// How far ahead, relative to the run's time unit plus the time, [`drop_band_where_mode_leaves`]
+/// looks: far enough that a relation whose operand leaves the kept side at any rate that
+/// matters (a thermostat's 1 K/s against a band of 1e-7 K) is seen leaving it, near enough
+/// that the first-order prediction is the mode's own direction and not a later turn.
+const PROBE: f64 = 1e-6;
+
+/// Takes the band off again from a relation the event just switched (listed by `before`, the
+/// values before the event) when the new mode itself moves its operands out of the kept side:
+/// an explicit Euler step of `PROBE` from the event in the new mode (relations held) puts
+/// them beyond the band on the other side. That relation really flips straight back (a
+/// thermostat without hysteresis: heating off at `T = Tbar` makes `T < Tbar` true at once), and
+/// the band would only space the flips out by the band's width, time creeping on by 1e-10 s
+/// per event instead of the chattering error. The band stays where the new mode keeps the
+/// operands on their side or leaves them at the boundary (an ideal thyristor fired at its
+/// voltage zero: its current grows from zero with a slope of zero, and only the integrator's
+/// noise makes it -4e-17 A). A failed probe (the new mode's loop not solvable a step ahead)
+/// leaves no band, as without this hysteresis.
+pub fn drop_band_where_mode_leaves(engine: &mut Engine, before: &[bool], time_unit: f64) {
+    let relations = &engine.prog.relations;
+    let candidates: Vec<usize> = (0..relations.len())
+        .filter(|&i| {
+            let r = &relations[i];
+            let kept = engine.regs[r.reg as usize] != 0.0;
+            let agrees = (apply(
+                r.op,
+                engine.regs[r.a as usize],
+                engine.regs[r.b as usize],
+                0.0,
+            ) != 0.0)
+                == kept;
+            engine.root_shift.get(i).is_some_and(|&s| s != 0.0)
+                && before.get(i).is_some_and(|&v| v != kept)
+                && agrees
+        })
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let t = engine.regs[engine.prog.time as usize];
+    let ahead = probe_operands(engine, t, PROBE * (time_unit + t.abs()), &candidates);
+    for (k, &i) in candidates.iter().enumerate() {
+        let r = &engine.prog.relations[i];
+        let kept = engine.regs[r.reg as usize] != 0.0;
+        let leaves = ahead.as_ref().is_none_or(|ops| {
+            let (a, b) = ops[k];
+            let g = toward_kept(r.op, a, b, kept).unwrap_or(0.0);
+            !(g >= -BAND * (1.0 + a.abs() + b.abs()))
+        });
+        if leaves {
+            engine.root_shift[i] = 0.0;
+        }
+    }
+}
+
+/// The operands of relations `which` after an explicit Euler step of `h` from the current
+/// point, with every relation and discrete variable held; the registers are restored after.
+/// `None` when the step's evaluation fails.
+fn probe_operands(engine: &mut Engine, t: f64, h: f64, which: &[usize]) -> Option<Vec<(f64, f64)>> {
+    let saved = engine.regs.clone();
+    let x = engine.states();
+    let mut dx = vec![0.0; x.len()];
+    engine.derivatives(&mut dx);
+    let x1: Vec<f64> = x.iter().zip(&dx).map(|(x, d)| x + h * d).collect();
+    let ok = engine.eval_at(t + h, &x1).is_ok();
+    let out = ok.then(|| {
+        engine.run_outputs();
+        which
+            .iter()
+            .map(|&i| {
+                let r = &engine.prog.relations[i];
+                (engine.regs[r.a as usize], engine.regs[r.b as usize])
+            })
+            .collect()
+    });
+    engine.regs = saved;
+    engine.invalidate();
+    out
 }
