@@ -66,6 +66,16 @@ pub fn shifted_root(op: Op, a: f64, b: f64, kept: bool, shift: f64) -> f64 {
     if v >= 0.0 { m } else { -m }
 }
 
+/// Whether the band `shift` of a relation kept at `kept` has done its work: the operands are
+/// on the kept side by more than twice the band, so noise of the band's size can no longer
+/// carry them back across the switching point. Left in place, the band would delay the
+/// relation's next real crossing by its width (`s > 0` of `cos(20 pi t)` switched false at one
+/// zero, the next rising zero found at `s = 2e-9` instead of at `s = 0`). Taking it off there
+/// changes the crossing function from `g + shift` to `g`, both positive: no sign change.
+pub fn expired(op: Op, a: f64, b: f64, kept: bool, shift: f64) -> bool {
+    toward_kept(op, a, b, kept).is_some_and(|g| g > 2.0 * shift)
+}
+
 /// `a - b` signed so that it is positive where the relation has the value `kept`; `None` for
 /// equality tests (no distance to a boundary).
 fn toward_kept(op: Op, a: f64, b: f64, kept: bool) -> Option<f64> {
