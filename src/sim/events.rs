@@ -566,13 +566,19 @@ pub fn note_consistency(engine: &mut Engine, es: &mut EventState, before: Option
 }
 
 impl EventState {
-    /// The integrator found relation `i` crossing from agreement with its operands to
-    /// disagreement (its crossing function starts each segment agreeing, `root_baseline.rs`):
-    /// at the event it changes even when evaluating its operands again puts them back by
-    /// rounding.
-    pub fn crossed_from_agreement(&mut self, i: usize) {
+    /// The integrator found relation `i` crossing. From agreement with its operands to
+    /// disagreement (`from_agreement`: its crossing function started the segment agreeing,
+    /// `root_baseline.rs`), at the event it changes even when evaluating its operands again
+    /// puts them back by rounding. Otherwise the root finder's first value already disagreed,
+    /// by more than rounding, with the value the event left it (the loops solved again at the
+    /// same instant from other start values: an ideal diode switched off with the voltage
+    /// -1.5e-5 V at the event and +3.2e-5 V where the segment started), and the crossing is
+    /// the way back to the kept value: at the event it stays as it is unless its operands say
+    /// otherwise. Toggling it there turned the diode on again with a negative current, and
+    /// the event iteration cycled between the two modes.
+    pub fn crossed(&mut self, i: usize, from_agreement: bool) {
         if let Some(c) = self.consistent.get_mut(i) {
-            *c = true;
+            *c = from_agreement;
         }
     }
 }
