@@ -10,6 +10,13 @@
 //! the function starts on the kept side by a band, and crosses as soon as the operands move
 //! beyond the band to the other side: an event then takes the relation's value from its
 //! operands, and the event iteration settles the mode properly (`sim/mixed_search.rs`).
+//!
+//! A relation the event just switched, with operands still within the band of its switching
+//! point, gets the band too ([`shift`]), unless an Euler probe of the new mode moves its
+//! operands out of the kept side ([`drop_band_where_mode_leaves`]: a thermostat without
+//! hysteresis must still stop with the chattering error). Every band expires once the
+//! operands are on the kept side by twice its width ([`expired`]), so it never delays the
+//! relation's next real crossing.
 
 use super::engine::Engine;
 use super::events::ROUNDING;
@@ -134,7 +141,9 @@ pub fn drop_band_where_mode_leaves(engine: &mut Engine, before: &[bool], time_un
         let leaves = ahead.as_ref().is_none_or(|ops| {
             let (a, b) = ops[k];
             let g = toward_kept(r.op, a, b, kept).unwrap_or(0.0);
-            !(g >= -BAND * (1.0 + a.abs() + b.abs()))
+            // Beyond the band on the other side, or NaN: leaves.
+            let stays = g >= -BAND * (1.0 + a.abs() + b.abs());
+            !stays
         });
         if leaves {
             engine.root_shift[i] = 0.0;
