@@ -536,7 +536,7 @@ fn restart_with_states(
     if let Err(e) = init_relations(&mut engine) {
         return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
     }
-    note_consistency(&mut engine, &mut run.es);
+    note_consistency(&mut engine, &mut run.es, None);
     messages.push(format!("t = {t}: states {}", state_names(&new_sys)));
     run.alt = Some(std::rc::Rc::new(new_sys));
     run.t_restart = t;

@@ -372,23 +372,21 @@ impl Engine {
     }
 
     /// Zero-crossing functions of the event relations (after [`Self::run_outputs`]): see
-    /// [`root_value`].
-    pub fn roots(&self, out: &mut [f64]) {
+    /// [`root_value`]. A hysteresis band whose operands have moved well into the kept side is
+    /// taken off for the rest of the phase (`relation_hysteresis::expired`), so that it never
+    /// delays the relation's next real crossing.
+    pub fn roots(&mut self, out: &mut [f64]) {
         for (i, r) in self.prog.relations.iter().enumerate() {
-            out[i] = root_value(
-                r.op,
-                self.regs[r.a as usize],
-                self.regs[r.b as usize],
-                self.regs[r.reg as usize] != 0.0,
-            );
-            if let Some(&shift) = self.root_shift.get(i).filter(|s| **s != 0.0) {
-                out[i] = super::relation_hysteresis::shifted_root(
-                    r.op,
-                    self.regs[r.a as usize],
-                    self.regs[r.b as usize],
-                    self.regs[r.reg as usize] != 0.0,
-                    shift,
-                );
+            let (a, b) = (self.regs[r.a as usize], self.regs[r.b as usize]);
+            let kept = self.regs[r.reg as usize] != 0.0;
+            out[i] = root_value(r.op, a, b, kept);
+            let Some(shift) = self.root_shift.get_mut(i).filter(|s| **s != 0.0) else {
+                continue;
+            };
+            if super::relation_hysteresis::expired(r.op, a, b, kept, *shift) {
+                *shift = 0.0;
+            } else {
+                out[i] = super::relation_hysteresis::shifted_root(r.op, a, b, kept, *shift);
             }
         }
     }

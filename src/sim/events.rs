@@ -118,6 +118,7 @@ pub fn event_iteration(
     engine.regs[engine.prog.initial as usize] = f64::from(u8::from(initial));
     let active = activate_samples(engine, es, t, initial);
     let kept = kept_pre(engine, initial);
+    let relations_before = super::mixed_search::relation_values(engine);
     copy_pre(engine, &kept);
     engine.run_main()?;
     engine.run_outputs();
@@ -146,7 +147,7 @@ pub fn event_iteration(
         engine.invalidate();
         return Ok(());
     }
-    leave_event(engine, es, &active)
+    leave_event(engine, es, &active, &relations_before)
 }
 
 /// Sets the sample registers for the instants active at `t` and returns which are. Not at
@@ -209,11 +210,13 @@ fn switch_triggered(engine: &mut Engine, es: &EventState, i: usize) -> Triggered
 
 /// Back to continuous time after an event: samples off (the active ones move to their next
 /// instant), and the conditions remembered as they are between events so that the next edge
-/// is detected.
+/// is detected. `relations_before` are the relation values before the event: those it
+/// switched get hysteresis ([`note_consistency`]).
 fn leave_event(
     engine: &mut Engine,
     es: &mut EventState,
     active: &[bool],
+    relations_before: &[bool],
 ) -> Result<(), EventError> {
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
         engine.regs[s.reg as usize] = 0.0;
@@ -230,7 +233,7 @@ fn leave_event(
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
     }
-    note_consistency(engine, es);
+    note_consistency(engine, es, Some(relations_before));
     engine.invalidate();
     Ok(())
 }
@@ -520,9 +523,11 @@ fn conditions(engine: &Engine, w: &WhenClause) -> Vec<Vec<bool>> {
 
 /// Remembers which relations agree with their operands where the integration starts (see
 /// the triggered relation in [`event_iteration`]).
-/// Also sets the hysteresis of the zero-crossing functions of those that disagree by rounding
-/// (`sim/relation_hysteresis.rs`).
-pub fn note_consistency(engine: &mut Engine, es: &mut EventState) {
+/// Also sets the hysteresis of the zero-crossing functions of those that disagree by rounding,
+/// and of those the event just switched whose operands are still within rounding of the
+/// switching point (`sim/relation_hysteresis.rs`); `before` holds the relation values before
+/// the event (`None` at the start of the run: nothing switched).
+pub fn note_consistency(engine: &mut Engine, es: &mut EventState, before: Option<&[bool]>) {
     es.consistent = engine
         .prog
         .relations
@@ -541,25 +546,45 @@ pub fn note_consistency(engine: &mut Engine, es: &mut EventState) {
         .prog
         .relations
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
+            let kept = regs[r.reg as usize] != 0.0;
+            let switched = before.is_some_and(|b| b.get(i).is_some_and(|&v| v != kept));
             super::relation_hysteresis::shift(
                 r.op,
                 regs[r.a as usize],
                 regs[r.b as usize],
-                regs[r.reg as usize] != 0.0,
+                kept,
+                switched,
             )
         })
         .collect();
+    if let Some(before) = before {
+        let unit = es.time_unit;
+        super::relation_hysteresis::drop_band_where_mode_leaves(engine, before, unit);
+    }
 }
 
 impl EventState {
-    /// The integrator found relation `i` crossing from agreement with its operands to
-    /// disagreement (its crossing function starts each segment agreeing, `root_baseline.rs`):
-    /// at the event it changes even when evaluating its operands again puts them back by
-    /// rounding.
-    pub fn crossed_from_agreement(&mut self, i: usize) {
+    /// Per relation: whether it agreed with its operands where the last event (or the
+    /// initialization) left it (`root_baseline.rs`).
+    pub fn left_agreeing(&self) -> &[bool] {
+        &self.consistent
+    }
+
+    /// The integrator found relation `i` crossing. From agreement with its operands to
+    /// disagreement (`from_agreement`: its crossing function started the segment agreeing,
+    /// `root_baseline.rs`), at the event it changes even when evaluating its operands again
+    /// puts them back by rounding. Otherwise the root finder's first value already disagreed,
+    /// by more than rounding, with the value the event left it (the loops solved again at the
+    /// same instant from other start values: an ideal diode switched off with the voltage
+    /// -1.5e-5 V at the event and +3.2e-5 V where the segment started), and the crossing is
+    /// the way back to the kept value: at the event it stays as it is unless its operands say
+    /// otherwise. Toggling it there turned the diode on again with a negative current, and
+    /// the event iteration cycled between the two modes.
+    pub fn crossed(&mut self, i: usize, from_agreement: bool) {
         if let Some(c) = self.consistent.get_mut(i) {
-            *c = true;
+            *c = from_agreement;
         }
     }
 }

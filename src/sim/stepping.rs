@@ -257,9 +257,10 @@ impl Stepper<'_> {
                 }
                 Ok(OdeSolverStopReason::RootFound(t, idx)) => {
                     // A crossing from agreement (`root_baseline.rs`): the event changes it.
-                    if eqn.baseline.borrow().agreed(idx) {
-                        self.es.crossed_from_agreement(idx);
-                    }
+                    // One from disagreement where the root finder started (by more than
+                    // rounding, so no band) is a crossing back to the kept value: no change.
+                    let agreed = eqn.baseline.borrow().agreed(idx);
+                    self.es.crossed(idx, agreed);
                     self.outputs_until(solver, eqn, t, false)?;
                     let mut y = solver
                         .interpolate(t)
