@@ -566,12 +566,6 @@ pub fn note_consistency(engine: &mut Engine, es: &mut EventState, before: Option
 }
 
 impl EventState {
-    /// Per relation: whether it agreed with its operands where the last event (or the
-    /// initialization) left it (`root_baseline.rs`).
-    pub fn left_agreeing(&self) -> &[bool] {
-        &self.consistent
-    }
-
     /// The integrator found relation `i` crossing. From agreement with its operands to
     /// disagreement (`from_agreement`: its crossing function started the segment agreeing,
     /// `root_baseline.rs`), at the event it changes even when evaluating its operands again

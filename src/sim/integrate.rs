@@ -126,11 +126,7 @@ macro_rules! integrate_with {
             problem.ode_options.min_timestep = problem.ode_options.min_timestep.min(span * 1e-14);
             loop {
                 // Each segment's solver takes the crossing functions' initial value anew.
-                problem
-                    .eqn
-                    .baseline
-                    .borrow_mut()
-                    .restart_after(run.es.left_agreeing());
+                problem.eqn.baseline.borrow_mut().restart();
                 // The loops start from the solution where the segment starts (the
                 // initialization's or the event's), not from the solver's first trial points.
                 problem.eqn.engine.borrow_mut().anchor_here();

@@ -30,18 +30,6 @@
 //! the triggered relation as unmoved (`events.rs`). A larger one is no rounding: the relation
 //! and its operands really disagree where the segment starts, and a band as wide would hide
 //! its next crossing (a heater that never switches on); it is left as before.
-//!
-//! Except where the event just left the relation agreeing with its operands at this very
-//! point ([`RootBaseline::restart_after`]): the same time and states evaluated twice, once by
-//! the event iteration and once by the root finder, put the operands on opposite sides, so
-//! their difference is the noise of the loops solved again from other start values, whatever
-//! its size. An ideal thyristor's current is a loop voltage over `Ron` = 1e-5 Ohm: the loop's
-//! accuracy of 1e-10 of 300 V gives 3e-3 A, and SoftStarter's thyristor on with +1e-5 A at the
-//! event started its segment at -2.3e-4 A. Without the band the crossing function started
-//! negative, the current went on falling with no event, and the thyristor conducted -702 A
-//! backwards until another event turned it off with an inductor current of 702 A (3.5e7 V,
-//! step size too small). Every band is taken off once the function is positive by more than
-//! twice the band, so it never delays the relation's next real crossing.
 
 use super::events::ROUNDING;
 use super::program::Relation;
@@ -58,9 +46,6 @@ pub struct RootBaseline {
     /// Per relation: whether its crossing function starts the segment positive (agreeing, or
     /// with a band), so that a root of it is a crossing from agreement.
     agreed: Vec<bool>,
-    /// Per relation: whether the event (or initialization) left it agreeing with its operands
-    /// at the point where the segment starts: a disagreement there is noise of any size.
-    left_agreeing: Vec<bool>,
 }
 
 impl RootBaseline {
@@ -73,20 +58,12 @@ impl RootBaseline {
             shift: vec![0.0; relations.len()],
             pending: true,
             agreed: vec![true; relations.len()],
-            left_agreeing: vec![false; relations.len()],
         }
     }
 
     /// A new segment starts (a new solver whose root finder takes its initial value next).
     pub fn restart(&mut self) {
         self.pending = true;
-    }
-
-    /// A new segment starts where the event left relation `i` agreeing with its operands
-    /// exactly when `left_agreeing[i]` (see the module documentation).
-    pub fn restart_after(&mut self, left_agreeing: &[bool]) {
-        self.restart();
-        self.left_agreeing = left_agreeing.to_vec();
     }
 
     /// Whether relation `i`'s crossing function started the segment agreeing (or with a band):
@@ -107,9 +84,7 @@ impl RootBaseline {
                 .zip(&self.ordered)
                 .enumerate()
             {
-                let noise = self.left_agreeing.get(i).copied().unwrap_or(false)
-                    || -x <= ROUNDING * scale(i);
-                *s = if ordered && x < 0.0 && noise {
+                *s = if ordered && x < 0.0 && -x <= ROUNDING * scale(i) {
                     -2.0 * x
                 } else {
                     0.0
@@ -125,12 +100,7 @@ impl RootBaseline {
                 }
             }
         }
-        for (x, s) in g.iter_mut().zip(self.shift.iter_mut()) {
-            if *s != 0.0 && *x > 2.0 * *s {
-                // Well inside the agreeing side: the band has done its work.
-                *s = 0.0;
-            }
-            let s = *s;
+        for (x, &s) in g.iter_mut().zip(&self.shift) {
             if s != 0.0 {
                 // The same magnitude bounds as `root_value`: a product of two values near
                 // 1e-170 underflows and hides a sign change from the root finder.
@@ -188,35 +158,6 @@ mod tests {
         b.apply(&mut g, |_| 50.0);
         assert_eq!(g[0], -1.2);
         assert!(!b.agreed(0));
-    }
-
-    #[test]
-    fn a_disagreement_where_the_event_left_agreement_is_noise_of_any_size() {
-        let mut b = RootBaseline::new(&[rel(Op::Lt), rel(Op::Lt)]);
-        b.restart_after(&[true, false]);
-        let mut g = [-2.3e-4, -2.3e-4];
-        b.apply(&mut g, |_| 1.0);
-        assert!(g[0] > 0.0 && b.agreed(0));
-        assert!(g[1] < 0.0 && !b.agreed(1));
-        // Past the band on the disagreeing side: an event.
-        let mut g = [-5e-4, -1.0];
-        b.apply(&mut g, |_| 1.0);
-        assert!(g[0] < 0.0);
-    }
-
-    #[test]
-    fn a_band_expires_well_inside_the_agreeing_side() {
-        let mut b = RootBaseline::new(&[rel(Op::Lt)]);
-        let mut g = [-1e-12];
-        b.apply(&mut g, |_| 1.0);
-        assert!(g[0] > 0.0);
-        let mut g = [1e-3];
-        b.apply(&mut g, |_| 1.0);
-        assert_eq!(g[0], 1e-3);
-        // Coming back, the crossing is at the boundary itself, not past the band.
-        let mut g = [-1e-13];
-        b.apply(&mut g, |_| 1.0);
-        assert!(g[0] < 0.0);
     }
 
     #[test]
