@@ -313,13 +313,16 @@ pub fn tangent(index: f64, args: &[f64], targs: &[f64]) -> f64 {
     d
 }
 
+/// A function, its argument registers and the String literals passed (one list per input).
+type CalleeKey = (String, Vec<u32>, Vec<Vec<String>>);
+
 /// What compilation needs to lower `Expr::UserCall`: the program's functions, shared by its
 /// call sites, and one [`Callee`] per function and argument registers (so the output elements
 /// of one call share its evaluation).
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
     /// Keyed by function, argument registers and String literals passed.
-    callees: HashMap<(String, Vec<u32>, Vec<Vec<String>>), Arc<Callee>>,
+    callees: HashMap<CalleeKey, Arc<Callee>>,
     /// The first of the consecutive registers holding a copy of these argument registers:
     /// every output element of one call reads the same copies (`RealFFT` calls a function
     /// of a 4000-element buffer once per each of its 804 outputs), with the order in which
