@@ -403,7 +403,16 @@ impl FuncCtx<'_> {
         if part.subscripts.is_empty() {
             return self.set(name, v, target.span);
         }
-        let dims = self.slot(name, target.span)?.dims.clone();
+        let slot = self.slot(name, target.span)?;
+        if v.data.len() == 1
+            && let Some(off) = literal_element(&part.subscripts, &slot.dims)
+        {
+            // `o[3] := x`: one element at a literal position, as the general path below does.
+            let x = v.data.into_iter().next().expect("one element");
+            slot.data[off] = coerce_scalar(x, &slot.data[off]);
+            return Ok(());
+        }
+        let dims = slot.dims.clone();
         let subs = eval::subscripts(self, &part.subscripts, &dims)?;
         let slot = self.slot(name, target.span)?;
         // Write the selected elements in row-major order of the selection.
@@ -445,6 +454,30 @@ impl FuncCtx<'_> {
     }
 }
 
+/// The row-major offset of the element that Integer literals subscript in every dimension
+/// (`o[3]`, `a[1, 2]`), the common case in table-driven functions (IF97), found without
+/// evaluating the subscripts; `None` for anything else, out-of-range literals included (the
+/// general path reports those).
+fn literal_element(subs: &[ast::Subscript], dims: &[usize]) -> Option<usize> {
+    if subs.len() != dims.len() {
+        return None;
+    }
+    let mut off = 0;
+    for (s, &n) in subs.iter().zip(dims) {
+        let ast::Subscript::Expr(e) = s else {
+            return None;
+        };
+        let ast::ExprKind::Integer(i) = e.kind else {
+            return None;
+        };
+        if i < 1 || i as usize > n {
+            return None;
+        }
+        off = off * n + (i as usize - 1);
+    }
+    Some(off)
+}
+
 /// Keeps a Real variable Real when an Integer is assigned to it.
 fn coerce(v: Value, slot: &Value) -> Value {
     match slot.data.first() {
@@ -481,6 +514,9 @@ impl Ctx for FuncCtx<'_> {
         // Only the selected elements are copied, not the whole array (`o[k]` in a loop over
         // a 45-element table would copy the table at every access). Subscripts cannot change
         // the variables: iterators they bind are popped again.
+        if let Some(off) = literal_element(&part.subscripts, &v.dims) {
+            return Ok(Tensor::scalar(v.data[off].clone()));
+        }
         let dims = v.dims.clone();
         let subs = eval::subscripts(self, &part.subscripts, &dims)?;
         let v = self.get(name).ok_or_else(unknown)?;
