@@ -347,6 +347,11 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
         A::Eq => BinOp::Eq,
         A::Ne => BinOp::Ne,
     };
+    if a.is_scalar() && b.is_scalar() {
+        // Two scalars: every operator is element-wise (the branches below agree); skipping
+        // their size checks matters in interpreted functions, which are mostly scalar code.
+        return tensor::elementwise(flat(op), a, b);
+    }
     match op {
         A::Mul => tensor::multiply(a, b),
         A::Div if !b.is_scalar() => Err(
@@ -1212,8 +1217,8 @@ fn named_to_positional(name: &str, args: &ast::FunctionArgs) -> EResult<ast::Fun
 
 /// Binds the arguments of a call to the named inputs of a function: positional first, then
 /// named; missing ones are `None` (their defaults apply).
-pub fn bind_args<'a>(
-    inputs: &[String],
+pub fn bind_args<'a, S: AsRef<str>>(
+    inputs: &[S],
     args: &'a ast::FunctionArgs,
     fname: &str,
     span: Span,
@@ -1233,7 +1238,7 @@ pub fn bind_args<'a>(
         out[i] = Some(a);
     }
     for na in &args.named {
-        match inputs.iter().position(|n| *n == na.name.name) {
+        match inputs.iter().position(|n| n.as_ref() == na.name.name) {
             Some(i) if out[i].is_none() => out[i] = Some(&na.value),
             Some(_) => {
                 return Err(err(
@@ -1247,7 +1252,7 @@ pub fn bind_args<'a>(
                     format!("`{fname}` has no input named `{}`", na.name.name),
                 );
                 if let Some(c) =
-                    crate::flatten::suggest(&na.name.name, inputs.iter().map(|s| s.as_str()))
+                    crate::flatten::suggest(&na.name.name, inputs.iter().map(|s| s.as_ref()))
                 {
                     d = d.with_help(format!("did you mean `{c}`?"));
                 }

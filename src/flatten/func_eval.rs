@@ -7,6 +7,7 @@ use super::tensor::{Tensor, Val};
 use crate::dae::{Function, FunctionVar, ScalarType};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, StatementKind};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// A value: a scalar (`dims` empty) or a row-major array of scalars.
@@ -58,13 +59,26 @@ pub fn call_function(
 fn call_inner(
     functions: &BTreeMap<String, Function>,
     name: &str,
-    mut args: Vec<Option<Value>>,
+    args: Vec<Option<Value>>,
     steps: &mut u64,
     depth: usize,
 ) -> EResult<Vec<Value>> {
     let f = functions
         .get(name)
         .ok_or_else(|| Diagnostic::error(Span::DUMMY, format!("unknown function `{name}`")))?;
+    call_resolved(functions, f, name, args, steps, depth)
+}
+
+/// [`call_inner`] for a function already looked up (a caller that has `f` saves the search
+/// of the function map by name).
+fn call_resolved(
+    functions: &BTreeMap<String, Function>,
+    f: &Function,
+    name: &str,
+    mut args: Vec<Option<Value>>,
+    steps: &mut u64,
+    depth: usize,
+) -> EResult<Vec<Value>> {
     if depth > MAX_DEPTH {
         return Err(Diagnostic::error(
             f.span,
@@ -106,7 +120,7 @@ fn call_inner(
                 }
             },
         };
-        ctx.vars.push((v.name.clone(), val));
+        ctx.vars.push((Cow::Borrowed(v.name.as_str()), val));
     }
     if let Some(n) = &f.native {
         if super::native::is_builtin(&n.c_name) {
@@ -118,7 +132,7 @@ fn call_inner(
     }
     for v in f.outputs.iter().chain(&f.locals) {
         let init = initial_value(&mut ctx, v)?;
-        ctx.vars.push((v.name.clone(), init));
+        ctx.vars.push((Cow::Borrowed(v.name.as_str()), init));
     }
     // Bindings of outputs and locals act as assignments before the algorithm.
     for v in f.outputs.iter().chain(&f.locals) {
@@ -181,7 +195,9 @@ enum Flow {
 
 struct FuncCtx<'a> {
     functions: &'a BTreeMap<String, Function>,
-    vars: Vec<(String, Value)>,
+    /// The variables in scope, innermost last. Declared names borrow from the function (no
+    /// copy per call); iterators bound by the evaluator are owned.
+    vars: Vec<(Cow<'a, str>, Value)>,
     ends: Vec<usize>,
     steps: &'a mut u64,
     depth: usize,
@@ -352,7 +368,8 @@ impl FuncCtx<'_> {
             Diagnostic::error(at, m)
         })?;
         for k in 0..n {
-            self.vars.push((first.name.name.clone(), values.row(k)));
+            self.vars
+                .push((Cow::Owned(first.name.name.clone()), values.row(k)));
             let flow = self.exec_for(rest, body);
             self.vars.pop();
             match flow? {
@@ -386,7 +403,16 @@ impl FuncCtx<'_> {
         if part.subscripts.is_empty() {
             return self.set(name, v, target.span);
         }
-        let dims = self.slot(name, target.span)?.dims.clone();
+        let slot = self.slot(name, target.span)?;
+        if v.data.len() == 1
+            && let Some(off) = literal_element(&part.subscripts, &slot.dims)
+        {
+            // `o[3] := x`: one element at a literal position, as the general path below does.
+            let x = v.data.into_iter().next().expect("one element");
+            slot.data[off] = coerce_scalar(x, &slot.data[off]);
+            return Ok(());
+        }
+        let dims = slot.dims.clone();
         let subs = eval::subscripts(self, &part.subscripts, &dims)?;
         let slot = self.slot(name, target.span)?;
         // Write the selected elements in row-major order of the selection.
@@ -428,6 +454,30 @@ impl FuncCtx<'_> {
     }
 }
 
+/// The row-major offset of the element that Integer literals subscript in every dimension
+/// (`o[3]`, `a[1, 2]`), the common case in table-driven functions (IF97), found without
+/// evaluating the subscripts; `None` for anything else, out-of-range literals included (the
+/// general path reports those).
+fn literal_element(subs: &[ast::Subscript], dims: &[usize]) -> Option<usize> {
+    if subs.len() != dims.len() {
+        return None;
+    }
+    let mut off = 0;
+    for (s, &n) in subs.iter().zip(dims) {
+        let ast::Subscript::Expr(e) = s else {
+            return None;
+        };
+        let ast::ExprKind::Integer(i) = e.kind else {
+            return None;
+        };
+        if i < 1 || i as usize > n {
+            return None;
+        }
+        off = off * n + (i as usize - 1);
+    }
+    Some(off)
+}
+
 /// Keeps a Real variable Real when an Integer is assigned to it.
 fn coerce(v: Value, slot: &Value) -> Value {
     match slot.data.first() {
@@ -455,19 +505,21 @@ impl Ctx for FuncCtx<'_> {
             ));
         };
         let name = &part.ident.name;
-        let v = match self.get(name) {
-            Some(v) => v.clone(),
-            None => {
-                return Err(Diagnostic::error(
-                    cref.span,
-                    format!("unknown variable `{name}` in function"),
-                ));
-            }
-        };
+        let unknown =
+            || Diagnostic::error(cref.span, format!("unknown variable `{name}` in function"));
+        let v = self.get(name).ok_or_else(unknown)?;
         if part.subscripts.is_empty() {
-            return Ok(v);
+            return Ok(v.clone());
         }
-        let subs = eval::subscripts(self, &part.subscripts, &v.dims)?;
+        // Only the selected elements are copied, not the whole array (`o[k]` in a loop over
+        // a 45-element table would copy the table at every access). Subscripts cannot change
+        // the variables: iterators they bind are popped again.
+        if let Some(off) = literal_element(&part.subscripts, &v.dims) {
+            return Ok(Tensor::scalar(v.data[off].clone()));
+        }
+        let dims = v.dims.clone();
+        let subs = eval::subscripts(self, &part.subscripts, &dims)?;
+        let v = self.get(name).ok_or_else(unknown)?;
         v.index(&subs).map_err(|m| Diagnostic::error(cref.span, m))
     }
     fn call(
@@ -495,7 +547,7 @@ impl Ctx for FuncCtx<'_> {
         let Some(f) = self.functions.get(&name) else {
             return Ok(None);
         };
-        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+        let inputs: Vec<&str> = f.inputs.iter().map(|v| v.name.as_str()).collect();
         let bound = eval::bind_args(&inputs, args, &name, span)?;
         let mut vals = Vec::with_capacity(bound.len());
         for b in bound {
@@ -514,11 +566,11 @@ impl Ctx for FuncCtx<'_> {
             )
             .map(|t| Some(vec![t]));
         }
-        let outs = call_inner(self.functions, &name, vals, self.steps, self.depth + 1)?;
+        let outs = call_resolved(self.functions, f, &name, vals, self.steps, self.depth + 1)?;
         Ok(Some(outs))
     }
     fn push_local(&mut self, name: &str, v: Value) {
-        self.vars.push((name.to_string(), v));
+        self.vars.push((Cow::Owned(name.to_string()), v));
     }
     fn pop_local(&mut self) {
         self.vars.pop();
@@ -576,9 +628,13 @@ pub fn inputs_with_defaults(
                 None => return Err(format!("`{name}`: input `{}` has no value", v.name)),
             },
         };
-        ctx.vars.push((v.name.clone(), val));
+        ctx.vars.push((Cow::Borrowed(v.name.as_str()), val));
     }
-    Ok(ctx.vars)
+    Ok(ctx
+        .vars
+        .into_iter()
+        .map(|(n, v)| (n.into_owned(), v))
+        .collect())
 }
 
 /// Like [`call_function`], with `None` for inputs that take their default value.
@@ -605,7 +661,7 @@ pub fn output_dims(
     let mut steps = 0u64;
     let mut ctx = FuncCtx {
         functions,
-        vars,
+        vars: vars.into_iter().map(|(n, v)| (Cow::Owned(n), v)).collect(),
         ends: Vec::new(),
         steps: &mut steps,
         depth: 0,

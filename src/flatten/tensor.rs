@@ -493,6 +493,14 @@ impl<T: Clone> Tensor<T> {
                 return Err(format!("index {} out of bounds 1..{}", bad + 1, d));
             }
         }
+        if subs.len() == self.dims.len() && subs.iter().all(|(i, keep)| i.len() == 1 && !keep) {
+            // One element (`x[i, j]`): the common case, without the general bookkeeping.
+            let off = subs
+                .iter()
+                .zip(&self.dims)
+                .fold(0, |off, ((i, _), d)| off * d + i[0]);
+            return Ok(Tensor::scalar(self.data[off].clone()));
+        }
         let rest: Vec<usize> = self.dims[subs.len()..].to_vec();
         let inner: usize = rest.iter().product();
         let mut dims: Vec<usize> = subs
@@ -683,6 +691,15 @@ pub fn vectorized<T: Elem>(
 
 /// Element-wise binary operation with scalar broadcasting.
 pub fn elementwise<T: Elem>(op: BinOp, a: Tensor<T>, b: Tensor<T>) -> Result<Tensor<T>, String> {
+    if a.is_scalar() && b.is_scalar() && a.data.len() == 1 && b.data.len() == 1 {
+        // Scalar with scalar: the result reuses `a`'s storage instead of a new allocation.
+        let (mut a, mut b) = (a, b);
+        let (Some(x), Some(y)) = (a.data.pop(), b.data.pop()) else {
+            unreachable!("both hold one element")
+        };
+        a.data.push(T::binary(op, x, y)?);
+        return Ok(a);
+    }
     if a.is_scalar() && !b.is_scalar() {
         let x = a.data[0].clone();
         return b.try_map(|y| T::binary(op, x.clone(), y));
