@@ -46,13 +46,13 @@ pub fn partial_call(
     })
 }
 
-fn generate(
+/// Input `k` of `f`, after checking that output `output` is a scalar (`element` 0): what a
+/// generated partial derivative differentiates with respect to.
+fn scalar_output_and_input(
     f: &Function,
-    name: &str,
-    output: usize,
-    element: usize,
+    (output, element): (usize, usize),
     k: usize,
-) -> Result<Function, String> {
+) -> Result<&FunctionVar, String> {
     let out = f.outputs.get(output).ok_or_else(|| {
         format!(
             "the function `{}` has no output number {}",
@@ -72,6 +72,17 @@ fn generate(
             f.name
         )
     })?;
+    Ok(input)
+}
+
+fn generate(
+    f: &Function,
+    name: &str,
+    output: usize,
+    element: usize,
+    k: usize,
+) -> Result<Function, String> {
+    let input = scalar_output_and_input(f, (output, element), k)?;
     if !input.dims.is_empty() {
         return Err(format!(
             "cannot differentiate the function `{}` with respect to its array input `{}`",
@@ -203,25 +214,7 @@ fn generate_element(
     k: usize,
     j: usize,
 ) -> Result<Function, String> {
-    let out = f.outputs.get(output).ok_or_else(|| {
-        format!(
-            "the function `{}` has no output number {}",
-            f.name,
-            output + 1
-        )
-    })?;
-    if !out.dims.is_empty() || element > 0 {
-        return Err(format!(
-            "cannot differentiate the function `{}`: its output `{}` is an array (only scalar outputs are supported)",
-            f.name, out.name
-        ));
-    }
-    let input = f.inputs.get(k).ok_or_else(|| {
-        format!(
-            "the function `{}` is called with more arguments than inputs",
-            f.name
-        )
-    })?;
+    let input = scalar_output_and_input(f, (output, element), k)?;
     if input.dims.len() != 1 || input.ty != ScalarType::Real {
         return Err(format!(
             "cannot differentiate the function `{}` with respect to its input `{}` (only scalars and Real vectors are supported)",
