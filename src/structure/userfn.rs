@@ -97,17 +97,6 @@ fn generate(
         default: None,
     };
     let (h, fp, fm, d) = ("__h", "__fplus", "__fminus", "__dfdx");
-    // h := 6.1e-6 * max(abs(x_k), 1.0)
-    let step = bin(
-        ast::BinOp::Mul,
-        real(6.1e-6, sp),
-        call(
-            "max",
-            vec![call("abs", vec![var(&input.name, sp)], sp), real(1.0, sp)],
-            sp,
-        ),
-        sp,
-    );
     let shifted = |op: ast::BinOp| -> ast::Expr {
         let args = f
             .inputs
@@ -123,34 +112,11 @@ fn generate(
             .collect();
         call(&f.name, args, sp)
     };
-    let assign_out = |target: &str, value: ast::Expr| -> ast::Statement {
-        let kind = if output == 0 {
-            ast::StatementKind::Assign {
-                target: cref(target, sp),
-                value,
-            }
-        } else {
-            let mut targets: Vec<Option<ast::ComponentRef>> = vec![None; output + 1];
-            targets[output] = Some(cref(target, sp));
-            ast::StatementKind::MultiAssign { targets, value }
-        };
-        ast::Statement {
-            kind,
-            comment: ast::Comment::default(),
-            span: sp,
-        }
-    };
-    let diff = bin(
-        ast::BinOp::Div,
-        bin(ast::BinOp::Sub, var(fp, sp), var(fm, sp), sp),
-        bin(ast::BinOp::Mul, real(2.0, sp), var(h, sp), sp),
-        sp,
-    );
     let body = vec![
-        assign_out(h, step).with_plain_assign(),
-        assign_out(fp, shifted(ast::BinOp::Add)),
-        assign_out(fm, shifted(ast::BinOp::Sub)),
-        assign_out(d, diff).with_plain_assign(),
+        assign(cref(h, sp), step_size(var(&input.name, sp), sp), sp),
+        assign_output(output, fp, shifted(ast::BinOp::Add), sp),
+        assign_output(output, fm, shifted(ast::BinOp::Sub), sp),
+        assign(cref(d, sp), central_difference((fp, fm, h), sp), sp),
     ];
     Ok(Function {
         name: name.to_string(),
@@ -228,22 +194,13 @@ fn generate_element(
         kind: ast::ExprKind::Ref(indexed(n, j, sp)),
         span: sp,
     };
-    let assign = |target: ast::ComponentRef, value: ast::Expr| ast::Statement {
-        kind: ast::StatementKind::Assign { target, value },
-        comment: ast::Comment::default(),
-        span: sp,
-    };
-    let step = bin(
-        ast::BinOp::Mul,
-        real(6.1e-6, sp),
-        call(
-            "max",
-            vec![call("abs", vec![elem_expr(&input.name)], sp), real(1.0, sp)],
+    let moved = |op: ast::BinOp| {
+        assign(
+            elem(xs),
+            bin(op, elem_expr(&input.name), var(h, sp), sp),
             sp,
-        ),
-        sp,
-    );
-    let moved = |op: ast::BinOp| assign(elem(xs), bin(op, elem_expr(&input.name), var(h, sp), sp));
+        )
+    };
     let with_xs = || {
         let args = f
             .inputs
@@ -253,20 +210,14 @@ fn generate_element(
             .collect();
         call(&f.name, args, sp)
     };
-    let diff = bin(
-        ast::BinOp::Div,
-        bin(ast::BinOp::Sub, var(fp, sp), var(fm, sp), sp),
-        bin(ast::BinOp::Mul, real(2.0, sp), var(h, sp), sp),
-        sp,
-    );
     let body = vec![
-        assign(cref(h, sp), step),
-        assign(cref(xs, sp), var(&input.name, sp)),
+        assign(cref(h, sp), step_size(elem_expr(&input.name), sp), sp),
+        assign(cref(xs, sp), var(&input.name, sp), sp),
         moved(ast::BinOp::Add),
         assign_output(output, fp, with_xs(), sp),
         moved(ast::BinOp::Sub),
         assign_output(output, fm, with_xs(), sp),
-        assign(cref(d, sp), diff),
+        assign(cref(d, sp), central_difference((fp, fm, h), sp), sp),
     ];
     let local = |n: &str, dims: Vec<Option<ast::Expr>>| FunctionVar {
         name: n.to_string(),
@@ -292,6 +243,36 @@ fn generate_element(
         input_groups: vec![],
         output_groups: vec![],
     })
+}
+
+/// `h := 6.1e-6 * max(abs(x), 1.0)`: the step of a central difference at `x` (about the cube
+/// root of the machine epsilon, relative).
+fn step_size(x: ast::Expr, sp: Span) -> ast::Expr {
+    bin(
+        ast::BinOp::Mul,
+        real(6.1e-6, sp),
+        call("max", vec![call("abs", vec![x], sp), real(1.0, sp)], sp),
+        sp,
+    )
+}
+
+/// `(fp - fm) / (2 * h)` of the variables named `(fp, fm, h)`.
+fn central_difference((fp, fm, h): (&str, &str, &str), sp: Span) -> ast::Expr {
+    bin(
+        ast::BinOp::Div,
+        bin(ast::BinOp::Sub, var(fp, sp), var(fm, sp), sp),
+        bin(ast::BinOp::Mul, real(2.0, sp), var(h, sp), sp),
+        sp,
+    )
+}
+
+/// `target := value`.
+fn assign(target: ast::ComponentRef, value: ast::Expr, sp: Span) -> ast::Statement {
+    ast::Statement {
+        kind: ast::StatementKind::Assign { target, value },
+        comment: ast::Comment::default(),
+        span: sp,
+    }
 }
 
 /// `target := value` for output number `output` of the call `value` (`(, , target) := f(..)`).
@@ -326,24 +307,6 @@ fn integer(v: i64, span: Span) -> ast::Expr {
     ast::Expr {
         kind: ast::ExprKind::Integer(v),
         span,
-    }
-}
-
-trait PlainAssign {
-    fn with_plain_assign(self) -> Self;
-}
-
-impl PlainAssign for ast::Statement {
-    /// Turns a multi-assignment built by `assign_out` back into `x := e` (for non-call values).
-    fn with_plain_assign(mut self) -> Self {
-        if let ast::StatementKind::MultiAssign { targets, value } = self.kind {
-            let target = targets.into_iter().flatten().next();
-            self.kind = match target {
-                Some(target) => ast::StatementKind::Assign { target, value },
-                None => ast::StatementKind::Return,
-            };
-        }
-        self
     }
 }
 
