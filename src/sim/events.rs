@@ -561,7 +561,12 @@ pub fn note_consistency(engine: &mut Engine, es: &mut EventState, before: Option
         .collect();
     if let Some(before) = before {
         let unit = es.time_unit;
-        super::relation_hysteresis::drop_band_where_mode_leaves(engine, before, unit);
+        super::relation_hysteresis::drop_band_where_mode_leaves(
+            engine,
+            before,
+            &es.consistent,
+            unit,
+        );
     }
 }
 

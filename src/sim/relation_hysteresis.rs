@@ -102,7 +102,7 @@ fn toward_kept(op: Op, a: f64, b: f64, kept: bool) -> Option<f64> {
 const PROBE: f64 = 1e-6;
 
 /// Takes the band off again from a relation the event just switched (listed by `before`, the
-/// values before the event) when the new mode itself moves its operands out of the kept side:
+/// values before the event; `agrees`: which relations agree with their operands now) when the new mode itself moves its operands out of the kept side:
 /// an explicit Euler step of `PROBE` from the event in the new mode (relations held) puts
 /// them beyond the band on the other side. That relation really flips straight back (a
 /// thermostat without hysteresis: heating off at `T = Tbar` makes `T < Tbar` true at once), and
@@ -112,22 +112,19 @@ const PROBE: f64 = 1e-6;
 /// voltage zero: its current grows from zero with a slope of zero, and only the integrator's
 /// noise makes it -4e-17 A). A failed probe (the new mode's loop not solvable a step ahead)
 /// leaves no band, as without this hysteresis.
-pub fn drop_band_where_mode_leaves(engine: &mut Engine, before: &[bool], time_unit: f64) {
+pub fn drop_band_where_mode_leaves(
+    engine: &mut Engine,
+    before: &[bool],
+    agrees: &[bool],
+    time_unit: f64,
+) {
     let relations = &engine.prog.relations;
     let candidates: Vec<usize> = (0..relations.len())
         .filter(|&i| {
-            let r = &relations[i];
-            let kept = engine.regs[r.reg as usize] != 0.0;
-            let agrees = (apply(
-                r.op,
-                engine.regs[r.a as usize],
-                engine.regs[r.b as usize],
-                0.0,
-            ) != 0.0)
-                == kept;
+            let kept = engine.regs[relations[i].reg as usize] != 0.0;
             engine.root_shift.get(i).is_some_and(|&s| s != 0.0)
                 && before.get(i).is_some_and(|&v| v != kept)
-                && agrees
+                && agrees.get(i).is_some_and(|&a| a)
         })
         .collect();
     if candidates.is_empty() {
