@@ -171,7 +171,9 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 /// Simulates one example with its `experiment` settings and compares it with its reference.
 pub fn run_case(config: &Config, case: &Case) -> CaseResult {
     let t = Instant::now();
-    let out = config.work_dir.join(format!("{}.csv", case.model));
+    // JSON, not CSV: it also holds the parameters, which reference files list among their
+    // signals.
+    let out = config.work_dir.join(format!("{}.json", case.model));
     let _ = std::fs::remove_file(&out);
     // The run covers the reference's span: the reference tools may have run past the
     // annotation's StopTime (DifferenceAmplifier: annotation 1e-8 s, reference 1 s), and a
@@ -214,7 +216,7 @@ fn compare_files(reference: &Path, result: &Path, tol: Tolerance) -> Outcome {
         Ok(r) => r,
         Err(e) => return Outcome::SimFailed(format!("reference: {e}")),
     };
-    let g = match Table::read_csv(result) {
+    let g = match Table::read_json(result) {
         Ok(g) => g,
         Err(e) => return Outcome::SimFailed(format!("result: {e}")),
     };

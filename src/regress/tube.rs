@@ -97,6 +97,7 @@ pub fn compare(reference: &Table, result: &Table, tol: Tolerance) -> Vec<SignalF
             reference: (t0, t1),
         }];
     }
+    let floors = noise_floors(reference);
     let mut out = Vec::new();
     for (k, name) in reference.names.iter().enumerate().skip(1) {
         let refv = &reference.columns[k - 1];
@@ -104,11 +105,52 @@ pub fn compare(reference: &Table, result: &Table, tol: Tolerance) -> Vec<SignalF
             out.push(SignalFailure::Missing(name.clone()));
             continue;
         };
-        if let Some(f) = signal(name, &reference.time, refv, &result.time, got, tw, tol) {
+        let scale = Scale {
+            tw,
+            floor: floors[k - 1],
+        };
+        if let Some(f) = signal(name, &reference.time, refv, &result.time, got, scale, tol) {
             out.push(f);
         }
     }
     out
+}
+
+/// The smallest value range each signal is compared at: 1e-6 of the largest magnitude among
+/// the elements of its array (`w_a[1]` is measured against all of `w_a`; a scalar has no
+/// floor). An element that is zero up to rounding (a MultiBody angular velocity component at
+/// 1e-15 next to 2.5 in its sibling, the imaginary parts of a real FFT at 1e-16 next to 5) has
+/// a range made of noise; measured against that range, another tool's equally valid noise
+/// (2.5e-11 after integration at tolerance 1e-6) leaves the tube. The elements of one array
+/// share their unit, so their largest magnitude says what "small" means for each; one huge
+/// unrelated signal elsewhere in the file widens nothing.
+fn noise_floors(reference: &Table) -> Vec<f64> {
+    let array_of = |name: &str| -> Option<String> {
+        let open = name.strip_suffix(']')?.rfind('[')?;
+        Some(name[..open].to_string())
+    };
+    let mut largest: std::collections::HashMap<String, f64> = Default::default();
+    let names = &reference.names[1..];
+    for (name, column) in names.iter().zip(&reference.columns) {
+        if let Some(array) = array_of(name) {
+            let m = column.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let entry = largest.entry(array).or_insert(0.0);
+            if m.is_finite() {
+                *entry = entry.max(m);
+            }
+        }
+    }
+    names
+        .iter()
+        .map(|n| array_of(n).map_or(0.0, |a| 1e-6 * largest[&a]))
+        .collect()
+}
+
+/// The time half-width of the tube and the noise floor of its value range.
+#[derive(Clone, Copy)]
+struct Scale {
+    tw: f64,
+    floor: f64,
 }
 
 fn signal(
@@ -117,7 +159,7 @@ fn signal(
     rv: &[f64],
     gt: &[f64],
     gv: &[f64],
-    tw: f64,
+    Scale { tw, floor }: Scale,
     tol: Tolerance,
 ) -> Option<SignalFailure> {
     let lo = rv.iter().copied().fold(f64::INFINITY, f64::min);
@@ -129,7 +171,7 @@ fn signal(
     } else {
         hi.abs().max(lo.abs()).max(1e-10)
     };
-    let vw = tol.value * scale;
+    let vw = tol.value * scale.max(floor);
     let (t_first, t_last) = (rt[0], rt[rt.len() - 1]);
     let bulge = bulges(rt, rv);
     let check = |t: f64, v: f64| -> Option<SignalFailure> {
@@ -357,5 +399,33 @@ mod tests {
             compare(&r, &short, Tolerance::default())[..],
             [SignalFailure::Span { .. }]
         ));
+    }
+
+    /// Rows of time, `w[1]` made of rounding noise, `w[2]` of order one, and a scalar `z`
+    /// with the same noise as `w[1]`.
+    fn with_noise(noise: impl Fn(f64) -> f64) -> Table {
+        let rows: Vec<Vec<f64>> = (0..=100)
+            .map(|k| {
+                let t = k as f64 / 100.0;
+                vec![t, noise(t), 2.0 * t, noise(t)]
+            })
+            .collect();
+        let r: Vec<&[f64]> = rows.iter().map(|r| r.as_slice()).collect();
+        table(&["time", "w[1]", "w[2]", "z"], &r)
+    }
+
+    #[test]
+    fn rounding_noise_of_an_array_element_is_compared_at_its_arrays_scale() {
+        let r = with_noise(|t| 1e-21 * (40.0 * t).sin());
+        // Another tool's noise, far larger yet still noise next to w[2]: w[1] passes; the
+        // scalar z, with nothing to measure it against, does not.
+        let g = with_noise(|t| 1e-13 * (13.0 * t).cos());
+        match &compare(&r, &g, Tolerance::default())[..] {
+            [SignalFailure::Outside { name, .. }] => assert_eq!(name, "z"),
+            other => panic!("{other:?}"),
+        }
+        // 1e-5 of w[2] is no longer noise: w[1] leaves the tube too.
+        let g = with_noise(|t| if t > 0.5 { 2e-5 } else { 0.0 });
+        assert_eq!(compare(&r, &g, Tolerance::default()).len(), 2);
     }
 }
