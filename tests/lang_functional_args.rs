@@ -4,8 +4,8 @@
 
 mod flatten_common;
 use flatten_common::{
-    at, close, err, last, msl_library, sim_options, simulate_text, simulate_with_library,
-    write_model,
+    at, close, err, last, msl_library, sim_options, simulate_source, simulate_text,
+    simulate_with_library, write_model,
 };
 
 const QUADRATURE: &str = "
@@ -144,6 +144,65 @@ end M;
         let t = 0.5 * f64::from(k);
         close(at(&r, "r", t), (2.0 + t).sqrt(), 1e-12, "r");
     }
+}
+
+/// A record bound by a partial application (the MSL ideal gases' `function f_nonlinear(data =
+/// data, h = h)`), in a function body and in a model: the root of `a T + b T^3 = h` for
+/// `a = 2`, `b = 0.5` is 1 at h = 2.5 and `T` with `2 T + T^3 / 2 = 2 + t` in general.
+#[test]
+fn a_record_input_is_bound_by_a_partial_application() {
+    let text = "package P
+  record Data
+    Real a;
+    Real b;
+  end Data;
+  partial function Base
+    input Real u;
+    output Real y;
+  end Base;
+  function solve
+    input Base f;
+    input Real lo;
+    input Real hi;
+    output Real u;
+  protected
+    Real a = lo, b = hi, m;
+  algorithm
+    for i in 1:80 loop
+      m := (a + b)/2;
+      if f(a)*f(m) <= 0 then b := m; else a := m; end if;
+    end for;
+    u := (a + b)/2;
+  end solve;
+  function g
+    extends Base;
+    input Data d;
+    input Real h;
+  algorithm
+    y := d.a*u + d.b*u^3 - h;
+  end g;
+  function T_h
+    input Real h;
+    input Data d;
+    output Real T;
+  algorithm
+    T := solve(function g(d = d, h = h), 0, 10);
+  end T_h;
+  model M
+    constant Data data = Data(a = 2, b = 0.5);
+    Real T = T_h(2 + time, data);
+    Real direct = solve(function g(d = Data(a = 2, b = 0.5), h = 2 + time), 0, 10);
+    Real check = data.a*T + data.b*T^3;
+  end M;
+end P;
+";
+    let r = simulate_source("p.mo", text, "P.M");
+    for k in 0..=4 {
+        let t = 0.25 * f64::from(k);
+        close(at(&r, "check", t), 2.0 + t, 1e-12, "check");
+        close(at(&r, "direct", t), at(&r, "T", t), 1e-12, "direct");
+    }
+    close(at(&r, "T", 0.5), 1.0, 1e-12, "T");
 }
 
 /// A function whose inputs do not fit the functional input's type is refused (MLS 6.4), as

@@ -298,6 +298,23 @@ impl Flattener<'_> {
         };
         let actual = self.function(v.class)?;
         for p in &v.bound {
+            if let Some(rec) = self.record_input_class(v.class, p)? {
+                // A record bound by the partial application (`function f_nonlinear(data =
+                // data, h = h)` in the MSL's ideal gases) is a record input of the
+                // specialization, passed field by field like any record argument.
+                let span = c.decl().name.span;
+                let (vars, group) = self.record_variable(
+                    &format!("{}.{p}", c.name),
+                    rec,
+                    f.inputs.len(),
+                    &[],
+                    span,
+                )?;
+                bound.extend(vars.iter().map(|v| v.name.clone()));
+                f.input_groups.push(group);
+                f.inputs.extend(vars);
+                continue;
+            }
             let Some(input) = self
                 .functions
                 .get(&actual)
@@ -306,7 +323,7 @@ impl Flattener<'_> {
             else {
                 return Err(Diagnostic::error(
                     c.decl().name.span,
-                    format!("`{actual}` has no input `{p}` of a built-in type to bind"),
+                    format!("`{actual}` has no input `{p}` of a built-in or record type to bind"),
                 ));
             };
             let var = FunctionVar {
@@ -322,6 +339,30 @@ impl Flattener<'_> {
             f.inputs.push(var);
         }
         Ok(())
+    }
+
+    /// The record class of input `name` of function `class`, when that input is a scalar
+    /// record (an array of records is not bound by a partial application here).
+    fn record_input_class(
+        &mut self,
+        class: ClassId,
+        name: &str,
+    ) -> Result<Option<ClassId>, Diagnostic> {
+        let exp = self.expanded(class)?;
+        let Some(c) = exp.components.iter().find(|c| c.name == name) else {
+            return Ok(None);
+        };
+        if !c.decl().dims.is_empty() || !c.clause.type_dims.is_empty() {
+            return Ok(None);
+        }
+        let ty = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
+        let te = self.expanded(ty)?;
+        let record = te.prim.is_none()
+            && matches!(
+                te.kind,
+                ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+            );
+        Ok(record.then_some(ty))
     }
 
     /// `external "builtin"` calling one of minimo's built-in functions with the function's
@@ -684,7 +725,11 @@ impl Flattener<'_> {
         if !builtin {
             if let Some((id, a)) = self.functional_input_call(func, args)? {
                 let full = self.function(id)?;
-                let args = self.rewrite_args(&a, class, bound)?;
+                // Records the partial application bound are passed field by field.
+                let args = match self.record_call_args(&full, &a, class, bound)? {
+                    Some(a) => a,
+                    None => self.rewrite_args(&a, class, bound)?,
+                };
                 return Ok(ast::Expr {
                     kind: ExprKind::Call {
                         func: super::functional_args::name_ref(&full, func.span),
@@ -738,7 +783,10 @@ impl Flattener<'_> {
             return Ok(None);
         }
         let (spec, a) = self.specialize_call(id, args, func.span, class, None)?;
-        let args = self.rewrite_args(&a, class, bound)?;
+        let args = match self.record_call_args(&spec, &a, class, bound)? {
+            Some(a) => a,
+            None => self.rewrite_args(&a, class, bound)?,
+        };
         Ok(Some(ast::Expr {
             kind: ExprKind::Call {
                 func: super::functional_args::name_ref(&spec, func.span),
