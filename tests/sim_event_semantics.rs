@@ -167,6 +167,43 @@ end S;",
     );
 }
 
+/// A step-down chopper's PWM in miniature (MSL `SignalPWM`): a ramp starting at 0.025 is
+/// sampled every 0.001 s and compared with zero. MLS 3.7.5: the k-th instant of
+/// `sample(start, interval)` is `start + k * interval`, so the 25th is `25 * 0.001`, the same
+/// double as the literal 0.025: the ramp there is exactly 0 and the comparison false. Adding
+/// the interval 25 times gives 0.025000000000000015 instead, where the ramp is already 1.5e-17
+/// and `fire` switched on for a whole period (the chopper put out its full voltage).
+#[test]
+fn the_kth_sample_instant_is_start_plus_k_intervals_not_a_sum() {
+    let r = ok(
+        "model S
+  Real ramp = if time < 0.025 then 0 else time - 0.025;
+  discrete Real held(start = 0, fixed = true);
+  discrete Real tLast(start = -1, fixed = true);
+  Integer onCount(start = 0, fixed = true);
+  Boolean fire = held > 0;
+equation
+  when sample(0, 0.001) then
+    held = ramp;
+    tLast = time;
+  end when;
+  when fire then
+    onCount = pre(onCount) + 1;
+  end when;
+end S;",
+        0.0255,
+        0.0005,
+    );
+    close(
+        last(&r, "tLast"),
+        0.025,
+        0.0,
+        "time of the 25th sample instant",
+    );
+    close(last(&r, "held"), 0.0, 0.0, "ramp sampled at its start");
+    close(last(&r, "onCount"), 0.0, 0.0, "times `fire` came on");
+}
+
 #[test]
 fn change_fires_when_the_variable_changes() {
     let r = ok(

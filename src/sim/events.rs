@@ -20,8 +20,13 @@ pub struct EventState {
     /// Condition values of every `when` branch (each element of a vector condition) after the
     /// last event.
     cond_prev: Vec<Vec<Vec<bool>>>,
-    /// Next instant of each `sample`.
+    /// Next instant of each `sample`: `start + k * interval` (MLS 3.7.5), computed from the
+    /// count `k` in [`Self::sample_index`] at each step, never by adding the interval to the
+    /// previous instant (25 additions of 0.001 give 0.025000000000000015, which put the
+    /// 25th sample after a `time < 0.025` relation had already switched).
     next_sample: Vec<f64>,
+    /// Per `sample`: the index `k` of its next instant.
+    sample_index: Vec<f64>,
     /// Set by `terminate(...)`: the message.
     pub terminated: Option<String>,
     /// Warnings from `assert(..., level = warning)`, reported once each.
@@ -53,6 +58,12 @@ impl EventState {
         for line in &p.delays {
             line.set_time_unit(time_unit);
         }
+        // Index of the first instant at or after the start time.
+        let sample_index: Vec<f64> = p
+            .samples
+            .iter()
+            .map(|s| ((t0 - s.start) / s.interval).ceil().max(0.0))
+            .collect();
         EventState {
             cond_prev: p
                 .whens
@@ -62,12 +73,10 @@ impl EventState {
             next_sample: p
                 .samples
                 .iter()
-                .map(|s| {
-                    // First instant at or after the start time.
-                    let k = ((t0 - s.start) / s.interval).ceil().max(0.0);
-                    s.start + k * s.interval
-                })
+                .zip(&sample_index)
+                .map(|(s, &k)| s.start + k * s.interval)
                 .collect(),
+            sample_index,
             terminated: None,
             warnings: Vec::new(),
             count: 0,
@@ -221,7 +230,8 @@ fn leave_event(
     for (i, s) in engine.prog.samples.clone().iter().enumerate() {
         engine.regs[s.reg as usize] = 0.0;
         if active[i] {
-            es.next_sample[i] += s.interval;
+            es.sample_index[i] += 1.0;
+            es.next_sample[i] = s.start + es.sample_index[i] * s.interval;
         }
     }
     engine.regs[engine.prog.initial as usize] = 0.0;
