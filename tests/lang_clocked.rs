@@ -95,6 +95,57 @@ end M;",
 }
 
 #[test]
+fn a_tick_stands_when_the_partition_makes_its_condition_false() {
+    // The pattern of the MSL's rotational clock: the clock ticks when a = 10 t has moved 3
+    // away from the offset the partition holds; the tick moves the offset to a, which makes
+    // the condition false again at once. That does not undo the tick (MLS 16.3, 16.9): ticks
+    // at t = 0.3, 0.6, 0.9. dir samples the left limit of a - h (3 > 0) at each tick.
+    let r = ok(
+        "model M
+  Real a = 10 * time;
+  Real h;
+  Real off(start = 0);
+  Integer n(start = 0);
+  Integer dir(start = 0);
+equation
+  h = hold(off);
+  when Clock(a - h > 3) then
+    off = sample(a);
+    n = previous(n) + 1;
+    dir = if sample(a - h) > 0 then 1 else -1;
+  end when;
+end M;",
+        1.0,
+    );
+    close(at(&r, "n", 0.25), 0.0, 0.0, "n before the first tick");
+    close(at(&r, "n", 0.45), 1.0, 0.0, "n after the first tick");
+    close(at(&r, "h", 0.45), 3.0, 1e-6, "offset after the first tick");
+    close(at(&r, "dir", 0.45), 1.0, 0.0, "direction at the first tick");
+    close(at(&r, "n", 0.95), 3.0, 0.0, "n after three ticks");
+}
+
+#[test]
+fn an_event_clock_condition_true_only_midway_through_an_event_is_no_tick() {
+    // At t = 0.3, time >= 0.3 turns true while d is still false, then d becomes true: the
+    // settled condition is false before and after the instant, so the clock never ticks.
+    let r = ok(
+        "model M
+  Boolean d(start = false);
+  Integer n(start = 0);
+equation
+  when time >= 0.3 then
+    d = true;
+  end when;
+  when Clock(time >= 0.3 and not d) then
+    n = previous(n) + 1;
+  end when;
+end M;",
+        0.5,
+    );
+    close(at(&r, "n", 0.45), 0.0, 0.0, "n");
+}
+
+#[test]
 fn what_needs_clock_inference_is_refused_by_name() {
     assert_err(
         "model M

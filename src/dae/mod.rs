@@ -282,6 +282,11 @@ pub enum Builtin {
     /// not given): `expr` at `time - delayTime`, its start value before the start
     /// (`sim/delay.rs`).
     Delay,
+    /// `Clock(c)` as the condition of the `when` that runs a clocked partition on an event
+    /// clock (MLS 16.3): the value of `c`. It marks the clause as a clock's: a tick, once taken
+    /// at an event instant, stands for the instant, even when the partition's outputs make `c`
+    /// false again (`sim/events.rs`).
+    EventClock,
 }
 
 /// A scalar expression of the flat system.

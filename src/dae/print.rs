@@ -232,6 +232,7 @@ pub fn builtin_name(b: Builtin) -> &'static str {
         Builtin::SemiLinear => "semiLinear",
         Builtin::Homotopy => "homotopy",
         Builtin::Delay => "delay",
+        Builtin::EventClock => "Clock",
     }
 }
 

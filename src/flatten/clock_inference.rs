@@ -211,7 +211,8 @@ impl ClockVal {
                 Box::new(Expr::Real(shift.times(*base))),
                 Box::new(Expr::Real(interval.times(*base))),
             ),
-            ClockVal::Event(c) => c.clone(),
+            // Marked, so the simulator keeps a tick the partition's outputs would undo.
+            ClockVal::Event(c) => Expr::Call(crate::dae::Builtin::EventClock, vec![c.clone()]),
         }
     }
     fn same(&self, o: &ClockVal) -> bool {

@@ -156,11 +156,11 @@ impl Flattener<'_> {
         };
         match vals.len() {
             0 => refuse("the inferred clock `Clock()`"),
-            1 if boolean => Ok((vals.remove(0), ClockTick { interval: None })),
+            1 if boolean => Ok((event_clock(vals.remove(0)), ClockTick { interval: None })),
             1 => Ok(periodic(vals.remove(0), Expr::Integer(1))),
             2 if boolean => {
                 // The start interval is what `interval()` gives at the first tick only.
-                Ok((vals.remove(0), ClockTick { interval: None }))
+                Ok((event_clock(vals.remove(0)), ClockTick { interval: None }))
             }
             2 => {
                 let r = vals.pop().unwrap_or(Expr::Integer(1));
@@ -169,6 +169,12 @@ impl Flattener<'_> {
             _ => refuse("a clock constructor with more than two arguments"),
         }
     }
+}
+
+/// The tick condition of the event clock `Clock(condition)`: the condition, marked so the
+/// simulator keeps a tick the partition's outputs would undo (`dae::Builtin::EventClock`).
+fn event_clock(condition: Expr) -> Expr {
+    Expr::Call(crate::dae::Builtin::EventClock, vec![condition])
 }
 
 /// A periodic clock of interval `n / r`, ticking at `0, n/r, 2 n/r, ...`.

@@ -240,6 +240,8 @@ pub fn val_builtin(f: Builtin, args: &[Val]) -> Result<Val, String> {
             .first()
             .cloned()
             .ok_or("homotopy needs two arguments")?,
+        // A constant clock condition: the condition (it never rises).
+        EventClock => args.first().cloned().ok_or("Clock needs an argument")?,
     })
 }
 

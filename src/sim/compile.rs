@@ -17,7 +17,7 @@ use super::initial_code::initial_equations;
 use super::params::ParamValues;
 use super::program::{Action, Program, SetMonitor, Step, WhenClause};
 use super::tape::{Op, Reg};
-use crate::dae::{EquationKind, Expr, FlatModel, ScalarType, VarId, Variability};
+use crate::dae::{Builtin, EquationKind, Expr, FlatModel, ScalarType, VarId, Variability};
 use crate::diag::{Diagnostic, Span};
 use crate::structure::tearing::{tear_block, tear_nonlinear_block};
 use crate::structure::{BlockKind, SortedSystem};
@@ -512,11 +512,16 @@ fn event_clauses(c: &mut Compiler, sys: &SortedSystem) -> (Vec<WhenClause>, Vec<
                     initial.push(has_initial);
                     elements.push(regs);
                 }
+                let clocked = matches!(
+                    branches.as_slice(),
+                    [(Expr::Call(Builtin::EventClock, _), _)]
+                );
                 whens.push(WhenClause {
                     branches: out,
                     elements,
                     initial,
                     bodies: Vec::new(),
+                    clocked,
                     span: eq.span,
                 });
             }

@@ -32,6 +32,9 @@ pub struct EventState {
     /// Warnings from `assert(..., level = warning)`, reported once each.
     pub warnings: Vec<String>,
     pub count: usize,
+    /// Per `when` clause: whether its event clock ticked at the current event instant (a
+    /// clock ticks at most once per instant, MLS 16.3).
+    ticked: Vec<bool>,
     /// Per relation: whether it agreed with its operands when the integration (re)started.
     consistent: Vec<bool>,
     /// The run's time unit ([`super::time_scale::unit`]): times closer than
@@ -80,6 +83,7 @@ impl EventState {
             terminated: None,
             warnings: Vec::new(),
             count: 0,
+            ticked: vec![false; p.whens.len()],
             consistent: Vec::new(),
             time_unit,
         }
@@ -126,6 +130,7 @@ pub fn event_iteration(
     engine.regs[time] = t;
     engine.regs[engine.prog.initial as usize] = f64::from(u8::from(initial));
     let active = activate_samples(engine, es, t, initial);
+    es.ticked.fill(false);
     let kept = kept_pre(engine, initial);
     let relations_before = super::mixed_search::relation_values(engine);
     copy_pre(engine, &kept);
@@ -321,6 +326,11 @@ fn settle_round(
     };
     let mut passes = 0;
     let mut seen: Vec<Vec<bool>> = Vec::new();
+    // Event clocks tick on the settled values of the instant (a pass that changed nothing):
+    // a condition true only midway (before a simultaneous time event has changed what it
+    // compares) is no tick (MLS 16.9).
+    let has_clocks = whens.iter().any(|w| w.clocked);
+    let mut clocks_due = false;
     loop {
         passes += 1;
         if passes == 1 {
@@ -332,7 +342,7 @@ fn settle_round(
             engine.run_main()?;
         }
         engine.run_outputs();
-        let mut changed = fire_whens(engine, es, at, whens, &mut state)?;
+        let mut changed = fire_whens(engine, es, at, whens, &mut state, clocks_due)?;
         // Asserts are checked once the iteration has settled (below): a pass in between
         // sees values that the next pass still changes (MLS 8.3.7).
         for a in always
@@ -349,9 +359,11 @@ fn settle_round(
         // A first pass held the iteration variables of mixed loops: they are settled
         // only once a pass has computed them from the discrete values of this round.
         let held = passes == 1 && !engine.prog.iteration_steps.is_empty();
-        if switched.is_none() && !changed && !held {
+        let settled = switched.is_none() && !changed && !held;
+        if settled && (clocks_due || !has_clocks) {
             return check_settled_asserts(engine, es, at.t, whens, always, &state.fired_before);
         }
+        clocks_due = settled;
         if passes > 50 {
             return Err(EventError::Diagnostic(Box::new(chattering(
                 engine, at.t, switched,
@@ -361,28 +373,33 @@ fn settle_round(
 }
 
 /// Applies the `when` clauses whose conditions fire in this pass, and restores the values of
-/// those that fell back; returns whether a value changed.
+/// those that fell back; returns whether a value changed. Event clocks may tick only when
+/// `clocks_due` (the last pass settled).
 fn fire_whens(
     engine: &mut Engine,
     es: &mut EventState,
     at: &Instant,
     whens: &[WhenClause],
     state: &mut RoundWhens,
+    clocks_due: bool,
 ) -> Result<bool, EventError> {
     let mut changed = false;
     for (k, w) in whens.iter().enumerate() {
-        let fired = (0..w.branches.len()).find(|&b| {
-            let mut rising = w.elements[b]
-                .iter()
-                .enumerate()
-                .filter(|&(_, &r)| engine.regs[r as usize] != 0.0)
-                .map(|(e, _)| e);
-            if at.initial {
-                w.initial[b] && rising.next().is_some()
-            } else {
-                rising.any(|e| !es.cond_prev[k][b][e])
-            }
-        });
+        let fired = if w.clocked && state.fired_before[k].is_some() {
+            // A clock's tick stands for the instant once taken: the partition it runs may
+            // make its condition false again (a rotational clock resets the angle it watches
+            // through `hold`), which does not undo the tick (MLS 16.3, 16.9).
+            state.fired_before[k]
+        } else if w.clocked && (es.ticked[k] || !clocks_due) {
+            // Ticked in an earlier round of this instant (a clock ticks once per instant), or
+            // the pass has not settled yet.
+            None
+        } else {
+            rising_branch(es, at, w, k, &engine.regs)
+        };
+        if w.clocked && fired.is_some() {
+            es.ticked[k] = true;
+        }
         match fired {
             Some(b) => {
                 if state.snapshot[k].is_none() {
@@ -417,6 +434,29 @@ fn fire_whens(
         }
     }
     Ok(changed)
+}
+
+/// The first branch of clause `k` whose condition rises at this pass (an element true now that
+/// was false after the last event; at initialization, a true condition with `initial()`).
+fn rising_branch(
+    es: &EventState,
+    at: &Instant,
+    w: &WhenClause,
+    k: usize,
+    regs: &[f64],
+) -> Option<usize> {
+    (0..w.branches.len()).find(|&b| {
+        let mut rising = w.elements[b]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &r)| regs[r as usize] != 0.0)
+            .map(|(e, _)| e);
+        if at.initial {
+            w.initial[b] && rising.next().is_some()
+        } else {
+            rising.any(|e| !es.cond_prev[k][b][e])
+        }
+    })
 }
 
 /// Evaluates the relations again from their operands; returns the one that switched, if any.

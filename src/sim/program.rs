@@ -120,6 +120,10 @@ pub struct WhenClause {
     /// The code computing each branch's action values, run only when the branch fires
     /// (`sim/when_bodies.rs`).
     pub bodies: Vec<Range<usize>>,
+    /// Whether the clause runs a clocked partition on an event clock (its one condition is
+    /// `Clock(c)`, MLS 16.3): a tick stands for its event instant once taken, and is taken at
+    /// most once there (`sim/events.rs`).
+    pub clocked: bool,
     pub span: Span,
 }
 

@@ -433,6 +433,8 @@ pub fn builtin_op(f: Builtin, nargs: usize) -> Result<Op, String> {
         Builtin::Homotopy => (Op::Copy, 2),
         // Needs the history of the run: lowered by the compiler to a delay line.
         Builtin::Delay => return Err("`delay` needs the simulation's history".into()),
+        // The condition itself; the clause it starts is marked by `compile.rs`.
+        Builtin::EventClock => (Op::Copy, 1),
     };
     if n != nargs {
         return Err(format!("{f:?} takes {n} argument(s), got {nargs}").to_lowercase());

@@ -331,9 +331,12 @@ fn builtin(f: Builtin, args: &[Expr], t: &mut dyn Tangent) -> Result<Expr, Strin
         Builtin::Log10 => div(da, mul(a.clone(), call(Builtin::Log, vec![lit(10.0)]))),
         Builtin::Sqrt => div(da, mul(lit(2.0), call(Builtin::Sqrt, vec![a.clone()]))),
         Builtin::Abs => mul(call(Builtin::Sign, vec![a.clone()]), da),
-        Builtin::Sign | Builtin::Floor | Builtin::Ceil | Builtin::Integer | Builtin::Div => {
-            lit(0.0)
-        }
+        Builtin::Sign
+        | Builtin::Floor
+        | Builtin::Ceil
+        | Builtin::Integer
+        | Builtin::Div
+        | Builtin::EventClock => lit(0.0),
         Builtin::Min | Builtin::Max => {
             let b = arg(1)?;
             let db = diff(b, t)?;
