@@ -81,13 +81,67 @@ package T
     output Real y;
     external "C" y = ModelicaStandardTables_CombiTimeTable_getValue(t, icol, timeIn,
       nextTimeEvent, pre_nextTimeEvent);
+    annotation(derivative(noDerivative = nextTimeEvent, noDerivative = pre_nextTimeEvent) = timeDer);
   end timeValue;
+  pure function timeDer
+    input TimeTable t;
+    input Integer icol;
+    input Real timeIn;
+    input Real nextTimeEvent;
+    input Real pre_nextTimeEvent;
+    input Real der_timeIn;
+    output Real der_y;
+    external "C" der_y = ModelicaStandardTables_CombiTimeTable_getDerValue(t, icol, timeIn,
+      nextTimeEvent, pre_nextTimeEvent, der_timeIn);
+    annotation(derivative(order = 2, noDerivative = nextTimeEvent,
+      noDerivative = pre_nextTimeEvent) = timeDer2);
+  end timeDer;
+  pure function timeDer2
+    input TimeTable t;
+    input Integer icol;
+    input Real timeIn;
+    input Real nextTimeEvent;
+    input Real pre_nextTimeEvent;
+    input Real der_timeIn;
+    input Real der2_timeIn;
+    output Real der2_y;
+    external "C" der2_y = ModelicaStandardTables_CombiTimeTable_getDer2Value(t, icol, timeIn,
+      nextTimeEvent, pre_nextTimeEvent, der_timeIn, der2_timeIn);
+  end timeDer2;
   pure function nextEvent
     input TimeTable t;
     input Real timeIn;
     output Real next;
     external "C" next = ModelicaStandardTables_CombiTimeTable_nextTimeEvent(t, timeIn);
   end nextEvent;
+  class Table2D
+    extends ExternalObject;
+    function constructor
+      input String tableName;
+      input String fileName;
+      input Real table[:, :];
+      input Smoothness smoothness;
+      input Extrapolation extrapolation = Extrapolation.LastTwoPoints;
+      input Boolean verboseRead = true;
+      input String delimiter = ",";
+      input Integer nHeaderLines = 0;
+      output Table2D t;
+    external "C" t = ModelicaStandardTables_CombiTable2D_init3(fileName, tableName, table,
+      size(table, 1), size(table, 2), smoothness, extrapolation, verboseRead, delimiter,
+      nHeaderLines);
+    end constructor;
+    function destructor
+      input Table2D t;
+    external "C" ModelicaStandardTables_CombiTable2D_close(t);
+    end destructor;
+  end Table2D;
+  pure function value2D
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    output Real y;
+    external "C" y = ModelicaStandardTables_CombiTable2D_getValue(t, u1, u2);
+  end value2D;
   model Lookup "y = f(u) for one smoothness and extrapolation"
     parameter Real table[:, :] = [0, 0; 1, 1; 2, 4];
     parameter Smoothness smoothness = Smoothness.LinearSegments;
@@ -247,6 +301,84 @@ end M;
     ] {
         assert_eq!(at(&r, "src.y", t), y, "y({t})");
     }
+}
+
+#[test]
+fn time_table_derivatives_use_the_declared_derivative_functions() {
+    // Akima through y = t^2 at t = 1, 2, 3 reproduces t^2 (its slopes 2, 4, 6 are exact);
+    // before t = 1 the last two points extend it with slope 2. startTime = 0 puts a jump of
+    // the output (0 before, -1 at t = 0) at the start: a difference quotient across it gave
+    // der(y) = -1/(2h) at t = 0 instead of the slope 2 of getDerValue.
+    let m = r#"
+model M
+  T.TimeSource src(table = [1, 1; 2, 4; 3, 9],
+    smoothness = T.Smoothness.ContinuousDerivative, shiftTime = 0);
+  Real dy = der(src.y);
+  Real d2y = der(dy);
+end M;
+"#;
+    let r = sim(m, 2.5).unwrap_or_else(|e| panic!("{e}"));
+    for (t, y, dy, d2y) in [
+        (0.0, -1.0, 2.0, 0.0),
+        (0.5, 0.0, 2.0, 0.0),
+        (1.5, 2.25, 3.0, 2.0),
+    ] {
+        for (name, want) in [("src.y", y), ("dy", dy), ("d2y", d2y)] {
+            let got = at(&r, name, t);
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{name}({t}) = {got}, expected {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn periodic_time_table_events_survive_rounding() {
+    // Period 0.4 from t = 0.6: the event times k*0.4 + 0.7 computed by wrapping come out a
+    // few ulps off; an event "after" t that nearly equals t was taken as the next one and
+    // then never fired, so the output kept the segment before 0.7 (1) after t = 1.9.
+    let m = r#"
+model M
+  T.TimeSource src(table = [0.6, 1; 0.7, 2; 0.7, 3; 1.0, 4],
+    smoothness = T.Smoothness.ConstantSegments, extrapolation = T.Extrapolation.Periodic);
+end M;
+"#;
+    let r = sim(m, 2.5).unwrap_or_else(|e| panic!("{e}"));
+    for (t, y) in [
+        (0.65, 1.0),
+        (0.75, 3.0),
+        (1.05, 1.0),
+        (1.15, 3.0),
+        (1.85, 1.0),
+        (1.91, 3.0),
+        (2.25, 1.0),
+        (2.35, 3.0),
+    ] {
+        assert_eq!(at(&r, "src.y", t), y, "y({t})");
+    }
+}
+
+#[test]
+fn constant_2d_table_extends_the_edge_cell_linearly() {
+    // u1 = {2, 3}, u2 = {0, 1}; y = u1 + 10 u2 at the corners. Inside, constant segments
+    // give the lower-left corner's value; outside, LastTwoPoints extends the edge cell
+    // bilinearly, as a 1-D constant table extends through its last two points.
+    let m = r#"
+model M
+  parameter T.Table2D tab = T.Table2D("NoName", "NoName", [0, 0, 1; 2, 2, 12; 3, 3, 13],
+    T.Smoothness.ConstantSegments, T.Extrapolation.LastTwoPoints);
+  Real inside = T.value2D(tab, 2.5, 0.5);
+  Real below = T.value2D(tab, 2.5 - 3*time, 0.5);
+  Real beyond = T.value2D(tab, 2.5, 0.5 + time);
+end M;
+"#;
+    let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at(&r, "inside", 0.5), 2.0);
+    // u1 = 1 (time 0.5), u2 = 0.5: 1 + 5.
+    assert!((at(&r, "below", 0.5) - 6.0).abs() < 1e-9);
+    // u1 = 2.5, u2 = 1.5 (time 1): 2.5 + 15.
+    assert!((at(&r, "beyond", 1.0) - 17.5).abs() < 1e-9);
 }
 
 #[test]

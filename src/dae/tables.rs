@@ -190,27 +190,32 @@ impl Table1D {
         self.x[self.x.len() - 1]
     }
 
-    /// Value and derivative of column `icol` (1-based) at `u`. `left` asks for the limit from
-    /// the left at the abscissa `left` (the segment ending there is used even at or beyond it):
-    /// this is how a time table keeps the value before a jump until the event is handled.
-    pub fn eval(&self, icol: i64, u: f64, left: Option<f64>) -> Result<(f64, f64), String> {
+    /// Value, first and second derivative of column `icol` (1-based) at `u`. `left` asks for
+    /// the limit from the left at the abscissa `left` (the segment ending there is used even at
+    /// or beyond it): this is how a time table keeps the value before a jump until the event is
+    /// handled.
+    pub fn eval(&self, icol: i64, u: f64, left: Option<f64>) -> Result<(f64, f64, f64), String> {
         let col = self.column(icol)?;
         let n = self.x.len();
         if n == 1 {
-            return Ok((col.y[0], 0.0));
+            return Ok((col.y[0], 0.0, 0.0));
         }
         let (lo, hi) = (self.min(), self.max());
-        let mut u = u;
-        let mut left = left;
+        let mut u = self.snap(u);
+        let mut left = left.map(|b| self.snap(b));
         if self.extrapolation == Extrapolation::Periodic {
             let t = hi - lo;
             if let Some(b) = left {
                 // Wrap the event point into (lo, hi] and move u along with it.
-                let bw = wrap(b, lo, t, true);
+                let bw = self.snap(wrap(b, lo, t, true));
                 u = bw + (u - b);
                 left = Some(bw);
             } else {
-                u = wrap(u, lo, t, false);
+                u = self.snap(wrap(u, lo, t, false));
+                if u == hi {
+                    // The end of one period is the start of the next.
+                    u = lo;
+                }
             }
         } else if left.is_none() && (u < lo || u > hi) {
             return self.extrapolate(col, u, u > hi);
@@ -235,6 +240,18 @@ impl Table1D {
         Ok(self.segment(col, i, u, left.is_some()))
     }
 
+    /// `u` moved onto the table point it nearly equals (see [`nearly_equal`]), so that a
+    /// time shifted or wrapped into the table with a rounding error still picks the segment
+    /// on the proper side of a jump.
+    fn snap(&self, u: f64) -> f64 {
+        let k = self.x.partition_point(|&x| x < u);
+        [k.saturating_sub(1), k.min(self.x.len() - 1)]
+            .into_iter()
+            .map(|i| self.x[i])
+            .find(|&x| nearly_equal(x, u))
+            .unwrap_or(u)
+    }
+
     fn column(&self, icol: i64) -> Result<&Column, String> {
         if icol < 1 || icol as usize > self.cols.len() {
             return Err(format!(
@@ -245,25 +262,25 @@ impl Table1D {
         Ok(&self.cols[icol as usize - 1])
     }
 
-    /// Value and slope on segment `i` (between rows i and i+1) at u.
-    fn segment(&self, col: &Column, i: usize, u: f64, left: bool) -> (f64, f64) {
+    /// Value, slope and curvature on segment `i` (between rows i and i+1) at u.
+    fn segment(&self, col: &Column, i: usize, u: f64, left: bool) -> (f64, f64, f64) {
         let (x0, x1) = (self.x[i], self.x[i + 1]);
         let (y0, y1) = (col.y[i], col.y[i + 1]);
         if x1 == x0 {
             // A jump at the table's end: the right value.
-            return (y1, 0.0);
+            return (y1, 0.0, 0.0);
         }
         match self.smoothness {
             Smoothness::ConstantSegments => {
                 if !left && u >= x1 {
-                    (y1, 0.0)
+                    (y1, 0.0, 0.0)
                 } else {
-                    (y0, 0.0)
+                    (y0, 0.0, 0.0)
                 }
             }
             Smoothness::LinearSegments => {
                 let s = (y1 - y0) / (x1 - x0);
-                (y0 + s * (u - x0), s)
+                (y0 + s * (u - x0), s, 0.0)
             }
             Smoothness::ContinuousDerivative => {
                 let d = col.slopes.as_deref().unwrap_or(&[]);
@@ -272,7 +289,8 @@ impl Table1D {
         }
     }
 
-    fn extrapolate(&self, col: &Column, u: f64, right: bool) -> Result<(f64, f64), String> {
+    /// Value, slope and curvature outside the table (the curvature of an extension is 0).
+    fn extrapolate(&self, col: &Column, u: f64, right: bool) -> Result<(f64, f64, f64), String> {
         let n = self.x.len();
         let (k, x0) = if right {
             (n - 1, self.max())
@@ -280,7 +298,7 @@ impl Table1D {
             (0, self.min())
         };
         match self.extrapolation {
-            Extrapolation::HoldLastPoint => Ok((col.y[k], 0.0)),
+            Extrapolation::HoldLastPoint => Ok((col.y[k], 0.0, 0.0)),
             Extrapolation::LastTwoPoints => {
                 let slope = match (&col.slopes, self.smoothness) {
                     (Some(d), Smoothness::ContinuousDerivative) => d[k],
@@ -294,7 +312,7 @@ impl Table1D {
                         }
                     }
                 };
-                Ok((col.y[k] + slope * (u - x0), slope))
+                Ok((col.y[k] + slope * (u - x0), slope, 0.0))
             }
             Extrapolation::NoExtrapolation => Err(format!(
                 "extrapolation error: the abscissa value {u} must be {} the {} abscissa value {x0} defined in the table (extrapolation = NoExtrapolation)",
@@ -308,6 +326,15 @@ impl Table1D {
             Extrapolation::Periodic => unreachable!("periodic tables wrap before extrapolating"),
         }
     }
+}
+
+/// Whether `a` and `b` agree to a relative 1e-10 (ModelicaStandardTables' `isNearlyEqual`):
+/// table points and time events computed by shifting and wrapping differ from the exact ones
+/// by rounding.
+pub fn nearly_equal(a: f64, b: f64) -> bool {
+    const EPS: f64 = 1e-10;
+    let scale = a.abs().max(b.abs()).max(EPS);
+    (a - b).abs() < EPS * scale
 }
 
 /// `u` moved by whole periods `t` into `[lo, lo + t)`, or into `(lo, lo + t]` with `left_closed`.
@@ -329,8 +356,9 @@ fn wrap(u: f64, lo: f64, t: f64, upper_closed: bool) -> f64 {
     w
 }
 
-/// Cubic Hermite interpolation on [x0, x1] with end slopes d0, d1: value and derivative.
-fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64, f64) {
+/// Cubic Hermite interpolation on [x0, x1] with end slopes d0, d1: value, first and second
+/// derivative.
+fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64, f64, f64) {
     let h = x1 - x0;
     let t = (u - x0) / h;
     let (t2, t3) = (t * t, t * t * t);
@@ -343,7 +371,8 @@ fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64
     let dh10 = 3.0 * t2 - 4.0 * t + 1.0;
     let dh01 = (-6.0 * t2 + 6.0 * t) / h;
     let dh11 = 3.0 * t2 - 2.0 * t;
-    (y, dh00 * y0 + dh10 * d0 + dh01 * y1 + dh11 * d1)
+    let d2 = ((12.0 * t - 6.0) * (y0 - y1) / h + (6.0 * t - 4.0) * d0 + (6.0 * t - 2.0) * d1) / h;
+    (y, dh00 * y0 + dh10 * d0 + dh01 * y1 + dh11 * d1, d2)
 }
 
 /// Akima's slopes (1970) as ModelicaStandardTables computes them: the secants extended by two
@@ -421,9 +450,12 @@ impl TimeTable {
                 .iter()
                 .map(|p| p + base)
                 .chain(points.iter().map(|p| p + base + period))
-                .find(|&p| p > s)
+                .find(|&p| p > s && !nearly_equal(p, s))
         } else {
-            points.iter().copied().find(|&p| p > s)
+            points
+                .iter()
+                .copied()
+                .find(|&p| p > s && !nearly_equal(p, s))
         };
         if let Some(c) = cand {
             let c = c + self.shift_time;
@@ -438,13 +470,19 @@ impl TimeTable {
         next
     }
 
-    /// Value and derivative of column `icol` at scaled time `t`. `next` and `pre_next` are
-    /// the model's `nextTimeEventScaled` and its `pre`: until the event at `next` is handled,
-    /// the segment before it is used, so a jump happens exactly at the event.
-    pub fn eval(&self, icol: i64, t: f64, next: f64, pre_next: f64) -> Result<(f64, f64), String> {
+    /// Value, first and second derivative of column `icol` at scaled time `t`. `next` and
+    /// `pre_next` are the model's `nextTimeEventScaled` and its `pre`: until the event at
+    /// `next` is handled, the segment before it is used, so a jump happens exactly at the event.
+    pub fn eval(
+        &self,
+        icol: i64,
+        t: f64,
+        next: f64,
+        pre_next: f64,
+    ) -> Result<(f64, f64, f64), String> {
         self.table.column(icol)?;
         if t < self.start_time || (next < NO_EVENT && next == pre_next && self.start_time >= next) {
-            return Ok((0.0, 0.0));
+            return Ok((0.0, 0.0, 0.0));
         }
         let s = t - self.shift_time;
         let left = if self.time_events != TimeEvents::NoTimeEvents && next < NO_EVENT && t >= next {
@@ -492,10 +530,11 @@ impl Table2D {
         })
     }
 
-    /// Value and partial derivatives at (a, b): bilinear (or piecewise constant) over the
-    /// cell holding the point; outside, the edge cell is extended (LastTwoPoints) or the point
-    /// clamped onto the table (HoldLastPoint).
-    pub fn eval(&self, a: f64, b: f64) -> Result<(f64, f64, f64), String> {
+    /// Value, partial derivatives and the mixed second partial at (a, b): bilinear (or
+    /// piecewise constant) over the cell holding the point (so the pure second partials
+    /// vanish); outside, the edge cell is extended (LastTwoPoints) or the point clamped onto
+    /// the table (HoldLastPoint).
+    pub fn eval(&self, a: f64, b: f64) -> Result<(f64, f64, f64, f64), String> {
         let (a, hold_a) = self.clamp(a, &self.u1, "u1")?;
         let (b, hold_b) = self.clamp(b, &self.u2, "u2")?;
         let cell = |v: &[f64], x: f64| -> usize {
@@ -519,10 +558,16 @@ impl Table2D {
         let (ta, da) = frac(&self.u1, i, i1, a);
         let (tb, db) = frac(&self.u2, j, j1, b);
         let (y00, y01, y10, y11) = (self.y[i][j], self.y[i][j1], self.y[i1][j], self.y[i1][j1]);
-        if self.smoothness == Smoothness::ConstantSegments {
+        // Outside the table, LastTwoPoints extends the edge cell bilinearly even for
+        // constant segments (as 1-D constant tables extend through the last two points).
+        let outside = !(self.u1[0]..=self.u1[n1 - 1]).contains(&a)
+            || !(self.u2[0]..=self.u2[n2 - 1]).contains(&b);
+        if self.smoothness == Smoothness::ConstantSegments
+            && !(outside && self.extrapolation == Extrapolation::LastTwoPoints)
+        {
             let pick_i = if ta >= 1.0 { i1 } else { i };
             let pick_j = if tb >= 1.0 { j1 } else { j };
-            return Ok((self.y[pick_i][pick_j], 0.0, 0.0));
+            return Ok((self.y[pick_i][pick_j], 0.0, 0.0, 0.0));
         }
         let y = (1.0 - ta) * ((1.0 - tb) * y00 + tb * y01) + ta * ((1.0 - tb) * y10 + tb * y11);
         let dya = if hold_a {
@@ -535,7 +580,12 @@ impl Table2D {
         } else {
             db * ((1.0 - ta) * (y01 - y00) + ta * (y11 - y10))
         };
-        Ok((y, dya, dyb))
+        let dyab = if hold_a || hold_b {
+            0.0
+        } else {
+            da * db * (y11 - y10 - y01 + y00)
+        };
+        Ok((y, dya, dyb, dyab))
     }
 
     fn clamp(&self, x: f64, v: &[f64], name: &str) -> Result<(f64, bool), String> {

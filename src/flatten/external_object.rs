@@ -27,15 +27,18 @@ const PREFIX: &str = "ModelicaStandardTables_";
 const ACCESS: &[&str] = &[
     "CombiTimeTable_getValue",
     "CombiTimeTable_getDerValue",
+    "CombiTimeTable_getDer2Value",
     "CombiTimeTable_minimumTime",
     "CombiTimeTable_maximumTime",
     "CombiTimeTable_nextTimeEvent",
     "CombiTable1D_getValue",
     "CombiTable1D_getDerValue",
+    "CombiTable1D_getDer2Value",
     "CombiTable1D_minimumAbscissa",
     "CombiTable1D_maximumAbscissa",
     "CombiTable2D_getValue",
     "CombiTable2D_getDerValue",
+    "CombiTable2D_getDer2Value",
     "CombiTable2D_minimumAbscissa",
     "CombiTable2D_maximumAbscissa",
 ];
@@ -158,6 +161,41 @@ impl Flattener<'_> {
         Ok(t)
     }
 
+    /// The function `f` specialised to `table` (of the object at `path`), created on first use,
+    /// with its declared derivative (and that one's) specialised too: the derivative function
+    /// also takes the object as first input, and only the specialised one fits the call's
+    /// arguments, so that `der` of a table output uses the table's own slope instead of a
+    /// difference quotient across the table's jumps.
+    fn specialise_table_function(&mut self, f: &Function, table: &Rc<Table>, path: &str) -> String {
+        let name = format!("{}#{}", f.name, path);
+        if self.functions.contains_key(&name) {
+            return name;
+        }
+        let mut g = f.clone();
+        g.name = name.clone();
+        g.inputs.remove(0);
+        if let Some(n) = &mut g.native {
+            n.table = Some((**table).clone());
+        }
+        // Inserted before the derivative chain is followed, so a cycle ends here.
+        self.functions.insert(name.clone(), g.clone());
+        let der = g
+            .derivative
+            .as_ref()
+            .and_then(|d| self.functions.get(&d.name).cloned());
+        if let Some(df) = der.filter(needs_object) {
+            let dname = self.specialise_table_function(&df, table, path);
+            if let Some(d) = self
+                .functions
+                .get_mut(&name)
+                .and_then(|g| g.derivative.as_mut())
+            {
+                d.name = dname;
+            }
+        }
+        name
+    }
+
     /// For a call of a native table access function, the name of the function specialised to
     /// the object given as first argument (created on first use) and the remaining arguments.
     pub fn specialise_table_call<'a>(
@@ -168,16 +206,8 @@ impl Flattener<'_> {
         span: Span,
     ) -> Result<(String, Vec<Option<&'a ast::Expr>>), Diagnostic> {
         let table = self.external_table(object, span)?;
-        let name = format!("{}#{}", f.name, self.insts[object].path);
-        if !self.functions.contains_key(&name) {
-            let mut g = f.clone();
-            g.name = name.clone();
-            g.inputs.remove(0);
-            if let Some(n) = &mut g.native {
-                n.table = Some((*table).clone());
-            }
-            self.functions.insert(name.clone(), g);
-        }
+        let path = self.insts[object].path.clone();
+        let name = self.specialise_table_function(f, &table, &path);
         Ok((name, rest))
     }
 }
@@ -351,6 +381,10 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
         ("CombiTable1D_getDerValue", Table::OneD(t)) => {
             t.eval(icol(0)?, x(1)?, None).map_err(err)?.1 * x(2)?
         }
+        ("CombiTable1D_getDer2Value", Table::OneD(t)) => {
+            let (_, d1, d2) = t.eval(icol(0)?, x(1)?, None).map_err(err)?;
+            d2 * x(2)?.powi(2) + d1 * x(3)?
+        }
         ("CombiTable1D_minimumAbscissa", Table::OneD(t)) => t.min(),
         ("CombiTable1D_maximumAbscissa", Table::OneD(t)) => t.max(),
         ("CombiTimeTable_getValue", Table::Time(t)) => {
@@ -359,13 +393,22 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
         ("CombiTimeTable_getDerValue", Table::Time(t)) => {
             t.eval(icol(0)?, x(1)?, x(2)?, x(3)?).map_err(err)?.1 * x(4)?
         }
+        ("CombiTimeTable_getDer2Value", Table::Time(t)) => {
+            let (_, d1, d2) = t.eval(icol(0)?, x(1)?, x(2)?, x(3)?).map_err(err)?;
+            d2 * x(4)?.powi(2) + d1 * x(5)?
+        }
         ("CombiTimeTable_minimumTime", Table::Time(t)) => t.table.min(),
         ("CombiTimeTable_maximumTime", Table::Time(t)) => t.table.max(),
         ("CombiTimeTable_nextTimeEvent", Table::Time(t)) => t.next_event(x(0)?),
         ("CombiTable2D_getValue", Table::TwoD(t)) => t.eval(x(0)?, x(1)?).map_err(err)?.0,
         ("CombiTable2D_getDerValue", Table::TwoD(t)) => {
-            let (_, da, db) = t.eval(x(0)?, x(1)?).map_err(err)?;
+            let (_, da, db, _) = t.eval(x(0)?, x(1)?).map_err(err)?;
             da * x(2)? + db * x(3)?
+        }
+        ("CombiTable2D_getDer2Value", Table::TwoD(t)) => {
+            // The pure second partials of the bilinear surface vanish.
+            let (_, da, db, dab) = t.eval(x(0)?, x(1)?).map_err(err)?;
+            2.0 * dab * x(2)? * x(3)? + da * x(4)? + db * x(5)?
         }
         ("CombiTable2D_minimumAbscissa", Table::TwoD(t)) => {
             return Ok(vec![Tensor::reals(vec![2], &[t.u1[0], t.u2[0]])]);
