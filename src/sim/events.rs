@@ -722,7 +722,7 @@ pub fn init_relations(engine: &mut Engine, from_starts: bool) -> Result<(), Bloc
 fn restart_loops(engine: &mut Engine) {
     for si in 0..engine.prog.steps.len() {
         if let super::program::Step::Implicit { linear: false, .. } = &engine.prog.steps[si] {
-            for &v in &engine.blocks[si].vars {
+            for &v in engine.blocks[si].vars.iter() {
                 engine.regs[v] = engine.prog.init_regs[v];
             }
             engine.blocks[si].factored = false;
