@@ -429,8 +429,16 @@ end M;";
 fn a_loop_starts_from_its_start_value_once_the_relations_are_set() {
     // MLS 8.6: the start value is Newton's guess, so the root on its side is taken.
     let r = ok(EVEN_LOOP, 2.0);
-    assert!((at(&r, "m", 0.0) - 0.35122439).abs() < 1e-6, "{}", at(&r, "m", 0.0));
-    assert!((at(&r, "m", 2.0) - 17.148714).abs() < 1e-4, "{}", at(&r, "m", 2.0));
+    assert!(
+        (at(&r, "m", 0.0) - 0.35122439).abs() < 1e-6,
+        "{}",
+        at(&r, "m", 0.0)
+    );
+    assert!(
+        (at(&r, "m", 2.0) - 17.148714).abs() < 1e-4,
+        "{}",
+        at(&r, "m", 2.0)
+    );
     // A loop whose guess from the placeholder pass is too far to converge from at all.
     let r = ok(
         "model M
@@ -442,6 +450,14 @@ equation
 end M;",
         2.0,
     );
-    assert!((at(&r, "m", 0.0) - 1.0).abs() < 1e-6, "{}", at(&r, "m", 0.0));
-    assert!((at(&r, "m", 2.0) - 1e4).abs() < 1e-3, "{}", at(&r, "m", 2.0));
+    assert!(
+        (at(&r, "m", 0.0) - 1.0).abs() < 1e-6,
+        "{}",
+        at(&r, "m", 0.0)
+    );
+    assert!(
+        (at(&r, "m", 2.0) - 1e4).abs() < 1e-3,
+        "{}",
+        at(&r, "m", 2.0)
+    );
 }
