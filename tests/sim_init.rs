@@ -406,3 +406,58 @@ end RoundOff;
         "{e}"
     );
 }
+
+/// `y = g(m)` with `g` even in `m` (a heat transfer correlation of `abs(m_flow)`): roots at
+/// `±m`. The first pass at the start reads `time < 1` as its placeholder (false), solves the
+/// loop for the later target and lands far away; from there Newton overshoots past zero.
+const EVEN_LOOP: &str = "model M
+  function g
+    input Real x;
+    output Real y;
+  protected
+    Real Re = 12711*abs(x);
+  algorithm
+    y := 0.1565*max(1, abs(Re^0.87 - 280));
+  end g;
+  Real m(start = 0.1);
+  Real y = 190.5 + (if time < 1 then 0 else 6667);
+equation
+  y = g(m);
+end M;";
+
+#[test]
+fn a_loop_starts_from_its_start_value_once_the_relations_are_set() {
+    // MLS 8.6: the start value is Newton's guess, so the root on its side is taken.
+    let r = ok(EVEN_LOOP, 2.0);
+    assert!(
+        (at(&r, "m", 0.0) - 0.35122439).abs() < 1e-6,
+        "{}",
+        at(&r, "m", 0.0)
+    );
+    assert!(
+        (at(&r, "m", 2.0) - 17.148714).abs() < 1e-4,
+        "{}",
+        at(&r, "m", 2.0)
+    );
+    // A loop whose guess from the placeholder pass is too far to converge from at all.
+    let r = ok(
+        "model M
+  function g input Real x; output Real y; algorithm y := sqrt(abs(x)); end g;
+  Real m(start = 0.1);
+  Real y = if time < 1 then 1 else 100;
+equation
+  y = g(m);
+end M;",
+        2.0,
+    );
+    assert!(
+        (at(&r, "m", 0.0) - 1.0).abs() < 1e-6,
+        "{}",
+        at(&r, "m", 0.0)
+    );
+    assert!(
+        (at(&r, "m", 2.0) - 1e4).abs() < 1e-3,
+        "{}",
+        at(&r, "m", 2.0)
+    );
+}

@@ -533,7 +533,7 @@ fn restart_with_states(
     for &(v, p) in &engine.prog.pre.clone() {
         engine.regs[p as usize] = engine.regs[v as usize];
     }
-    if let Err(e) = init_relations(&mut engine) {
+    if let Err(e) = init_relations(&mut engine, false) {
         return Err(vec![block_error(&new_sys, &engine.prog, &e)]);
     }
     note_consistency(&mut engine, &mut run.es, None);

@@ -737,7 +737,14 @@ pub fn changed_relation(engine: &Engine) -> Option<usize> {
 /// that fails in such a pass does not stop it (`Engine::run_main_continuing`); the relations
 /// are set from the operands the pass computed, and only a pass that leaves them unchanged (or
 /// the last one) decides, with its first failure as the error.
-pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
+///
+/// With `from_starts`, every pass after one that changed a relation starts the nonlinear
+/// loops from their start values again (MLS 8.6: the start values are the guesses of the
+/// iteration), not from what the pass with the placeholder relations made of them: a ramp
+/// whose `time < startTime + duration` still reads false gives its final value, a loop solved
+/// for that target lands far away, and from there Newton may reach another root than from
+/// the start (a mass flow found from `kc = f(abs(m_flow))` at -0.35 kg/s with `start = 0.1`).
+pub fn init_relations(engine: &mut Engine, from_starts: bool) -> Result<(), BlockError> {
     let mut failure = None;
     for _ in 0..5 {
         // Failures of the passes before the relations settled are not the model's: none may
@@ -750,11 +757,28 @@ pub fn init_relations(engine: &mut Engine) -> Result<(), BlockError> {
         if update_relations(engine, None).is_none() {
             break;
         }
+        if from_starts {
+            restart_loops(engine);
+        }
     }
     if let Some(e) = failure {
         return Err(e);
     }
     Ok(())
+}
+
+/// Puts the unknowns of every nonlinear loop back to their start values (the guesses the
+/// first pass had), for [`init_relations`].
+fn restart_loops(engine: &mut Engine) {
+    for si in 0..engine.prog.steps.len() {
+        if let super::program::Step::Implicit { linear: false, .. } = &engine.prog.steps[si] {
+            for &v in engine.blocks[si].vars.iter() {
+                engine.regs[v] = engine.prog.init_regs[v];
+            }
+            engine.blocks[si].factored = false;
+        }
+    }
+    engine.invalidate();
 }
 
 fn apply_action(

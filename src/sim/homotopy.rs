@@ -30,13 +30,13 @@ pub fn solve_initial(
     t0: f64,
 ) -> Result<Vec<String>, InitError> {
     let Some(lambda) = engine.prog.homotopy.map(|r| r as usize) else {
-        init_relations(engine)?;
+        init_relations(engine, true)?;
         return solve_initial_equations(engine, sys, t0);
     };
     let solve_at = |engine: &mut Engine, l: f64| -> Result<Vec<String>, InitError> {
         engine.regs[lambda] = l;
         engine.invalidate();
-        init_relations(engine)?;
+        init_relations(engine, false)?;
         solve_initial_equations(engine, sys, t0)
     };
     let start = engine.regs.clone();
