@@ -205,6 +205,45 @@ end P;
     close(at(&r, "T", 0.5), 1.0, 1e-12, "T");
 }
 
+/// `T_hX` of two MSL gas mixtures: a function each medium package inherits, whose protected
+/// `f_nonlinear` reads the package's `data` (unbound in the base `MixtureGasNasa`), passed to
+/// the root finder by a partial application. Each medium gets its own specialization with its
+/// own data, and inverts its own `h_TX`: T comes back as 300 + 100 t.
+#[test]
+fn msl_gas_mixtures_invert_their_enthalpy_with_their_own_data() {
+    let Some(lib) = msl_library() else {
+        return;
+    };
+    let text = "model G
+  package A = Modelica.Media.IdealGases.MixtureGases.FlueGasLambdaOnePlus;
+  package B = Modelica.Media.IdealGases.MixtureGases.FlueGasSixComponents;
+  Real hA = A.h_TX(300 + 100*time, {0.7, 0.1, 0.1, 0.1});
+  Real TA = A.T_hX(hA, {0.7, 0.1, 0.1, 0.1});
+  Real hB = B.h_TX(300 + 100*time, {0.5, 0.1, 0.1, 0.1, 0.1, 0.1});
+  Real TB = B.T_hX(hB, {0.5, 0.1, 0.1, 0.1, 0.1, 0.1});
+end G;
+";
+    let path = write_model("gas_mixtures", "G.mo", text);
+    let t = simulate_with_library(
+        &lib,
+        &[
+            path.to_str().expect("path"),
+            "--stop-time",
+            "1",
+            "--interval",
+            "0.5",
+        ],
+    );
+    let (ta, tb, ha, hb) = (t.col("TA"), t.col("TB"), t.col("hA"), t.col("hB"));
+    for (k, v) in t.rows.iter().enumerate() {
+        let want = 300.0 + 50.0 * k as f64;
+        close(v[ta], want, 1e-9, "TA");
+        close(v[tb], want, 1e-9, "TB");
+        // Different compositions and data: different enthalpies.
+        assert!((v[ha] - v[hb]).abs() > 1e3, "hA {} hB {}", v[ha], v[hb]);
+    }
+}
+
 /// A function whose inputs do not fit the functional input's type is refused (MLS 6.4), as
 /// is a value that is not a function.
 #[test]

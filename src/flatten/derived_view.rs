@@ -59,6 +59,30 @@ impl Flattener<'_> {
         v
     }
 
+    /// Class `found`, nested in the class that view `lex` shows (`T_hX.f_nonlinear`, a
+    /// protected function of a function a medium package inherits), as seen through that
+    /// view: a view of its own, for the same package, so that code written in it also takes
+    /// the package for the base (`data` of the medium, not the base's unbound `data[:]`).
+    /// Named after the enclosing view (`W.T_hX.f_nonlinear`), so that two packages, or two
+    /// functions of one package each with a nested `f_nonlinear`, give distinct functions.
+    /// Anything else: `found` itself.
+    pub fn nested_through_view(&mut self, lex: ClassId, found: ClassId) -> ClassId {
+        let Some(&(orig, pkg)) = self.view_of.get(&lex) else {
+            return found;
+        };
+        if self.tree.get(found).parent != Some(orig) {
+            return found;
+        }
+        if let Some(v) = self.views.get(&(lex, found)) {
+            return *v;
+        }
+        let full = format!("{}.{}", self.tree.get(lex).full, self.tree.get(found).name);
+        let v = self.tree.add_view(found, full);
+        self.views.insert((lex, found), v);
+        self.view_of.insert(v, (found, pkg));
+        v
+    }
+
     /// The package a view was made for (`through_package`), standing for the enclosing
     /// class of the code it inherits.
     pub fn view_package(&self, class: ClassId) -> Option<ClassId> {

@@ -224,6 +224,7 @@ impl Flattener<'_> {
         span: Span,
     ) -> EResult<ClassId> {
         let class = self.lookup_class_name(name, lex, inst)?;
+        let class = self.nested_through_view(lex, class);
         let exp = self.expanded(class)?;
         if !exp.is_function() || exp.partial {
             return Err(Diagnostic::error(

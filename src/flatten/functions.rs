@@ -902,7 +902,7 @@ impl Flattener<'_> {
                 None => Err(d),
             });
         let id = match found {
-            Ok(id) => id,
+            Ok(id) => self.nested_through_view(class, id),
             Err(mut d) => {
                 d.message = format!("unknown function `{name}`");
                 return Err(d);
