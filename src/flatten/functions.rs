@@ -726,10 +726,7 @@ impl Flattener<'_> {
             if let Some((id, a)) = self.functional_input_call(func, args)? {
                 let full = self.function(id)?;
                 // Records the partial application bound are passed field by field.
-                let args = match self.record_call_args(&full, &a, class, bound)? {
-                    Some(a) => a,
-                    None => self.rewrite_args(&a, class, bound)?,
-                };
+                let args = self.call_args(&full, &a, class, bound)?;
                 return Ok(ast::Expr {
                     kind: ExprKind::Call {
                         func: super::functional_args::name_ref(&full, func.span),
@@ -744,10 +741,7 @@ impl Flattener<'_> {
         }
         let full = self.rewrite_func_name(func, class)?;
         let fname = super::eval::cref_name(&full);
-        let args = match self.record_call_args(&fname, args, class, bound)? {
-            Some(a) => a,
-            None => self.rewrite_args(args, class, bound)?,
-        };
+        let args = self.call_args(&fname, args, class, bound)?;
         let returns_record = self
             .functions
             .get(&fname)
@@ -783,10 +777,7 @@ impl Flattener<'_> {
             return Ok(None);
         }
         let (spec, a) = self.specialize_call(id, args, func.span, class, None)?;
-        let args = match self.record_call_args(&spec, &a, class, bound)? {
-            Some(a) => a,
-            None => self.rewrite_args(&a, class, bound)?,
-        };
+        let args = self.call_args(&spec, &a, class, bound)?;
         Ok(Some(ast::Expr {
             kind: ExprKind::Call {
                 func: super::functional_args::name_ref(&spec, func.span),
@@ -938,6 +929,21 @@ impl Flattener<'_> {
                 .collect(),
             span: func.span,
         })
+    }
+
+    /// Arguments of a call of `fname` inside a function body: record inputs passed field by
+    /// field (`record_call_args`), the others rewritten as they are.
+    fn call_args(
+        &mut self,
+        fname: &str,
+        args: &ast::FunctionArgs,
+        class: ClassId,
+        bound: &mut Vec<String>,
+    ) -> Result<ast::FunctionArgs, Diagnostic> {
+        match self.record_call_args(fname, args, class, bound)? {
+            Some(a) => Ok(a),
+            None => self.rewrite_args(args, class, bound),
+        }
     }
 
     fn rewrite_args(
