@@ -483,15 +483,15 @@ fn a_print_for_its_effect_prints_at_each_event_and_never_in_a_branch_not_taken()
     );
 }
 
-/// KNOWN WRONG ANSWER (open): a record passed to a record input of another record class with
-/// the same field names in a different order (MSL `Fittings.Bends.CurvedBend` passes its
-/// `Geometry(d_hyd, R_0, delta, K)` as `dp_curvedOverall_IN_con`, whose fields come in
-/// another order) must be matched field by name (MLS 6.4, plug compatibility); minimo passes
-/// the fields by position and computes `f` with `x` and `y` swapped: -19 instead of -8
+/// A record passed to a record input of another record class with the same field names in a
+/// different order, or with more fields (a subtype), is matched field by name (MLS 6.4, plug
+/// compatibility). MSL `Fittings.Bends.CurvedBend` passes its `Geometry(d_hyd, R_0, delta, K)`
+/// as `dp_curvedOverall_IN_con`, whose fields come in another order; minimo passed the fields
+/// by position and computed `f` with `x` and `y` swapped: -19 instead of -8
 /// (ModelicaTest.Fluid.TestComponents.NewFittings.Bends.CurvedBend: `dp_small` = 2.6e7 Pa and a
-/// mass flow of 0.00088 where Dymola has 19.7 kg/s). Run with `--ignored` once fixed.
+/// mass flow of 0.00088 where Dymola has 19.7 kg/s). Checked at model level (a component, a
+/// constructor) and inside a function body (a record input, a constructor).
 #[test]
-#[ignore = "known wrong answer: record arguments are passed by field position, not by name"]
 fn a_record_argument_of_another_record_class_is_matched_by_field_name() {
     let text = "model R
   record A
@@ -501,6 +501,7 @@ fn a_record_argument_of_another_record_class_is_matched_by_field_name() {
   record B
     Real y;
     Real x;
+    Real w;
   end B;
   function f
     input A a;
@@ -508,14 +509,55 @@ fn a_record_argument_of_another_record_class_is_matched_by_field_name() {
   algorithm
     z := a.x - 10*a.y;
   end f;
-  parameter B b(y = 1, x = 2);
+  function g
+    input B b;
+    output Real z;
+  algorithm
+    z := f(b) + 100*f(A(x = b.w, y = 0)) + 1000*f(B(y = 1, x = 2, w = 3));
+  end g;
+  parameter B b(y = 1, x = 2, w = 5);
   Real z = f(b) + 0*time;
+  Real z2 = g(b) + 0*time;
+  Real z3 = f(B(y = 1, x = 2, w = 7)) + 0*time;
 end R;
 ";
     let r = flatten_common::simulate_source("r.mo", text, "R");
-    let z = flatten_common::at(&r, "z", 0.0);
+    let at = |n: &str| flatten_common::at(&r, n, 0.0);
     assert!(
-        (z - (-8.0)).abs() < 1e-12,
-        "z = {z}, expected 2 - 10*1 = -8"
+        (at("z") - (-8.0)).abs() < 1e-12,
+        "z = {}, expected 2 - 10*1 = -8",
+        at("z")
     );
+    assert!(
+        (at("z2") - (-8.0 + 500.0 - 8000.0)).abs() < 1e-9,
+        "z2 = {}, expected -7508",
+        at("z2")
+    );
+    assert!((at("z3") - (-8.0)).abs() < 1e-12, "z3 = {}", at("z3"));
+}
+
+/// A record argument that lacks a field of the input's record type is refused, naming the
+/// field, instead of passing whatever sits at that position.
+#[test]
+fn a_record_argument_without_a_field_of_the_input_is_refused() {
+    let text = "model R
+  record A
+    Real x;
+    Real y;
+  end A;
+  record C
+    Real y;
+    Real v;
+  end C;
+  function f
+    input A a;
+    output Real z;
+  algorithm
+    z := a.x - 10*a.y;
+  end f;
+  Real z = f(C(y = 1, v = 2)) + 0*time;
+end R;
+";
+    let err = flatten_common::err(text, Some("R"));
+    assert!(err.contains("has no field `x`"), "{err}");
 }

@@ -734,6 +734,20 @@ impl Flattener<'_> {
         Ok(out)
     }
 
+    /// The record class of a record value in a function body, where it is declared: a
+    /// record variable of the function or a record constructor call; `None` otherwise.
+    fn record_value_class(&mut self, e: &ast::Expr, class: ClassId) -> Option<ClassId> {
+        match &e.kind {
+            ExprKind::Ref(c)
+                if !c.global && c.parts.len() == 1 && c.parts[0].subscripts.is_empty() =>
+            {
+                self.fn_records.classes.get(&c.parts[0].ident.name).copied()
+            }
+            ExprKind::Call { func, .. } => self.record_constructor(func, class),
+            _ => None,
+        }
+    }
+
     /// Arguments of a call of `fname`, with record inputs passed field by field.
     pub fn record_call_args(
         &mut self,
@@ -762,7 +776,20 @@ impl Flattener<'_> {
                 continue;
             };
             let vals = match g.fields {
-                Some(_) => self.record_value(a, class, bound)?,
+                Some(_) => {
+                    let vals = self.record_value(a, class, bound)?;
+                    match self.record_value_class(a, class) {
+                        Some(rec) if g.record_dims == 0 => {
+                            match self.record_field_map(rec, g, &inputs, a.span)? {
+                                Some(map) if map.pick.len() <= vals.len() => {
+                                    map.permute_fields(&vals)
+                                }
+                                _ => vals,
+                            }
+                        }
+                        _ => vals,
+                    }
+                }
                 None => vec![self.rewrite_expr(a, class, bound)?],
             };
             if vals.len() != g.count() {

@@ -61,6 +61,7 @@ mod native;
 mod operator_record;
 mod overdetermined;
 mod record_binding;
+mod record_by_name;
 mod record_field_conflict;
 mod record_field_defaults;
 mod redeclared;

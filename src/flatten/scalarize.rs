@@ -702,6 +702,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
                 }
                 (Some(fields), Some(t)) => {
                     let n = g.scalars();
+                    let t = match b {
+                        Some(e) if g.record_dims == 0 => self.record_arg_by_name(e, t, f, g)?,
+                        _ => t,
+                    };
                     if g.record_dims > 0 {
                         // An array of records for an array-of-records input: each field
                         // gets the array of its values.
@@ -749,6 +753,45 @@ impl<'a, 'b> FCtx<'a, 'b> {
             }
         }
         Ok((vals, bound_exprs))
+    }
+
+    /// A record argument's scalars in the order of the record input's fields, matched by
+    /// name when the argument is of another record class (MLS 6.4). The class is known for a
+    /// record component and a record constructor call; other values keep their order.
+    fn record_arg_by_name(
+        &mut self,
+        e: &ast::Expr,
+        t: Tensor<Expr>,
+        f: &crate::dae::Function,
+        g: &crate::dae::ArgGroup,
+    ) -> EResult<Tensor<Expr>> {
+        let class = match &e.kind {
+            ast::ExprKind::Ref(c) => match self.resolve(c) {
+                Ok(Some(nodes)) if nodes.dims.is_empty() => match nodes.data.first() {
+                    Some(Node::Inst(i)) => Some(self.f.insts[*i].class),
+                    _ => None,
+                },
+                _ => None,
+            },
+            ast::ExprKind::Call { func, .. } => self.f.record_constructor(func, self.scope.lex),
+            _ => None,
+        };
+        let Some(class) = class.filter(|&c| self.f.is_record(c).unwrap_or(false)) else {
+            return Ok(t);
+        };
+        let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
+        let Some(map) = self.f.record_field_map(class, g, &inputs, e.span)? else {
+            return Ok(t);
+        };
+        if map.arg_sizes.iter().sum::<usize>() != t.len() {
+            // An array of records: its fields are not one after the other.
+            return Ok(t);
+        }
+        let data = map.permute_scalars(&t.data);
+        Ok(Tensor {
+            dims: vec![data.len()],
+            data,
+        })
     }
 
     /// Bindings of the function class's own modifier (`function g = f(k = 2)`) are the
