@@ -536,6 +536,62 @@ end R;
     assert!((at("z3") - (-8.0)).abs() < 1e-12, "z3 = {}", at("z3"));
 }
 
+/// The same by-name rule for a record equation, a record bound to a function's record result
+/// of another class, and a record assignment in a function body (all were by position).
+#[test]
+fn record_equations_bindings_and_assignments_match_fields_by_name() {
+    let text = "model R2
+  record A
+    Real x;
+    Real y;
+  end A;
+  record B
+    Real y;
+    Real x;
+  end B;
+  function mk
+    input Real u;
+    output B b;
+  algorithm
+    b := B(y = u, x = 2*u);
+  end mk;
+  function h
+    input Real u;
+    output Real z;
+  protected
+    A a;
+  algorithm
+    a := mk(u);
+    z := a.x - 10*a.y;
+  end h;
+  parameter B b(y = 1, x = 2);
+  parameter A a1 = b;
+  Real z1 = a1.x - 10*a1.y + 0*time;
+  A a2;
+  A a3 = mk(1);
+  Real z4 = h(1) + 0*time;
+equation
+  a2 = b;
+end R2;
+";
+    let r = flatten_common::simulate_source("r2.mo", text, "R2");
+    let at = |n: &str| flatten_common::at(&r, n, 0.0);
+    for (name, want) in [
+        ("z1", -8.0),
+        ("a2.x", 2.0),
+        ("a2.y", 1.0),
+        ("a3.x", 2.0),
+        ("a3.y", 1.0),
+        ("z4", -8.0),
+    ] {
+        assert!(
+            (at(name) - want).abs() < 1e-12,
+            "{name} = {}, expected {want}",
+            at(name)
+        );
+    }
+}
+
 /// A record argument that lacks a field of the input's record type is refused, naming the
 /// field, instead of passing whatever sits at that position.
 #[test]

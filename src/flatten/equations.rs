@@ -150,10 +150,40 @@ impl Flattener<'_> {
                 ));
             }
         };
+        let r = self.record_rhs_by_name(lhs, rhs, r, scope, locals, eq.span)?;
         for (a, b) in l.data.into_iter().zip(r.data) {
             out.eqs.push(mk(EquationKind::Simple { lhs: a, rhs: b }));
         }
         Ok(())
+    }
+
+    /// A record equation between two record classes matches fields by name (MLS 6.4,
+    /// 8.3.1): the right side's scalars in the order of the left side's fields.
+    fn record_rhs_by_name(
+        &mut self,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        r: Tensor<Expr>,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+        span: Span,
+    ) -> EResult<Tensor<Expr>> {
+        let Some(to) = self.record_expr_class(lhs, scope, locals) else {
+            return Ok(r);
+        };
+        let Some(from) = self.record_expr_class(rhs, scope, locals) else {
+            return Ok(r);
+        };
+        match self.record_class_map(from, to, span)? {
+            Some(map) if map.arg_sizes.iter().sum::<usize>() == r.len() => {
+                let data = map.permute_scalars(&r.data);
+                Ok(Tensor {
+                    dims: vec![data.len()],
+                    data,
+                })
+            }
+            _ => Ok(r),
+        }
     }
 
     /// `connect(a, b)`: recorded for the connection sets (`connect.rs`).

@@ -735,15 +735,23 @@ impl Flattener<'_> {
     }
 
     /// The record class of a record value in a function body, where it is declared: a
-    /// record variable of the function or a record constructor call; `None` otherwise.
-    fn record_value_class(&mut self, e: &ast::Expr, class: ClassId) -> Option<ClassId> {
+    /// record variable of the function, a record constructor call or a call of a function
+    /// with a record output; `None` otherwise.
+    pub(super) fn record_value_class(&mut self, e: &ast::Expr, class: ClassId) -> Option<ClassId> {
         match &e.kind {
             ExprKind::Ref(c)
                 if !c.global && c.parts.len() == 1 && c.parts[0].subscripts.is_empty() =>
             {
                 self.fn_records.classes.get(&c.parts[0].ident.name).copied()
             }
-            ExprKind::Call { func, .. } => self.record_constructor(func, class),
+            ExprKind::Call { func, .. } => {
+                if let Some(rec) = self.record_constructor(func, class) {
+                    return Some(rec);
+                }
+                let f = self.lookup_class_name(&func.as_name(), class, None).ok()?;
+                let out = self.first_output_class(f)?;
+                self.is_record(out).ok()?.then_some(out)
+            }
             _ => None,
         }
     }

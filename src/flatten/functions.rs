@@ -592,8 +592,23 @@ impl Flattener<'_> {
     ) -> Result<(), Diagnostic> {
         let fields = self.fn_records.vars[&target.parts[0].ident.name].clone();
         let lead = self.leading_subscripts(&target.parts[0], target.span)?;
-        let vals = self.record_value(value, class, bound)?;
+        let mut vals = self.record_value(value, class, bound)?;
         out.append(&mut self.fn_records.pre);
+        // Another record class is assigned field by field by name (MLS 6.4).
+        let to = self
+            .fn_records
+            .classes
+            .get(&target.parts[0].ident.name)
+            .copied();
+        if let (Some(to), Some(from), true) = (
+            to,
+            self.record_value_class(value, class),
+            target.parts.len() == 1,
+        ) && let Some(map) = self.record_class_map(from, to, value.span)?
+            && map.arg_sizes.len() == vals.len()
+        {
+            vals = map.permute_fields(&vals);
+        }
         if vals.len() != fields.len() {
             return Err(Diagnostic::error(
                 s.span,

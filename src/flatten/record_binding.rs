@@ -157,7 +157,7 @@ impl Flattener<'_> {
                 self.record_prims(r, &mut scalars)?;
                 let mut offset = None;
                 let mut total = Some(0);
-                for (x, n) in scalars {
+                for &(x, n) in &scalars {
                     if x == i {
                         // `i`'s value may size a later field, but not an earlier one: its
                         // place among the record's scalars depends on that size.
@@ -176,11 +176,40 @@ impl Flattener<'_> {
                     }
                     total = total.zip(n).map(|(t, n)| t + n);
                 }
+                if offset.is_some() {
+                    offset = self.offset_by_name(r, i, &b, &scalars)?.or(offset);
+                }
                 return Ok(offset.map(|o| (b, o, total)));
             }
             p = self.insts[r].parent;
         }
         Ok(None)
+    }
+
+    /// Where primitive `i` of record instance `r` (whose primitives are `scalars`) sits in
+    /// the value of `r`'s binding when that value is of another record class: its field of
+    /// the same name (MLS 6.4). `None` when the classes agree or cannot be told.
+    fn offset_by_name(
+        &mut self,
+        r: InstId,
+        i: InstId,
+        b: &ModExpr,
+        scalars: &[(InstId, Option<usize>)],
+    ) -> Result<Option<usize>, Diagnostic> {
+        let Some(from) = self.record_expr_class(&b.expr, b.scope, &[]) else {
+            return Ok(None);
+        };
+        let to = self.insts[r].class;
+        let Some(map) = self.record_class_map(from, to, b.expr.span)? else {
+            return Ok(None);
+        };
+        let j = scalars.iter().position(|(x, _)| *x == i);
+        Ok(match j {
+            Some(j) if map.pick.len() == scalars.len() => {
+                Some(map.arg_sizes[..map.pick[j]].iter().sum())
+            }
+            _ => None,
+        })
     }
 
     /// Whether `i`'s own binding (if any) was written inside record instance `r` and may be

@@ -7,8 +7,12 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
-use crate::dae::ArgGroup;
+use super::modifier::Scope;
+use super::scalarize::{FCtx, Mode, Node};
+use super::tensor::Tensor;
+use crate::dae::{ArgGroup, Expr};
 use crate::diag::{Diagnostic, Span};
+use crate::syntax::ast;
 
 /// Where each field of a record input comes from in the argument.
 pub struct FieldMap {
@@ -46,9 +50,9 @@ impl FieldMap {
 
 impl Flattener<'_> {
     /// How a value of record class `arg` fills the record input `g` (whose field variables are
-    /// entries of `inputs`, the function's input names); `None` when the
-    /// fields already line up by position and name (the same class, or one declared alike).
-    /// An argument that lacks a field of the input, or has it with other sizes, is an error.
+    /// entries of `inputs`, the function's input names); `None` when the fields already line
+    /// up by position and name (the same class, or one declared alike). An argument that
+    /// lacks a field of the input, or has it with other sizes, is an error.
     pub(super) fn record_field_map(
         &mut self,
         arg: ClassId,
@@ -60,47 +64,132 @@ impl Flattener<'_> {
             return Ok(None);
         };
         let prefix = format!("{}.", g.name);
-        let input_names: Vec<&str> = inputs[g.first..g.first + g.count()]
+        let wanted: Vec<(&str, &[usize])> = inputs[g.first..g.first + g.count()]
             .iter()
-            .map(|v| v.strip_prefix(&prefix).unwrap_or(v))
+            .zip(input_dims)
+            .map(|(v, d)| (v.strip_prefix(&prefix).unwrap_or(v), d.as_slice()))
             .collect();
-        let arg_fields = self.record_fields(arg, "", &mut Vec::new())?;
-        let same = arg_fields.len() == input_names.len()
-            && arg_fields
-                .iter()
-                .zip(&input_names)
-                .all(|(a, n)| a.name == *n);
+        let what = format!("the argument for record input `{}`", g.name);
+        self.field_map(arg, &wanted, &what, span)
+    }
+
+    /// How a value of record class `from` becomes a value of record class `to` (a record
+    /// equation or a record bound to a call's result); `None` when the fields line up.
+    pub(super) fn record_class_map(
+        &mut self,
+        from: ClassId,
+        to: ClassId,
+        span: Span,
+    ) -> Result<Option<FieldMap>, Diagnostic> {
+        if from == to {
+            return Ok(None);
+        }
+        let to_fields = self.record_fields(to, "", &mut Vec::new())?;
+        let wanted: Vec<(&str, &[usize])> = to_fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.dims.as_slice()))
+            .collect();
+        let what = format!("this value for a `{}`", self.tree.get(to).full);
+        self.field_map(from, &wanted, &what, span)
+    }
+
+    /// For each `(name, sizes)` of `wanted`, the field of record class `from` with that name.
+    fn field_map(
+        &mut self,
+        from: ClassId,
+        wanted: &[(&str, &[usize])],
+        what: &str,
+        span: Span,
+    ) -> Result<Option<FieldMap>, Diagnostic> {
+        let fields = self.record_fields(from, "", &mut Vec::new())?;
+        let same = fields.len() == wanted.len()
+            && fields.iter().zip(wanted).all(|(a, (n, _))| a.name == *n);
         if same {
             return Ok(None);
         }
-        let mut pick = Vec::with_capacity(input_names.len());
-        for (name, dims) in input_names.iter().zip(input_dims) {
-            let Some(k) = arg_fields.iter().position(|a| a.name == *name) else {
+        let mut pick = Vec::with_capacity(wanted.len());
+        for (name, dims) in wanted {
+            let Some(k) = fields.iter().position(|a| a.name == *name) else {
                 return Err(Diagnostic::error(
                     span,
                     format!(
-                        "the argument for record input `{}` is a `{}`, which has no field `{name}`",
-                        g.name,
-                        self.tree.get(arg).full
+                        "{what} is a `{}`, which has no field `{name}`",
+                        self.tree.get(from).full
                     ),
                 )
                 .with_note(
-                    "a record argument must have every field of the input's record type, by name (MLS 6.4)",
+                    "a record value must have every field of the record type it is used as, by name (MLS 6.4)",
                 ));
             };
-            if arg_fields[k].dims != *dims {
+            if fields[k].dims != *dims {
                 return Err(Diagnostic::error(
                     span,
                     format!(
-                        "field `{name}` of the argument for record input `{}` has sizes {:?}, the input's has {:?}",
-                        g.name, arg_fields[k].dims, dims
+                        "field `{name}` of {what} has sizes {:?}, the record it is used as has {:?}",
+                        fields[k].dims, dims
                     ),
                 ));
             }
             pick.push(k);
         }
-        let arg_sizes = arg_fields.iter().map(|a| a.dims.iter().product()).collect();
+        let arg_sizes = fields.iter().map(|a| a.dims.iter().product()).collect();
         Ok(Some(FieldMap { pick, arg_sizes }))
+    }
+
+    /// The record class of a record-valued expression at model level, where it can be told
+    /// without evaluating: a record component, a record constructor call, or a call of a
+    /// function whose (first) output is a record. `None` for anything else.
+    pub(super) fn record_expr_class(
+        &mut self,
+        e: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> Option<ClassId> {
+        let class = match &e.kind {
+            ast::ExprKind::Ref(c) => {
+                let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+                fc.locals = locals.to_vec();
+                let inst = match fc.resolve(c) {
+                    Ok(Some(nodes)) if nodes.dims.is_empty() => match nodes.data.first() {
+                        Some(Node::Inst(i)) => Some(*i),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                drop(fc);
+                inst.map(|i| self.insts[i].class)
+            }
+            ast::ExprKind::Call { func, .. } => {
+                let id = self
+                    .lookup_class_name(&func.as_name(), scope.lex, scope.inst)
+                    .ok()?;
+                if self.is_record(id).ok()? {
+                    Some(id)
+                } else {
+                    self.first_output_class(id)
+                }
+            }
+            _ => None,
+        }?;
+        self.is_record(class).ok()?.then_some(class)
+    }
+
+    /// The class of the first output of function class `f`.
+    pub(super) fn first_output_class(&mut self, f: ClassId) -> Option<ClassId> {
+        let exp = self.expanded(f).ok()?;
+        use ast::ClassKind as K;
+        if !matches!(
+            exp.kind,
+            K::Function | K::PureFunction | K::ImpureFunction | K::OperatorFunction
+        ) {
+            return None;
+        }
+        let out = exp
+            .components
+            .iter()
+            .find(|c| c.clause.prefix.causality == ast::Causality::Output)?;
+        self.lookup_class_name(&out.clause.type_name, out.lex, None)
+            .ok()
     }
 }
 

@@ -757,7 +757,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
 
     /// A record argument's scalars in the order of the record input's fields, matched by
     /// name when the argument is of another record class (MLS 6.4). The class is known for a
-    /// record component and a record constructor call; other values keep their order.
+    /// record component, a record constructor and a function with a record output; other
+    /// values keep their order.
     fn record_arg_by_name(
         &mut self,
         e: &ast::Expr,
@@ -765,18 +766,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         f: &crate::dae::Function,
         g: &crate::dae::ArgGroup,
     ) -> EResult<Tensor<Expr>> {
-        let class = match &e.kind {
-            ast::ExprKind::Ref(c) => match self.resolve(c) {
-                Ok(Some(nodes)) if nodes.dims.is_empty() => match nodes.data.first() {
-                    Some(Node::Inst(i)) => Some(self.f.insts[*i].class),
-                    _ => None,
-                },
-                _ => None,
-            },
-            ast::ExprKind::Call { func, .. } => self.f.record_constructor(func, self.scope.lex),
-            _ => None,
-        };
-        let Some(class) = class.filter(|&c| self.f.is_record(c).unwrap_or(false)) else {
+        let locals = self.locals.clone();
+        let Some(class) = self.f.record_expr_class(e, self.scope, &locals) else {
             return Ok(t);
         };
         let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
