@@ -138,6 +138,21 @@ pub struct Label {
     pub message: String,
 }
 
+/// What kind of problem a diagnostic reports, for the code that recovers from some of them
+/// (tries another scope after an unknown name, another parse after a cut-off file) without
+/// reading its message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    #[default]
+    Other,
+    /// A name that lookup did not find.
+    UnknownName,
+    /// A `partial` class instantiated or called.
+    Partial,
+    /// The input ended inside a construct.
+    UnexpectedEof,
+}
+
 /// A problem in the user's model or input, in the modeler's words.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
@@ -154,6 +169,9 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Extra facts (lists of variables, equations...).
     pub notes: Vec<String>,
+    /// What kind of problem this is, where code acts on it (not shown, not serialized).
+    #[serde(skip)]
+    pub kind: Kind,
 }
 
 impl Diagnostic {
@@ -166,6 +184,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             notes: Vec::new(),
+            kind: Kind::Other,
         }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
@@ -191,6 +210,10 @@ impl Diagnostic {
     }
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
+        self
+    }
+    pub fn with_kind(mut self, kind: Kind) -> Diagnostic {
+        self.kind = kind;
         self
     }
 }

@@ -502,7 +502,8 @@ impl Ctx for FuncCtx<'_> {
             return Err(Diagnostic::error(
                 cref.span,
                 format!("unknown name `{}` in function", cref_name(cref)),
-            ));
+            )
+            .with_kind(crate::diag::Kind::UnknownName));
         };
         let name = &part.ident.name;
         let unknown =

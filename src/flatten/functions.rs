@@ -8,7 +8,7 @@ use super::expand::Prim;
 use super::modifier::Scope;
 use super::tensor::{Tensor, Val};
 use crate::dae::{Function, FunctionVar, Native};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{Diagnostic, Kind, Span};
 use crate::syntax::ast::{self, ExprKind, StatementKind};
 
 impl Flattener<'_> {
@@ -55,7 +55,8 @@ impl Flattener<'_> {
             return Err(Diagnostic::error(
                 span,
                 format!("cannot call `{name}`: it is declared `partial`"),
-            ));
+            )
+            .with_kind(Kind::Partial));
         }
         let mut bound: Vec<String> = exp.components.iter().map(|c| c.name.clone()).collect();
         let mut f = Function {
@@ -271,7 +272,7 @@ impl Flattener<'_> {
         bound: &mut Vec<String>,
     ) -> Result<ast::Expr, Diagnostic> {
         match self.rewrite_expr(e, class, bound) {
-            Err(d) if lex != class && d.message.starts_with("unknown name") => {
+            Err(d) if lex != class && d.kind == Kind::UnknownName => {
                 self.rewrite_expr(e, lex, bound).map_err(|_| d)
             }
             r => r,
@@ -1040,13 +1041,13 @@ impl Flattener<'_> {
                         lex: class,
                     };
                     let v = match (self.eval_structural(e, scope), self.fn_body_lex) {
-                        (Err(d), Some(lex)) if d.message.starts_with("unknown name") => self
+                        (Err(d), Some(lex)) if d.kind == Kind::UnknownName => self
                             .eval_structural(e, Scope { inst: None, lex })
                             .map_err(|_| d),
                         (r, _) => r,
                     };
                     let v = v.map_err(|mut d| {
-                        if d.message.starts_with("unknown name") {
+                        if d.kind == Kind::UnknownName {
                             d.message = format!(
                                 "unknown name `{first}` in function `{}`",
                                 self.tree.get(class).full
@@ -1237,7 +1238,7 @@ fn record_binding(
 /// library did not redeclare) is reported at its declaration; the call, possibly deep inside
 /// library code, is where the user learns which use reached it.
 pub(super) fn called_here(d: Diagnostic, call: Span) -> Diagnostic {
-    if d.message.contains("it is declared `partial`") {
+    if d.kind == Kind::Partial {
         d.with_secondary(call, "called here")
     } else {
         d

@@ -539,6 +539,7 @@ impl Ctx for Sym<'_, '_, '_> {
                 cref.span,
                 format!("unknown name `{}` in function", cref_name(cref)),
             )
+            .with_kind(crate::diag::Kind::UnknownName)
         };
         let [part] = cref.parts.as_slice() else {
             return Err(unknown());

@@ -106,6 +106,7 @@ impl Flattener<'_> {
                     node.full
                 ),
             )
+            .with_kind(crate::diag::Kind::Partial)
             .with_help("simulate a model that extends it and fills in what is missing"));
         }
         Ok(self.push_class_inst(class, &exp, String::new(), false))
@@ -758,6 +759,7 @@ impl Flattener<'_> {
                     node.full
                 ),
             )
+            .with_kind(crate::diag::Kind::Partial)
             .with_label(format!("`{}` has a partial type", name))
             .with_secondary(node.span, "declared partial here")
             .with_help("use a non-partial class, or redeclare it with one"));

@@ -114,12 +114,9 @@ impl Flattener<'_> {
         let mut fc = FCtx::new(self, item.scope, Mode::Structural);
         fc.conditional_ok = true;
         fc.locals = item.locals.clone();
-        let nodes = fc.resolve(c)?.ok_or_else(|| {
-            Diagnostic::error(
-                c.span,
-                format!("unknown name `{}`", super::eval::cref_name(c)),
-            )
-        })?;
+        let nodes = fc
+            .resolve(c)?
+            .ok_or_else(|| super::scalarize::unknown_name(c))?;
         // An array of a built-in overdetermined type is one node (MLS 9.4.1).
         let mut out: Vec<InstId> = Vec::new();
         for n in &nodes.data {

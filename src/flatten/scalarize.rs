@@ -212,7 +212,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
                                 self.f.insts[i].path, part.ident.name
                             ),
                         )
-                        .with_label("unknown name");
+                        .with_label("unknown name")
+                        .with_kind(crate::diag::Kind::UnknownName);
                         if let Some(best) = crate::flatten::suggest(
                             &part.ident.name,
                             names.iter().map(|s| s.as_str()),
@@ -383,7 +384,8 @@ impl<'a, 'b> FCtx<'a, 'b> {
         }
         cands.push("time".into());
         let mut d = Diagnostic::error(cref.parts[0].ident.span, format!("unknown name `{first}`"))
-            .with_label("not found in this scope");
+            .with_label("not found in this scope")
+            .with_kind(crate::diag::Kind::UnknownName);
         if let Some(best) = crate::flatten::suggest(first, cands.iter().map(|s| s.as_str())) {
             d = d.with_help(format!("did you mean `{best}`?"));
         } else if let Some(i) = self.scope.inst {
@@ -2074,9 +2076,7 @@ impl FCtx<'_, '_> {
         let ast::ExprKind::Ref(c) = &arg.kind else {
             return Err(not_stream("an expression".into()));
         };
-        let nodes = self
-            .resolve(c)?
-            .ok_or_else(|| Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c))))?;
+        let nodes = self.resolve(c)?.ok_or_else(|| unknown_name(c))?;
         let mut data = Vec::with_capacity(nodes.data.len());
         for n in nodes.data.iter().copied() {
             let Node::Var(i, k) = n else {
@@ -2112,8 +2112,7 @@ impl FCtx<'_, '_> {
         let was = std::mem::replace(&mut self.conditional_ok, true);
         let r = self.resolve(c);
         self.conditional_ok = was;
-        let nodes = r?
-            .ok_or_else(|| Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c))))?;
+        let nodes = r?.ok_or_else(|| unknown_name(c))?;
         Ok(nodes
             .data
             .iter()
@@ -2156,4 +2155,10 @@ fn push_field_arrays(
         vals.push(Some(Tensor { dims: all, data }));
         offset += size;
     }
+}
+
+/// The error for a reference that names nothing in scope.
+pub(super) fn unknown_name(c: &ast::ComponentRef) -> Diagnostic {
+    Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
+        .with_kind(crate::diag::Kind::UnknownName)
 }

@@ -8,7 +8,7 @@
 //! understands ("expected `;` after the component declaration").
 
 use super::parser::Rule;
-use crate::diag::{Diagnostic, FileId, Span};
+use crate::diag::{Diagnostic, FileId, Kind, Span};
 use pest::error::{Error, ErrorVariant, InputLocation};
 use std::collections::BTreeSet;
 
@@ -69,7 +69,7 @@ pub(crate) fn translate(text: &str, file: FileId, e: &Error<Rule>) -> Diagnostic
     let mut d = explain(text, file, pos, &positives, &expected, &ctx);
     if d.help.is_none()
         && let Some(class) = ctx.classes.last()
-        && d.message.starts_with("unexpected end of file")
+        && d.kind == Kind::UnexpectedEof
     {
         d = d.with_help(format!(
             "the class `{}` needs `end {};`",
@@ -228,6 +228,7 @@ impl Site<'_> {
                     at,
                     format!("unexpected end of file: expected `end {};`", c.name),
                 )
+                .with_kind(Kind::UnexpectedEof)
                 .with_label(format!("the class `{}` is not closed", c.name))
                 .with_secondary(
                     Span::new(file, c.start, c.start + c.name.len()),
@@ -262,10 +263,10 @@ impl Site<'_> {
                 );
             }
             if found.kind == TokKind::Eof {
-                return Some(Diagnostic::error(
-                    at,
-                    "unexpected end of file: missing expression",
-                ));
+                return Some(
+                    Diagnostic::error(at, "unexpected end of file: missing expression")
+                        .with_kind(Kind::UnexpectedEof),
+                );
             }
             if found.kind == TokKind::Keyword {
                 return Some(
@@ -490,13 +491,16 @@ impl Site<'_> {
             );
         }
         if found.kind == TokKind::Eof {
-            return Some(Diagnostic::error(
-                at,
-                format!(
-                    "unexpected end of file: expected {}",
-                    list(expected, positives)
-                ),
-            ));
+            return Some(
+                Diagnostic::error(
+                    at,
+                    format!(
+                        "unexpected end of file: expected {}",
+                        list(expected, positives)
+                    ),
+                )
+                .with_kind(Kind::UnexpectedEof),
+            );
         }
         None
     }

@@ -299,6 +299,7 @@ impl Flattener<'_> {
                 span,
                 format!("cannot look up an element inside `{full}`: it is declared `partial`"),
             )
+            .with_kind(crate::diag::Kind::Partial)
             .with_label("inside a partial class")
             .with_note(
                 "the class looked inside by a composite name shall not be partial (MLS 5.3.2)",
