@@ -4,11 +4,13 @@
 //! states, and every later step failed the error test on that offset: the run stopped at
 //! t = 1.542. `sim/stepping.rs::settle_algebraic` writes them back.
 //!
-//! The reference is sampled every 5 ms, while `controller.busdelay.y` (a 1 ms lag of a noisy
-//! controller output) moves between samples, so the regression runner's tube, which checks
-//! minimo's event rows too, still fails there (tests/msl/known_failures.txt). This test checks
-//! what the reference can decide: every reference signal at every reference time, within
-//! 2e-3 of the signal's range.
+//! The reference is sampled every 5 ms, each sample an event (two rows), while
+//! `controller.busdelay.y` (a 1 ms lag of a noisy controller output) moves between samples.
+//! The regression runner's tube used to check minimo's event rows between the samples against
+//! the reference's chord and failed there; it no longer judges a curve inside the other's first
+//! segment after an event (regress/tube.rs `after_event_unresolved`). This test checks what the
+//! reference can decide: every reference signal at every reference time, within 2e-3 of the
+//! signal's range.
 
 mod flatten_common;
 use flatten_common::{Table, msl_library, simulate_with_library};

@@ -15,6 +15,12 @@
 //! bulge away from its chord there, `|v''| h^2 / 8` (h the segment's length), with `v''`
 //! estimated from the second differences at the segment's two end rows. At the rows themselves
 //! nothing changes, and the widening vanishes as h^2 for dense references.
+//!
+//! After an event, and after the start, a curve may do anything between its next two rows (a
+//! transient faster than the rows): the other curve is not judged strictly inside that
+//! segment, only at the rows at its ends (`after_event_unresolved`). This holds both ways:
+//! result samples inside such a segment of the reference, reference rows inside such a
+//! segment of the result. Where both curves have a row at the same time, it is compared.
 
 use super::table::Table;
 
@@ -238,6 +244,9 @@ fn signal(
         first
     };
     for (&t, &v) in gt[..tail].iter().zip(gv).skip(skip) {
+        if after_event_unresolved(rt, t) {
+            continue;
+        }
         if let Some(f) = check(t, v) {
             return Some(f);
         }
@@ -248,6 +257,8 @@ fn signal(
     for &t in rt {
         let f = if t >= gl {
             at_end(t)
+        } else if after_event_unresolved(gt, t) {
+            None
         } else {
             check(t, interpolate(gt, gv, t))
         };
@@ -256,6 +267,22 @@ fn signal(
         }
     }
     None
+}
+
+/// Whether `t` lies strictly inside the first segment of a curve (its row times `ts`) after
+/// an event (two rows at the segment's left time) or after the start. An event, or the start
+/// from initial values that are not a steady state, starts a transient (a pressure step
+/// compresses a gas volume, whose temperature peaks and relaxes within a millisecond) that may
+/// be faster than the curve's rows: there the rows say nothing about the curve between them,
+/// neither its chord nor a bulge estimated from curvature (the curvature changes sign within
+/// the segment). The other curve cannot be judged there; both curves are still compared at
+/// the rows at the segment's ends.
+fn after_event_unresolved(ts: &[f64], t: f64) -> bool {
+    let k = ts.partition_point(|&s| s <= t);
+    if k == 0 || k >= ts.len() || ts[k - 1] >= t || t >= ts[k] {
+        return false;
+    }
+    ts[k - 1] == ts[0] || (k >= 2 && ts[k - 2] == ts[k - 1])
 }
 
 /// For each segment `k` (rows `k - 1` to `k`; entry 0 unused), how far a smooth curve through
