@@ -43,6 +43,52 @@ fn ref_expr(name: &str, span: Span) -> ast::Expr {
     }
 }
 
+/// The fields of a record value (as `record_value` gives it) in the order of the field
+/// names `wanted`, when the value names its fields: every element is a field variable of one
+/// record (`b.y`, `b.x`, or a call's temporary `$rec1.y`). Values whose fields cannot be told
+/// by name, or whose names are not a reordering of `wanted`, are left as they are.
+pub(super) fn by_field_names(vals: Vec<ast::Expr>, wanted: &[&str]) -> Vec<ast::Expr> {
+    let names: Option<Vec<&str>> = vals
+        .iter()
+        .map(|v| match &v.kind {
+            ExprKind::Ref(c) if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() => {
+                Some(c.parts[0].ident.name.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let Some(names) = names else { return vals };
+    // The record's own prefix: the longest common prefix that ends at a `.`.
+    let Some(first) = names.first() else {
+        return vals;
+    };
+    let mut cut = first.len();
+    for n in &names {
+        cut = cut.min(
+            first
+                .bytes()
+                .zip(n.bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
+    }
+    let Some(dot) = first[..cut].rfind('.') else {
+        return vals;
+    };
+    let fields: Vec<&str> = names.iter().map(|n| &n[dot + 1..]).collect();
+    if fields == wanted || fields.len() != wanted.len() {
+        return vals;
+    }
+    let pick: Option<Vec<usize>> = wanted
+        .iter()
+        .map(|w| fields.iter().position(|f| f == w))
+        .collect();
+    match pick {
+        Some(pick) => pick.into_iter().map(|k| vals[k].clone()).collect(),
+        None => vals,
+    }
+}
+
 pub(super) fn int_expr(k: usize, span: Span) -> ast::Expr {
     ast::Expr {
         kind: ExprKind::Integer(k as i64),
@@ -735,8 +781,7 @@ impl Flattener<'_> {
     }
 
     /// The record class of a record value in a function body, where it is declared: a
-    /// record variable of the function, a record constructor call or a call of a function
-    /// with a record output; `None` otherwise.
+    /// record variable of the function or a record constructor call; `None` otherwise.
     pub(super) fn record_value_class(&mut self, e: &ast::Expr, class: ClassId) -> Option<ClassId> {
         match &e.kind {
             ExprKind::Ref(c)
@@ -744,14 +789,8 @@ impl Flattener<'_> {
             {
                 self.fn_records.classes.get(&c.parts[0].ident.name).copied()
             }
-            ExprKind::Call { func, .. } => {
-                if let Some(rec) = self.record_constructor(func, class) {
-                    return Some(rec);
-                }
-                let f = self.lookup_class_name(&func.as_name(), class, None).ok()?;
-                let out = self.first_output_class(f)?;
-                self.is_record(out).ok()?.then_some(out)
-            }
+            // A function's record output is not followed (see `record_expr_class`).
+            ExprKind::Call { func, .. } => self.record_constructor(func, class),
             _ => None,
         }
     }
@@ -786,6 +825,11 @@ impl Flattener<'_> {
             let vals = match g.fields {
                 Some(_) => {
                     let vals = self.record_value(a, class, bound)?;
+                    let prefix = format!("{}.", g.name);
+                    let wanted: Vec<&str> = inputs[g.first..g.first + g.count()]
+                        .iter()
+                        .map(|v| v.strip_prefix(&prefix).unwrap_or(v))
+                        .collect();
                     match self.record_value_class(a, class) {
                         Some(rec) if g.record_dims == 0 => {
                             match self.record_field_map(rec, g, &inputs, a.span)? {
@@ -795,7 +839,7 @@ impl Flattener<'_> {
                                 _ => vals,
                             }
                         }
-                        _ => vals,
+                        _ => by_field_names(vals, &wanted),
                     }
                 }
                 None => vec![self.rewrite_expr(a, class, bound)?],

@@ -601,14 +601,19 @@ impl Flattener<'_> {
             .classes
             .get(&target.parts[0].ident.name)
             .copied();
-        if let (Some(to), Some(from), true) = (
-            to,
-            self.record_value_class(value, class),
-            target.parts.len() == 1,
-        ) && let Some(map) = self.record_class_map(from, to, value.span)?
+        let from = self.record_value_class(value, class);
+        if let (Some(to), Some(from), true) = (to, from, target.parts.len() == 1)
+            && let Some(map) = self.record_class_map(from, to, value.span)?
             && map.arg_sizes.len() == vals.len()
         {
             vals = map.permute_fields(&vals);
+        } else if from.is_none() {
+            let prefix = format!("{}.", target.parts[0].ident.name);
+            let wanted: Vec<&str> = fields
+                .iter()
+                .map(|f| f.strip_prefix(&prefix).unwrap_or(f))
+                .collect();
+            vals = super::fn_records::by_field_names(vals, &wanted);
         }
         if vals.len() != fields.len() {
             return Err(Diagnostic::error(

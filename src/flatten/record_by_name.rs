@@ -137,8 +137,8 @@ impl Flattener<'_> {
     }
 
     /// The record class of a record-valued expression at model level, where it can be told
-    /// without evaluating: a record component, a record constructor call, or a call of a
-    /// function whose (first) output is a record. `None` for anything else.
+    /// without evaluating: a record component or a record constructor call. `None` for
+    /// anything else (a function's record result keeps its fields' order).
     pub(super) fn record_expr_class(
         &mut self,
         e: &ast::Expr,
@@ -160,36 +160,18 @@ impl Flattener<'_> {
                 inst.map(|i| self.insts[i].class)
             }
             ast::ExprKind::Call { func, .. } => {
-                let id = self
-                    .lookup_class_name(&func.as_name(), scope.lex, scope.inst)
-                    .ok()?;
-                if self.is_record(id).ok()? {
-                    Some(id)
-                } else {
-                    self.first_output_class(id)
-                }
+                // The class the call itself resolves to; a function's record output is not
+                // followed: its declared type may be a replaceable record seen from the
+                // function's own package (`PartialMedium.ThermodynamicState`), not the
+                // record the caller's medium gives it.
+                let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+                let class = fc.function_class(func).ok().map(|(c, _)| c);
+                drop(fc);
+                class
             }
             _ => None,
         }?;
         self.is_record(class).ok()?.then_some(class)
-    }
-
-    /// The class of the first output of function class `f`.
-    pub(super) fn first_output_class(&mut self, f: ClassId) -> Option<ClassId> {
-        let exp = self.expanded(f).ok()?;
-        use ast::ClassKind as K;
-        if !matches!(
-            exp.kind,
-            K::Function | K::PureFunction | K::ImpureFunction | K::OperatorFunction
-        ) {
-            return None;
-        }
-        let out = exp
-            .components
-            .iter()
-            .find(|c| c.clause.prefix.causality == ast::Causality::Output)?;
-        self.lookup_class_name(&out.clause.type_name, out.lex, None)
-            .ok()
     }
 }
 

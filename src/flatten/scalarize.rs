@@ -598,7 +598,10 @@ impl<'a, 'b> FCtx<'a, 'b> {
             .collect()
     }
 
-    fn function_class(&mut self, func: &ast::ComponentRef) -> EResult<(ClassId, Option<InstId>)> {
+    pub(super) fn function_class(
+        &mut self,
+        func: &ast::ComponentRef,
+    ) -> EResult<(ClassId, Option<InstId>)> {
         let name = func.as_name();
         let mut mod_inst = self.scope.inst;
         let class = match self
