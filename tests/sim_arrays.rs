@@ -350,6 +350,62 @@ end P;
 }
 
 #[test]
+fn a_call_inlined_after_index_reduction_depends_on_what_its_body_reads() {
+    // The pattern of MSL `Blocks.Interfaces.Adaptors` (`state1({f, fder}, time)` returns f):
+    // the call reads `y` only, so `x = state1({y, c}, time)` is a constraint between the two
+    // states that index reduction differentiates into `der(x) = c` by the declared derivative.
+    // Counting `c` as an unknown of the call (all its arguments) matched the equation to `c`,
+    // whose Jacobian entry is zero: the loop was singular at t = 0.
+    let text = r#"package P
+  function state1
+    input Real u[2];
+    input Real dummy;
+    output Real s;
+  algorithm
+    s := u[1];
+    annotation(derivative(noDerivative = u) = state1der1, InlineAfterIndexReduction = true);
+  end state1;
+  function state1der1
+    input Real u[2];
+    input Real dummy;
+    input Real dummy_der;
+    output Real sder1;
+  algorithm
+    sder1 := u[2];
+    annotation(InlineAfterIndexReduction = true);
+  end state1der1;
+  model M
+    Real x(start = 0, fixed = true);
+    Real y(start = 0);
+    Real c;
+  equation
+    der(x) = cos(time);
+    der(y) = c;
+    x = state1({y, c}, time);
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = {
+        let analysis =
+            analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            interval: Some(0.01),
+            tolerance: Some(1e-8),
+            ..Default::default()
+        };
+        simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    for t in [0.0, 0.5, 1.0f64] {
+        assert!((at(&r, "x", t) - t.sin()).abs() < 1e-6, "x at {t}");
+        assert!((at(&r, "y", t) - t.sin()).abs() < 1e-6, "y at {t}");
+        assert!((at(&r, "c", t) - t.cos()).abs() < 1e-6, "c at {t}");
+    }
+}
+
+#[test]
 fn a_one_assignment_function_is_differentiated_through_its_body() {
     // g has no derivative annotation and an array input that changes with time; its body is
     // one assignment, so der(g({t, t^2}, t)) = d/dt (3 t^2) = 6 t exactly.

@@ -46,7 +46,9 @@ impl Flattener<'_> {
     /// its derivative (MLS 12.7.1) is differentiated by that declaration, which need not be
     /// the derivative of its body: `Rotational.Sources.Move` returns `u[1]` and declares the
     /// derivative `u[2]`, then `u[3]`. minimo's index reduction applies a declared derivative
-    /// to a call with one scalar output, so such a call is kept as a call; a function with an
+    /// to a call with one scalar output, so such a call is kept as a call, and structural
+    /// analysis replaces it by its body once index reduction is over
+    /// (`structure::userfn::inline_late`); a function with an
     /// array or record result (MultiBody's `Frames.resolve2`) is still inlined early, which is
     /// exact when its declared derivative is the derivative of its body.
     pub(super) fn inline_before_index_reduction(&self, class: ClassId, f: &Function) -> bool {
@@ -61,7 +63,7 @@ impl Flattener<'_> {
     }
 
     /// Whether the function class's annotation sets the Boolean `flag` to `true`.
-    fn annotation_flag(&self, class: ClassId, flag: &str) -> bool {
+    pub(super) fn annotation_flag(&self, class: ClassId, flag: &str) -> bool {
         let Some(ann) = self
             .tree
             .get(class)
@@ -511,7 +513,7 @@ impl Sym<'_, '_, '_> {
         }
         let parts: Vec<&str> = name.split('.').collect();
         let class = self.fc.f.resolve_global(&parts);
-        if class.is_some_and(|c| self.fc.f.inline_before_index_reduction(c, &f)) {
+        if class.is_some_and(|c| self.fc.f.inline_before_index_reduction(c, f)) {
             return run(self.fc, self.st, name, vals).map_err(|Abort| abort());
         }
         // Kept as a call: one element per output scalar.
