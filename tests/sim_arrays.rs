@@ -274,6 +274,138 @@ end P;
 }
 
 #[test]
+fn inline_after_index_reduction_keeps_the_declared_derivatives() {
+    // The pattern of `Rotational.Sources.Move`: `pos` returns q[1] and declares the derivatives
+    // q[2] and q[3] (not the derivatives of its body), and asks for
+    // `InlineAfterIndexReduction = true` (MLS 18.3): index reduction must use the declared
+    // derivatives before any inlining. Inlining first gave a = der(der(q[1])) = 0.
+    let text = r#"package P
+  function pos
+    input Real q[3];
+    input Real dummy;
+    output Real s;
+  algorithm
+    s := q[1];
+    annotation(derivative(noDerivative = q) = pos_der, InlineAfterIndexReduction = true);
+  end pos;
+  function pos_der
+    input Real q[3];
+    input Real dummy;
+    input Real dummy_der;
+    output Real v;
+  algorithm
+    v := q[2];
+    annotation(derivative(noDerivative = q, order = 2) = pos_der2,
+      InlineAfterIndexReduction = true);
+  end pos_der;
+  function pos_der2
+    input Real q[3];
+    input Real dummy;
+    input Real dummy_der;
+    input Real dummy_der2;
+    output Real a;
+  algorithm
+    a := q[3];
+  end pos_der2;
+  model M
+    parameter Real m = 2;
+    Real u[3];
+    Real s;
+    Real v;
+    Real f;
+    Real w[3];
+    Real s2;
+    Real v2;
+    Real f2;
+  equation
+    u = {0, 0, 1};
+    s = pos(u, time);
+    v = der(s);
+    f = m * der(v);
+    w = {sin(time), 3 * time, -5};
+    s2 = pos(w, time);
+    v2 = der(s2);
+    f2 = m * der(v2);
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.01),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    let r = simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"));
+    for t in [0.0, 0.5, 1.0f64] {
+        assert!(at(&r, "s", t).abs() < 1e-9, "s at {t}");
+        assert!(at(&r, "v", t).abs() < 1e-9, "v at {t}");
+        assert!((at(&r, "f", t) - 2.0).abs() < 1e-9, "f at {t}");
+        assert!((at(&r, "s2", t) - t.sin()).abs() < 1e-9, "s2 at {t}");
+        assert!((at(&r, "v2", t) - 3.0 * t).abs() < 1e-9, "v2 at {t}");
+        assert!((at(&r, "f2", t) + 10.0).abs() < 1e-9, "f2 at {t}");
+    }
+}
+
+#[test]
+fn a_call_inlined_after_index_reduction_depends_on_what_its_body_reads() {
+    // The pattern of MSL `Blocks.Interfaces.Adaptors` (`state1({f, fder}, time)` returns f):
+    // the call reads `y` only, so `x = state1({y, c}, time)` is a constraint between the two
+    // states that index reduction differentiates into `der(x) = c` by the declared derivative.
+    // Counting `c` as an unknown of the call (all its arguments) matched the equation to `c`,
+    // whose Jacobian entry is zero: the loop was singular at t = 0.
+    let text = r#"package P
+  function state1
+    input Real u[2];
+    input Real dummy;
+    output Real s;
+  algorithm
+    s := u[1];
+    annotation(derivative(noDerivative = u) = state1der1, InlineAfterIndexReduction = true);
+  end state1;
+  function state1der1
+    input Real u[2];
+    input Real dummy;
+    input Real dummy_der;
+    output Real sder1;
+  algorithm
+    sder1 := u[2];
+    annotation(InlineAfterIndexReduction = true);
+  end state1der1;
+  model M
+    Real x(start = 0, fixed = true);
+    Real y(start = 0);
+    Real c;
+  equation
+    der(x) = cos(time);
+    der(y) = c;
+    x = state1({y, c}, time);
+  end M;
+end P;
+"#;
+    let flat = minimo::flatten::flatten_source("P.mo", text, Some("P.M"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = {
+        let analysis =
+            analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            interval: Some(0.01),
+            tolerance: Some(1e-8),
+            ..Default::default()
+        };
+        simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    for t in [0.0, 0.5, 1.0f64] {
+        assert!((at(&r, "x", t) - t.sin()).abs() < 1e-6, "x at {t}");
+        assert!((at(&r, "y", t) - t.sin()).abs() < 1e-6, "y at {t}");
+        assert!((at(&r, "c", t) - t.cos()).abs() < 1e-6, "c at {t}");
+    }
+}
+
+#[test]
 fn a_one_assignment_function_is_differentiated_through_its_body() {
     // g has no derivative annotation and an array input that changes with time; its body is
     // one assignment, so der(g({t, t^2}, t)) = d/dt (3 t^2) = 6 t exactly.

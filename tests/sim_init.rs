@@ -461,3 +461,46 @@ end M;",
         at(&r, "m", 2.0)
     );
 }
+
+#[test]
+fn unknowns_the_initial_equations_leave_undetermined_keep_their_start_values() {
+    // A wheel at rest whose angular acceleration is quadratic in its speed: `w = 0` and
+    // `der(w) = 0` hold for every angle, so the initial equations do not determine `phi`
+    // (MultiBody's FreeMotionScalarInit4 with three angles). Newton's first step from
+    // `w = 0.01` (or 1e-8, where the Jacobian is singular but for rounding) moved `phi` by
+    // about tan(phi) (to 1.54, or 2.80) without a word; MLS 8.6 lets the start value complete
+    // the system, which is also what Dymola keeps there.
+    for w0 in ["0.01", "1e-8"] {
+        let model = format!(
+            "model W
+               Real phi(start = 0.7);
+               Real w(start = {w0});
+               Real x(start = 0.5);
+               Real v(start = 0, fixed = true);
+             equation
+               der(phi) = w;
+               der(w) = -w^2*sin(phi);
+               der(x) = v;
+               der(v) = -100*x + 10;
+             initial equation
+               w = 0;
+               der(w) = 0;
+               der(v) = 0;
+             end W;"
+        );
+        let r = ok(&model, 0.1);
+        assert!(
+            (at(&r, "phi", 0.0) - 0.7).abs() < 1e-12,
+            "phi from w = {w0}"
+        );
+        assert!(at(&r, "w", 0.0).abs() < 1e-9, "w from w = {w0}");
+        assert!((at(&r, "x", 0.0) - 0.1).abs() < 1e-9, "x from w = {w0}");
+        assert!(
+            r.messages
+                .iter()
+                .any(|m| m.contains("do not determine phi") && m.contains("start values kept")),
+            "{:?}",
+            r.messages
+        );
+    }
+}

@@ -411,6 +411,12 @@ pub struct Function {
     /// The same for `outputs`.
     #[serde(default)]
     pub output_groups: Vec<ArgGroup>,
+    /// `annotation(InlineAfterIndexReduction = true)` (MLS 18.3): a call flattening kept (the
+    /// function declares its derivative, which need not be the derivative of its body) is
+    /// replaced by its body once index reduction has differentiated it
+    /// (`structure::userfn::inline_late`).
+    #[serde(default)]
+    pub inline_after_index_reduction: bool,
 }
 
 /// A natively evaluated external function: the C name says what it computes; `table` is the

@@ -125,5 +125,6 @@ pub fn check_function(what: &str, n: usize, span: Span) -> Result<Function, Diag
         native: None,
         input_groups: Vec::new(),
         output_groups: Vec::new(),
+        inline_after_index_reduction: false,
     })
 }

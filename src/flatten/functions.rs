@@ -70,6 +70,7 @@ impl Flattener<'_> {
             derivative: None,
             input_groups: vec![],
             output_groups: vec![],
+            inline_after_index_reduction: false,
         };
         // Bindings of record outputs and locals, run before the algorithm.
         let mut record_bindings = Vec::new();
@@ -189,6 +190,7 @@ impl Flattener<'_> {
             ));
         }
         f.derivative = self.derivative_annotation(class)?;
+        f.inline_after_index_reduction = self.annotation_flag(class, "InlineAfterIndexReduction");
         self.mark_builtin_external(class, &mut f);
         Ok(f)
     }

@@ -35,6 +35,35 @@ impl Flattener<'_> {
     /// Whether the function class asks to be inlined (`Inline = true`, `LateInline = true` or
     /// `InlineAfterIndexReduction = true`).
     pub(super) fn wants_inline(&self, class: ClassId) -> bool {
+        ["Inline", "LateInline", "InlineAfterIndexReduction"]
+            .iter()
+            .any(|flag| self.annotation_flag(class, flag))
+    }
+
+    /// Whether a call of function `f` (class `class`) is inlined while flattening, that is
+    /// before index reduction. `InlineAfterIndexReduction = true` (MLS 18.3) asks for the
+    /// inlining only after the function was differentiated, so a function that also declares
+    /// its derivative (MLS 12.7.1) is differentiated by that declaration, which need not be
+    /// the derivative of its body: `Rotational.Sources.Move` returns `u[1]` and declares the
+    /// derivative `u[2]`, then `u[3]`. minimo's index reduction applies a declared derivative
+    /// to a call with one scalar output, so such a call is kept as a call, and structural
+    /// analysis replaces it by its body once index reduction is over
+    /// (`structure::userfn::inline_late`); a function with an
+    /// array or record result (MultiBody's `Frames.resolve2`) is still inlined early, which is
+    /// exact when its declared derivative is the derivative of its body.
+    pub(super) fn inline_before_index_reduction(&self, class: ClassId, f: &Function) -> bool {
+        if !self.wants_inline(class) {
+            return false;
+        }
+        let scalar_result =
+            f.outputs.len() == 1 && f.outputs[0].dims.is_empty() && f.output_groups.len() <= 1;
+        !(f.derivative.is_some()
+            && scalar_result
+            && self.annotation_flag(class, "InlineAfterIndexReduction"))
+    }
+
+    /// Whether the function class's annotation sets the Boolean `flag` to `true`.
+    pub(super) fn annotation_flag(&self, class: ClassId, flag: &str) -> bool {
         let Some(ann) = self
             .tree
             .get(class)
@@ -53,10 +82,7 @@ impl Flattener<'_> {
                 return false;
             };
             name.parts.len() == 1
-                && matches!(
-                    name.parts[0].name.as_str(),
-                    "Inline" | "LateInline" | "InlineAfterIndexReduction"
-                )
+                && name.parts[0].name == flag
                 && matches!(expr.kind, ast::ExprKind::Boolean(true))
         })
     }
@@ -487,7 +513,7 @@ impl Sym<'_, '_, '_> {
         }
         let parts: Vec<&str> = name.split('.').collect();
         let class = self.fc.f.resolve_global(&parts);
-        if class.is_some_and(|c| self.fc.f.wants_inline(c)) {
+        if class.is_some_and(|c| self.fc.f.inline_before_index_reduction(c, f)) {
             return run(self.fc, self.st, name, vals).map_err(|Abort| abort());
         }
         // Kept as a call: one element per output scalar.

@@ -903,7 +903,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         }
         // A function that asks to be inlined becomes the expressions its algorithm computes.
         if self.mode == Mode::Symbolic
-            && self.f.wants_inline(class)
+            && self.f.inline_before_index_reduction(class, f)
             && let Some(outs) = super::inline::inline_call(self, fname, vals.clone())
         {
             return Ok(group_outputs(f, outs));

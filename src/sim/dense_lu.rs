@@ -12,6 +12,8 @@ pub struct Lu {
     piv: Vec<usize>,
     /// Smallest pivot magnitude relative to the largest: a cheap condition indicator.
     pub pivot_ratio: f64,
+    /// The column of the smallest pivot.
+    pub min_pivot_column: usize,
 }
 
 impl Lu {
@@ -25,6 +27,7 @@ impl Lu {
         self.piv.extend(0..n);
         let m = &mut self.a;
         let (mut pmin, mut pmax) = (f64::INFINITY, 0.0f64);
+        self.min_pivot_column = 0;
         for k in 0..n {
             let mut p = k;
             let mut best = m[k * n + k].abs();
@@ -38,7 +41,10 @@ impl Lu {
             if best == 0.0 || !best.is_finite() {
                 return Err(k);
             }
-            pmin = pmin.min(best);
+            if best < pmin {
+                pmin = best;
+                self.min_pivot_column = k;
+            }
             pmax = pmax.max(best);
             if p != k {
                 for j in 0..n {
@@ -170,6 +176,55 @@ pub fn regularized_step(
         && r[..n].iter().all(|x| x.is_finite())
 }
 
+/// The columns of the row-major `n x n` matrix `a` that Gaussian elimination with complete
+/// pivoting leaves without a pivot above `tol` times the largest entry: a set of unknowns the
+/// equations do not determine, numerically (the rank deficiency of a Jacobian whose rounding
+/// keeps it from being exactly singular). Complete pivoting takes the best-determined columns
+/// first, so what is left spans the directions in which the equations do not change. Empty
+/// for a regular matrix.
+pub fn undetermined_columns(a: &[f64], n: usize, tol: f64) -> Vec<usize> {
+    let mut m = a.to_vec();
+    let mut cols: Vec<usize> = (0..n).collect();
+    let largest = m.iter().fold(0.0f64, |x, v| x.max(v.abs()));
+    if !largest.is_finite() {
+        return Vec::new();
+    }
+    for k in 0..n {
+        // The largest remaining entry, rows and columns k.. (column order by `cols`).
+        let (mut pi, mut pj, mut best) = (k, k, 0.0f64);
+        for i in k..n {
+            for j in k..n {
+                let v = m[i * n + j].abs();
+                if v > best {
+                    (pi, pj, best) = (i, j, v);
+                }
+            }
+        }
+        if best <= tol * largest {
+            let mut left = cols[k..].to_vec();
+            left.sort_unstable();
+            return left;
+        }
+        for j in 0..n {
+            m.swap(k * n + j, pi * n + j);
+        }
+        for i in 0..n {
+            m.swap(i * n + k, i * n + pj);
+        }
+        cols.swap(k, pj);
+        let d = m[k * n + k];
+        for i in k + 1..n {
+            let f = m[i * n + k] / d;
+            if f != 0.0 {
+                for j in k..n {
+                    m[i * n + j] -= f * m[k * n + j];
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +245,16 @@ mod tests {
         for i in 0..3 {
             assert!((b[i] - x_true[i]).abs() < 1e-14);
         }
+    }
+
+    #[test]
+    fn undetermined_columns_are_those_left_without_a_pivot() {
+        // x0 + x2 = 1 twice (up to rounding), x1 = 2: x0 and x2 only as a sum, so one of
+        // them is undetermined; the first pivots are the larger entries.
+        let a = [1.0, 0.0, 2.0, 1.0 + 1e-17, 0.0, 2.0, 0.0, 3.0, 0.0];
+        assert_eq!(undetermined_columns(&a, 3, 1e-13), vec![0]);
+        let regular = [2.0, 1.0, 1.0, 3.0];
+        assert!(undetermined_columns(&regular, 2, 1e-13).is_empty());
     }
 
     #[test]

@@ -10,13 +10,15 @@
 //!
 //! With no initial equations every state starts at its `start` value. When there are fewer
 //! equations than free states, the states no equation depends on keep their start values (said
-//! in the output). A `fixed` start that constrains no free unknown, or that does not fit in the
-//! system, is checked after solving instead: consistent values pass, inconsistent ones are an
-//! error naming the variable. More initial equations than unknowns is an error naming them. The
+//! in the output); so do the unknowns the equations leave undetermined numerically (the
+//! Jacobian at the solution singular, to rounding, in their columns), when the equations still
+//! hold at their start values. A `fixed` start that constrains no free unknown, or that does
+//! not fit in the system, is checked after solving instead: consistent values pass,
+//! inconsistent ones are an error naming the variable. More initial equations than unknowns is an error naming them. The
 //! system is solved by damped Newton with finite-difference Jacobian columns, from the start
 //! values.
 
-use super::dense_lu::{Lu, Regularization, regularized_solve};
+use super::dense_lu::{Lu, Regularization, regularized_solve, undetermined_columns};
 use super::engine::{BlockError, Engine};
 use super::jacobian::initial_deps;
 use super::newton::{Check, LineSearch, NewtonPolicy, NewtonWork, Rules, damped_newton};
@@ -96,7 +98,9 @@ pub fn solve_initial_equations(
     problem.residual(engine, &x, &mut r)?;
     problem.sweep_explicit(engine, &mut x, &mut r)?;
     problem.solve_by_blocks_where_unevaluable(engine, &mut x, &mut r)?;
-    if problem.newton(engine, &mut x, &mut r)? {
+    let (converged, kept_note) = problem.newton(engine, &mut x, &mut r)?;
+    if converged {
+        notes.extend(kept_note);
         check_fixed_starts(engine, sys, &problem.checked, &problem.free)?;
         problem.check_aside(engine, &x, &over_notes)?;
         return Ok(notes);
@@ -473,15 +477,18 @@ impl<'a> InitProblem<'a> {
 
     /// Damped Newton on the unknowns from `x` (residuals `r`): [`damped_newton`] with
     /// [`InitNewton`]. `x` and `r` hold the last iterate. Returns whether the residual reached
-    /// [`INIT_RESIDUAL_TOL`], with the engine's registers holding the solution. When a step
-    /// was taken with a singular Jacobian the last iterate is checked to be regular, so that a
-    /// system that does not determine an unknown is still reported.
+    /// [`INIT_RESIDUAL_TOL`], with the engine's registers holding the solution, and a note
+    /// naming the unknowns kept at their start values. The Jacobian at the solution is checked:
+    /// the unknowns it leaves undetermined take their start values when the residual still
+    /// holds there ([`InitNewton::keep_undetermined_at_start`]); otherwise, when a step was
+    /// taken with a singular Jacobian, the error names an unknown the system does not
+    /// determine.
     fn newton(
         &self,
         engine: &mut Engine,
         x: &mut Vec<f64>,
         r: &mut Vec<f64>,
-    ) -> Result<bool, InitError> {
+    ) -> Result<(bool, Option<String>), InitError> {
         let scales = typical_scales(engine, self.model, &self.free);
         let mut policy = InitNewton {
             scales,
@@ -493,11 +500,24 @@ impl<'a> InitProblem<'a> {
             lu: Lu::default(),
             tmp: Vec::new(),
         };
+        let start = x.clone();
         let mut work = NewtonWork::starting_at(std::mem::take(x));
         let outcome = damped_newton(&mut policy, &mut work)?;
-        if outcome.singular_seen {
+        let mut kept = Vec::new();
+        // A solution that leaves unknowns undetermined is no better than another with other
+        // values of them: a Newton step the equations hardly constrain can have moved them
+        // anywhere (`der(w) = -w^2*sin(phi)` with `w = 0`: one step from `w = 0.01` moved
+        // `phi` by `tan(phi)`). A solution at the start point needs no check.
+        if outcome.singular_seen || (outcome.converged && work.x != start) {
             if let Err(col) = policy.factor_at(&work.x)? {
-                return Err(self.singular(col));
+                if !outcome.converged {
+                    return Err(self.singular(col));
+                }
+                match policy.keep_undetermined_at_start(&mut work.x, &start)? {
+                    Some(cols) => kept = cols,
+                    None if outcome.singular_seen => return Err(self.singular(col)),
+                    None => {}
+                }
             }
             if outcome.converged {
                 policy.eval(&work.x)?;
@@ -505,7 +525,20 @@ impl<'a> InitProblem<'a> {
         }
         *x = work.x;
         *r = policy.r;
-        Ok(outcome.converged)
+        let model = self.model;
+        let names: Vec<&str> = kept
+            .iter()
+            .map(|&j| model.variables[self.free[j]].name.as_str())
+            .collect();
+        Ok((
+            outcome.converged,
+            (!names.is_empty()).then(|| {
+                format!(
+                    "the initial equations do not determine {} (the Jacobian of the initial system is singular at the solution): start values kept (MLS 8.6; add `fixed = true` or an initial equation to say so)",
+                    names.join(", ")
+                )
+            }),
+        ))
     }
 
     /// More equations than unknowns: the initial equations that depend on no unknown (a
@@ -602,6 +635,9 @@ const INIT_RESIDUAL_TOL: f64 = 1e-11;
 const INIT_ROUNDOFF_RESIDUAL: f64 = 1e-8;
 /// Scaled size of a Newton step at round-off (about 50 ulp of the unknowns).
 const INIT_ROUNDOFF_STEP: f64 = 1e-14;
+/// A pivot of the initial system's Jacobian below this fraction of the largest is no pivot:
+/// at double precision such a system is singular but for rounding.
+const INIT_SINGULAR_RATIO: f64 = 1e-15;
 /// Iterations of the initial system's Newton.
 const INIT_MAX_ITER: usize = 60;
 /// The regularized step of the initial system: 1e-10 of the largest diagonal of `JᵀJ`, or 1
@@ -671,10 +707,47 @@ impl InitNewton<'_, '_, '_> {
         Ok(())
     }
 
-    /// Builds and factors the Jacobian at `x` (the point of the last evaluation).
+    /// Builds and factors the Jacobian at `x` (the point of the last evaluation). A pivot
+    /// below [`INIT_SINGULAR_RATIO`] of the largest counts as none: the Jacobian is singular
+    /// but for rounding (MultiBody's FreeMotionScalarInit4: three angles the equations leave
+    /// free, whose columns hold products of values 1e-15; the Newton step through such a pivot
+    /// moved them by hundreds of radians).
     fn factor_at(&mut self, x: &[f64]) -> Result<Result<(), usize>, InitError> {
         self.jacobian(x)?;
-        Ok(self.lu.factor(self.problem.free.len(), &self.jac))
+        Ok(match self.lu.factor(self.problem.free.len(), &self.jac) {
+            Ok(()) if self.lu.pivot_ratio < INIT_SINGULAR_RATIO => Err(self.lu.min_pivot_column),
+            f => f,
+        })
+    }
+
+    /// At a solution `x` where the Jacobian (just built) is singular: the unknowns it leaves
+    /// undetermined ([`undetermined_columns`], columns in their typical scales) take their
+    /// start values `start` (MLS 8.6: an under-determined initial system may be completed by
+    /// start values), if the residual stays converged there. Returns their indices in `free`,
+    /// or `None` when they cannot keep their start values.
+    fn keep_undetermined_at_start(
+        &mut self,
+        x: &mut [f64],
+        start: &[f64],
+    ) -> Result<Option<Vec<usize>>, InitError> {
+        let n = self.problem.free.len();
+        let scaled: Vec<f64> = (0..n * n)
+            .map(|k| self.jac[k] * self.scales[k % n])
+            .collect();
+        let cols = undetermined_columns(&scaled, n, INIT_SINGULAR_RATIO);
+        if cols.is_empty() {
+            return Ok(Some(cols));
+        }
+        let mut xs = x.to_vec();
+        for &j in &cols {
+            xs[j] = start[j];
+        }
+        if self.eval(&xs)? > INIT_RESIDUAL_TOL {
+            self.eval(x)?;
+            return Ok(None);
+        }
+        x.copy_from_slice(&xs);
+        Ok(Some(cols))
     }
 }
 

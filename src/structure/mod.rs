@@ -187,6 +187,7 @@ fn reduce_and_finish(
 
     pantelides::pantelides(work, &mut adj)?;
     replace_ders_initial(work);
+    inline_late(work);
     timings.lap("index reduction");
     finish(reduced, prefer, timings)
 }
@@ -433,6 +434,29 @@ fn replace_ders_initial(work: &mut WorkingSystem) {
                     },
                     other => other,
                 });
+            }
+        }
+    }
+    work.model.initial_equations = eqs;
+}
+
+/// Index reduction is over: calls of `InlineAfterIndexReduction` functions (kept for their
+/// declared derivatives, MLS 18.3) become their bodies in the equations and the initial
+/// equations, so matching, sorting and the simulator's Jacobians see what each equation
+/// depends on.
+fn inline_late(work: &mut WorkingSystem) {
+    for e in 0..work.eqs.len() {
+        if let Some(r) = userfn::inline_late(&work.model, &work.eqs[e].residual) {
+            work.eqs[e].residual = expr::simplify(&r);
+        }
+    }
+    let mut eqs = std::mem::take(&mut work.model.initial_equations);
+    for eq in eqs.iter_mut() {
+        if let EquationKind::Simple { lhs, rhs } = &mut eq.kind {
+            for side in [lhs, rhs] {
+                if let Some(x) = userfn::inline_late(&work.model, side) {
+                    *side = x;
+                }
             }
         }
     }

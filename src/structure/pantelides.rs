@@ -15,10 +15,16 @@ use crate::dae::VarId;
 use crate::diag::Diagnostic;
 use crate::structure::SortedEquation;
 
-/// The unknowns (in order of first appearance) of equation `e`.
+/// The unknowns (in order of first appearance) of equation `e`. A call that is inlined after
+/// index reduction counts by its body (`userfn::inline_late`): the body says which arguments
+/// the value depends on, the declared derivative only how it changes.
 pub fn row(work: &WorkingSystem, e: usize) -> Vec<VarId> {
     let u = |v: VarId| work.is_unknown(v);
-    incidence(&work.eqs[e].residual, &u).into_keys().collect()
+    let residual = &work.eqs[e].residual;
+    let inlined = super::userfn::inline_late(&work.model, residual);
+    incidence(inlined.as_ref().unwrap_or(residual), &u)
+        .into_keys()
+        .collect()
 }
 
 pub fn pantelides(

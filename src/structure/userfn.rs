@@ -129,6 +129,7 @@ fn generate(
         derivative: None,
         input_groups: vec![],
         output_groups: vec![],
+        inline_after_index_reduction: false,
     })
 }
 
@@ -242,6 +243,7 @@ fn generate_element(
         derivative: None,
         input_groups: vec![],
         output_groups: vec![],
+        inline_after_index_reduction: false,
     })
 }
 
@@ -452,4 +454,43 @@ fn inline_expr(e: &ast::Expr, f: &Function, args: &[Expr]) -> Option<Expr> {
         }
         _ => return None,
     })
+}
+
+/// `e` with every call of a function annotated `InlineAfterIndexReduction = true` (MLS 18.3)
+/// replaced by its body, where [`inline_call`] can write the body as an expression; `None`
+/// when nothing changed. Index reduction differentiates such a call by its declared derivative
+/// (MSL `Sources.Move`'s `position` returns `u[1]` and declares `u[2]`), so the call is kept
+/// for differentiation; everything else must see what the call depends on, which only the body
+/// tells: `state1({f, fder}, time)` reads `f` alone, and an equation matched to `fder` through
+/// it would have a zero Jacobian.
+pub fn inline_late(model: &FlatModel, e: &Expr) -> Option<Expr> {
+    let late = |f: &str| {
+        model
+            .functions
+            .get(f)
+            .is_some_and(|f| f.inline_after_index_reduction)
+    };
+    let mut found = false;
+    e.visit(&mut |x| {
+        found |= matches!(x, Expr::UserCall { function, .. } if late(function));
+    });
+    if !found {
+        return None;
+    }
+    Some(super::expr::rewrite(e, &mut |x| match x {
+        Expr::UserCall {
+            function,
+            args,
+            output,
+            element: 0,
+        } if late(&function) => {
+            inline_call(model, &function, &args, output).unwrap_or(Expr::UserCall {
+                function,
+                args,
+                output,
+                element: 0,
+            })
+        }
+        other => other,
+    }))
 }
