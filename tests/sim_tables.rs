@@ -432,3 +432,105 @@ end M;
     let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
     assert!((at(&r, "y", 0.5) - 1.0).abs() < 1e-12);
 }
+
+/// The table x = {0, 1, 2, 3}, y = {0, 0, 1, 10} (flat, then steep) looked up at u = time - 0.5
+/// with each of the newer spline kinds.
+const SPLINES: &str = r#"
+model M
+  import T.Smoothness;
+  parameter Real tab[:, :] = [0, 0; 1, 0; 2, 1; 3, 10];
+  T.Lookup fb(table = tab, smoothness = Smoothness.MonotoneContinuousDerivative1, u = time - 0.5);
+  T.Lookup st(table = tab, smoothness = Smoothness.MonotoneContinuousDerivative2, u = time - 0.5);
+  T.Lookup mk(table = tab, smoothness = Smoothness.ModifiedContinuousDerivative, u = time - 0.5);
+  T.Lookup ak(table = tab, smoothness = Smoothness.ContinuousDerivative, u = time - 0.5);
+end M;
+"#;
+
+/// Cubic Hermite value on [x0, x0 + 1] at x0 + t (unit spacing), written out independently.
+fn hermite_unit(y0: f64, y1: f64, d0: f64, d1: f64, t: f64) -> f64 {
+    let (t2, t3) = (t * t, t * t * t);
+    (2.0 * t3 - 3.0 * t2 + 1.0) * y0
+        + (t3 - 2.0 * t2 + t) * d0
+        + (-2.0 * t3 + 3.0 * t2) * y1
+        + (t3 - t2) * d1
+}
+
+#[test]
+fn monotone_and_modified_akima_splines() {
+    let r = sim(SPLINES, 4.0).unwrap_or_else(|e| panic!("{e}"));
+    // Secants 0, 1, 9. Slopes at x = 0, 1, 2, 3, by hand:
+    // Fritsch-Butland: ends take the end secants; at x = 1 a secant is 0, so 0; at x = 2
+    // 3 (1 + 1) / ((1 + 2) / 1 + (1 + 2) / 9) = 1.8.
+    // Steffen: at x = 2 the parabola slope (1 + 9) / 2 = 5 exceeds twice the smaller secant,
+    // so 2 * 1 = 2.
+    // makima: secants extended to -2, -1 | 0, 1, 9 | 17, 25; weights |d_{k+1} - d_k| +
+    // |d_{k+1} + d_k| / 2 give -0.375, 1.5 / 14.5, 34.5 / 22.5 and 482 / 42.
+    let slopes: [(&str, [f64; 4]); 3] = [
+        ("fb", [0.0, 0.0, 1.8, 9.0]),
+        ("st", [0.0, 0.0, 2.0, 9.0]),
+        ("mk", [-0.375, 1.5 / 14.5, 34.5 / 22.5, 482.0 / 42.0]),
+    ];
+    let ys = [0.0, 0.0, 1.0, 10.0];
+    for (c, d) in slopes {
+        for u in [0.25, 0.5, 1.5, 2.25, 2.75] {
+            let k = (u as usize).min(2);
+            let want = hermite_unit(ys[k], ys[k + 1], d[k], d[k + 1], u - k as f64);
+            let got = at(&r, &format!("{c}.y"), u + 0.5);
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{c}: y({u}) = {got}, expected {want}"
+            );
+        }
+        // Outside, the last two points extend the spline with its end slopes.
+        let left = at(&r, &format!("{c}.y"), 0.0);
+        assert!((left - (-0.5 * d[0])).abs() < 1e-9, "{c}: y(-0.5) = {left}");
+        let right = at(&r, &format!("{c}.y"), 4.0);
+        assert!(
+            (right - (10.0 + 0.5 * d[3])).abs() < 1e-9,
+            "{c}: y(3.5) = {right}"
+        );
+    }
+    // The monotone splines never decrease over the table; Akima's undershoots on [0, 1].
+    for c in ["fb", "st"] {
+        let y = r.column(&format!("{c}.y")).expect("column");
+        let t = &r.time;
+        for k in 1..y.len() {
+            if t[k] >= 0.5 && t[k] <= 3.5 {
+                assert!(y[k] >= y[k - 1] - 1e-12, "{c} decreases at t = {}", t[k]);
+            }
+        }
+    }
+    assert!(
+        at(&r, "ak.y", 1.0) < -1e-3,
+        "Akima's spline dips below 0 on [0, 1]"
+    );
+}
+
+#[test]
+fn monotone_spline_derivatives_of_a_time_table() {
+    // The same table over time; der(y) comes from getDerValue (the Hermite slope):
+    // at t = 1.5, -0.25 d1 + 1.5 (y1 - y0) - 0.25 d2 with d1 = 0.
+    let m = r#"
+model M
+  T.TimeSource fb(table = [0, 0; 1, 0; 2, 1; 3, 10],
+    smoothness = T.Smoothness.MonotoneContinuousDerivative1);
+  T.TimeSource st(table = [0, 0; 1, 0; 2, 1; 3, 10],
+    smoothness = T.Smoothness.MonotoneContinuousDerivative2);
+  Real dfb = der(fb.y);
+  Real dst = der(st.y);
+end M;
+"#;
+    let r = sim(m, 3.0).unwrap_or_else(|e| panic!("{e}"));
+    for (name, want) in [
+        ("fb.y", 0.275),
+        ("st.y", 0.25),
+        ("dfb", 1.5 - 0.25 * 1.8),
+        ("dst", 1.5 - 0.25 * 2.0),
+    ] {
+        let got = at(&r, name, 1.5);
+        assert!(
+            (got - want).abs() < 1e-9,
+            "{name}(1.5) = {got}, expected {want}"
+        );
+    }
+}

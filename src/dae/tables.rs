@@ -4,8 +4,9 @@
 //! `ExternalObject` built and read by the C library ModelicaStandardTables. No C code can be
 //! linked here, so flattening builds a [`Table`] from the constructor's (parameter) arguments and
 //! the access functions, recognised by their `external "C"` names, run [`eval`] over it. The
-//! semantics follow ModelicaStandardTables: constant and linear segments, Akima splines,
-//! extrapolation by holding the end points, through the last two points, or periodically; time
+//! semantics follow ModelicaStandardTables: constant and linear segments, cubic Hermite
+//! splines whose slopes come from Akima's, the modified Akima ("makima"), Fritsch-Butland's or
+//! Steffen's method, extrapolation by holding the end points, through the last two points, or periodically; time
 //! events at the table's sample points (or only at its discontinuities) so that the integrator
 //! never steps across a jump.
 
@@ -18,6 +19,25 @@ pub enum Smoothness {
     /// Akima spline.
     ContinuousDerivative,
     ConstantSegments,
+    /// Fritsch-Butland monotone cubic Hermite spline.
+    MonotoneContinuousDerivative1,
+    /// Steffen monotone cubic Hermite spline.
+    MonotoneContinuousDerivative2,
+    /// Modified Akima ("makima") spline.
+    ModifiedContinuousDerivative,
+}
+
+impl Smoothness {
+    /// Whether the table is a cubic Hermite spline (only the slopes differ between them).
+    pub fn is_spline(self) -> bool {
+        matches!(
+            self,
+            Smoothness::ContinuousDerivative
+                | Smoothness::MonotoneContinuousDerivative1
+                | Smoothness::MonotoneContinuousDerivative2
+                | Smoothness::ModifiedContinuousDerivative
+        )
+    }
 }
 
 /// `Modelica.Blocks.Types.Extrapolation`, in declaration order.
@@ -83,16 +103,15 @@ pub enum Table {
 /// What `nextTimeEvent` returns when there is none (C's `DBL_MAX`, above `Modelica.Constants.inf`).
 pub const NO_EVENT: f64 = f64::MAX;
 
-/// Converts an enumeration value (1-based) to a [`Smoothness`]; the methods not implemented
-/// are refused with their name.
+/// Converts an enumeration value (1-based) to a [`Smoothness`].
 pub fn smoothness(v: i64) -> Result<Smoothness, String> {
     match v {
         1 => Ok(Smoothness::LinearSegments),
         2 => Ok(Smoothness::ContinuousDerivative),
         3 => Ok(Smoothness::ConstantSegments),
-        4 => Err("smoothness MonotoneContinuousDerivative1 (Fritsch-Butland spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
-        5 => Err("smoothness MonotoneContinuousDerivative2 (Steffen spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
-        6 => Err("smoothness ModifiedContinuousDerivative (modified Akima spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
+        4 => Ok(Smoothness::MonotoneContinuousDerivative1),
+        5 => Ok(Smoothness::MonotoneContinuousDerivative2),
+        6 => Ok(Smoothness::ModifiedContinuousDerivative),
         _ => Err(format!("invalid smoothness value {v}")),
     }
 }
@@ -144,6 +163,13 @@ impl Table1D {
             return Err("the table is empty".into());
         }
         let x: Vec<f64> = (0..m.rows).map(|i| m.at(i, 0)).collect();
+        // Through two points every spline is the straight line; ModelicaStandardTables
+        // switches such tables to linear segments (which also extrapolate as lines).
+        let smoothness = if smoothness.is_spline() && x.len() <= 2 {
+            Smoothness::LinearSegments
+        } else {
+            smoothness
+        };
         for i in 1..x.len() {
             if x[i] < x[i - 1] || (strict && x[i] == x[i - 1]) {
                 return Err(format!(
@@ -164,14 +190,15 @@ impl Table1D {
                 ));
             }
             let y: Vec<f64> = (0..m.rows).map(|i| m.at(i, c as usize - 1)).collect();
-            let slopes = match smoothness {
-                Smoothness::ContinuousDerivative => {
-                    if x.windows(2).any(|w| w[0] == w[1]) {
-                        return Err("a spline (smoothness ContinuousDerivative) cannot interpolate a table with repeated abscissa values (jumps)".into());
-                    }
-                    Some(akima_slopes(&x, &y))
+            let slopes = if smoothness.is_spline() {
+                if x.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(format!(
+                        "a spline (smoothness {smoothness:?}) cannot interpolate a table with repeated abscissa values (jumps)"
+                    ));
                 }
-                _ => None,
+                Some(spline_slopes(smoothness, &x, &y))
+            } else {
+                None
             };
             cols.push(Column { y, slopes });
         }
@@ -282,7 +309,7 @@ impl Table1D {
                 let s = (y1 - y0) / (x1 - x0);
                 (y0 + s * (u - x0), s, 0.0)
             }
-            Smoothness::ContinuousDerivative => {
+            _ => {
                 let d = col.slopes.as_deref().unwrap_or(&[]);
                 hermite(x0, x1, y0, y1, d[i], d[i + 1], u)
             }
@@ -300,9 +327,9 @@ impl Table1D {
         match self.extrapolation {
             Extrapolation::HoldLastPoint => Ok((col.y[k], 0.0, 0.0)),
             Extrapolation::LastTwoPoints => {
-                let slope = match (&col.slopes, self.smoothness) {
-                    (Some(d), Smoothness::ContinuousDerivative) => d[k],
-                    _ => {
+                let slope = match &col.slopes {
+                    Some(d) => d[k],
+                    None => {
                         let (a, b) = if right { (n - 2, n - 1) } else { (0, 1) };
                         let h = self.x[b] - self.x[a];
                         if h == 0.0 {
@@ -375,38 +402,99 @@ fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64
     (y, dh00 * y0 + dh10 * d0 + dh01 * y1 + dh11 * d1, d2)
 }
 
-/// Akima's slopes (1970) as ModelicaStandardTables computes them: the secants extended by two
-/// linearly extrapolated ones at each end; where both weights vanish, the mean of the two
-/// neighbouring secants. Two points give the straight line.
-pub fn akima_slopes(x: &[f64], y: &[f64]) -> Vec<f64> {
+/// The slopes at the sample points of the cubic Hermite spline `kind` through (x, y), as
+/// ModelicaStandardTables computes them (the C code stores per-segment polynomial
+/// coefficients, which are these Hermite segments). Two points give the straight line.
+pub fn spline_slopes(kind: Smoothness, x: &[f64], y: &[f64]) -> Vec<f64> {
     let n = x.len();
     if n < 2 {
         return vec![0.0; n];
     }
+    let secants: Vec<f64> = x
+        .windows(2)
+        .zip(y.windows(2))
+        .map(|(x, y)| (y[1] - y[0]) / (x[1] - x[0]))
+        .collect();
     if n == 2 {
-        let s = (y[1] - y[0]) / (x[1] - x[0]);
-        return vec![s, s];
+        return vec![secants[0]; 2];
     }
+    match kind {
+        Smoothness::ModifiedContinuousDerivative => akima_from_secants(&secants, true),
+        Smoothness::MonotoneContinuousDerivative1 => {
+            monotone_slopes(x, &secants, fritsch_butland_slope)
+        }
+        Smoothness::MonotoneContinuousDerivative2 => monotone_slopes(x, &secants, steffen_slope),
+        _ => akima_from_secants(&secants, false),
+    }
+}
+
+/// Akima's slopes (1970), or with `modified` the modified Akima ("makima") ones: the secants
+/// extended by two linearly extrapolated ones at each end, each slope a weighted mean of its
+/// two neighbouring secants. Where both weights vanish, Akima takes the plain mean and makima 0.
+fn akima_from_secants(secants: &[f64], modified: bool) -> Vec<f64> {
+    let m = secants.len();
     // d[k + 2] is the secant of segment k.
-    let mut d = vec![0.0; n + 3];
-    for k in 0..n - 1 {
-        d[k + 2] = (y[k + 1] - y[k]) / (x[k + 1] - x[k]);
-    }
+    let mut d = vec![0.0; m + 4];
+    d[2..m + 2].copy_from_slice(secants);
     d[1] = 2.0 * d[2] - d[3];
-    d[0] = 2.0 * d[1] - d[2];
-    d[n + 1] = 2.0 * d[n] - d[n - 1];
-    d[n + 2] = 2.0 * d[n + 1] - d[n];
-    (0..n)
-        .map(|i| {
-            let w1 = (d[i + 3] - d[i + 2]).abs();
-            let w2 = (d[i + 1] - d[i]).abs();
-            if w1 + w2 < 1e-10 {
-                0.5 * (d[i + 1] + d[i + 2])
+    d[0] = 3.0 * d[2] - 2.0 * d[3];
+    d[m + 2] = 2.0 * d[m + 1] - d[m];
+    d[m + 3] = 3.0 * d[m + 1] - 2.0 * d[m];
+    (0..=m)
+        .map(|p| {
+            let (mut wa, mut wb) = ((d[p + 3] - d[p + 2]).abs(), (d[p + 1] - d[p]).abs());
+            if modified {
+                wa += 0.5 * (d[p + 3] + d[p + 2]).abs();
+                wb += 0.5 * (d[p + 1] + d[p]).abs();
+            }
+            if wa + wb > 0.0 {
+                let a = wb / (wa + wb);
+                (1.0 - a) * d[p + 1] + a * d[p + 2]
+            } else if modified {
+                0.0
             } else {
-                (w1 * d[i + 1] + w2 * d[i + 2]) / (w1 + w2)
+                0.5 * d[p + 1] + 0.5 * d[p + 2]
             }
         })
         .collect()
+}
+
+/// Slopes of a monotone spline: the end secants at the ends; inside, 0 at a local extremum
+/// (secants of opposite signs or one of them 0), else `interior(h_left, h_right, d_left,
+/// d_right)`. Between two points of a monotone table the spline stays monotone.
+fn monotone_slopes(
+    x: &[f64],
+    secants: &[f64],
+    interior: fn(f64, f64, f64, f64) -> f64,
+) -> Vec<f64> {
+    let n = x.len();
+    let mut s = vec![0.0; n];
+    s[0] = secants[0];
+    s[n - 1] = secants[n - 2];
+    for p in 1..n - 1 {
+        let (dl, dr) = (secants[p - 1], secants[p]);
+        if dl == 0.0 || dr == 0.0 || (dl < 0.0) != (dr < 0.0) {
+            continue;
+        }
+        s[p] = interior(x[p] - x[p - 1], x[p + 1] - x[p], dl, dr);
+    }
+    s
+}
+
+/// Fritsch and Butland (1984): a weighted harmonic mean of the two secants.
+fn fritsch_butland_slope(hl: f64, hr: f64, dl: f64, dr: f64) -> f64 {
+    3.0 * (hl + hr) / ((hl + 2.0 * hr) / dl + (hr + 2.0 * hl) / dr)
+}
+
+/// Steffen (1990): the slope of the parabola through the three points, limited to twice the
+/// smaller secant.
+fn steffen_slope(hl: f64, hr: f64, dl: f64, dr: f64) -> f64 {
+    let p = (dl * hr + dr * hl) / (hl + hr);
+    if 0.5 * p.abs() > dl.abs() || 0.5 * p.abs() > dr.abs() {
+        2.0_f64.copysign(dl) * dl.abs().min(dr.abs())
+    } else {
+        p
+    }
 }
 
 impl TimeTable {
