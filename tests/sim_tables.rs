@@ -142,6 +142,37 @@ package T
     output Real y;
     external "C" y = ModelicaStandardTables_CombiTable2D_getValue(t, u1, u2);
   end value2D;
+  pure function value2Dd "value2D with the derivatives MSL declares"
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    output Real y;
+    external "C" y = ModelicaStandardTables_CombiTable2D_getValue(t, u1, u2);
+    annotation(derivative = der2D);
+  end value2Dd;
+  pure function der2D
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    input Real der_u1;
+    input Real der_u2;
+    output Real der_y;
+    external "C" der_y = ModelicaStandardTables_CombiTable2D_getDerValue(t, u1, u2, der_u1,
+      der_u2);
+    annotation(derivative(order = 2) = der2D2);
+  end der2D;
+  pure function der2D2
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    input Real der_u1;
+    input Real der_u2;
+    input Real der2_u1;
+    input Real der2_u2;
+    output Real der2_y;
+    external "C" der2_y = ModelicaStandardTables_CombiTable2D_getDer2Value(t, u1, u2, der_u1,
+      der_u2, der2_u1, der2_u2);
+  end der2D2;
   model Lookup "y = f(u) for one smoothness and extrapolation"
     parameter Real table[:, :] = [0, 0; 1, 1; 2, 4];
     parameter Smoothness smoothness = Smoothness.LinearSegments;
@@ -533,4 +564,87 @@ end M;
             "{name}(1.5) = {got}, expected {want}"
         );
     }
+}
+
+#[test]
+fn akima_surface_reproduces_u1_squared_times_u2() {
+    // y = u1^2 u2 on the grid {0, 1, 2, 3}^2. Akima's bivariate method gets the exact partial
+    // derivatives of such data (quadratic along u1 with even spacing, linear along u2, and
+    // the extrapolated border rows and columns are exact too), and a bicubic patch through
+    // exact values and derivatives is the function itself. Outside, LastTwoPoints continues
+    // from the nearest edge point: p + p_1 e1 + p_2 e2 + p_12 e1 e2.
+    let m = r#"
+model M
+  parameter Real grid[5, 5] = [0, 0, 1, 2, 3; 0, 0, 0, 0, 0; 1, 0, 1, 2, 3; 2, 0, 4, 8, 12;
+    3, 0, 9, 18, 27];
+  parameter T.Table2D tab = T.Table2D("NoName", "NoName", grid,
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.LastTwoPoints);
+  parameter T.Table2D hold = T.Table2D("NoName", "NoName", grid,
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.HoldLastPoint);
+  parameter T.Table2D row = T.Table2D("NoName", "NoName", [0, 0, 1, 2, 3; 5, 0, 1, 4, 9],
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.NoExtrapolation);
+  Real inside = T.value2Dd(tab, 1.5, 2.5);
+  Real beyond1 = T.value2Dd(tab, 3.5, 1.5);
+  Real below2 = T.value2Dd(tab, 2, -1);
+  Real heldCorner = T.value2Dd(hold, 3.5, 3.5);
+  Real heldEdge = T.value2Dd(hold, 3.5, 1.5);
+  Real alongRow = T.value2Dd(row, 100, 1.5);
+  Real ya = T.value2Dd(tab, time, 2);
+  Real yb = T.value2Dd(tab, time, time);
+  Real yh = T.value2Dd(hold, time, time);
+  Real dya = der(ya);
+  Real d2ya = der(dya);
+  Real dyb = der(yb);
+  Real d2yb = der(dyb);
+  Real dyh = der(yh);
+end M;
+"#;
+    let r = sim(m, 4.0).unwrap_or_else(|e| panic!("{e}"));
+    let checks: [(&str, f64, f64); 20] = [
+        ("inside", 0.0, 2.25 * 2.5),
+        // p(3, 1.5) = 13.5, p_1 = 9, e1 = 0.5.
+        ("beyond1", 0.0, 18.0),
+        // p(2, 0) = 0, p_2 = 4, e2 = -1.
+        ("below2", 0.0, -4.0),
+        ("heldCorner", 0.0, 27.0),
+        ("heldEdge", 0.0, 13.5),
+        // One row: the 1-D Akima spline along u2 (u2^2 exactly); u1 is not looked at.
+        ("alongRow", 0.0, 2.25),
+        // u1 = t, u2 = 2: 2 t^2 inside, 18 + 12 (t - 3) beyond.
+        ("ya", 1.5, 4.5),
+        ("dya", 1.5, 6.0),
+        ("d2ya", 1.5, 4.0),
+        ("ya", 3.5, 24.0),
+        ("dya", 3.5, 12.0),
+        ("d2ya", 3.5, 0.0),
+        // u1 = u2 = t: t^3 inside; at the corner 27 + 18 e + 9 e + 6 e^2 with e = t - 3.
+        ("yb", 1.5, 3.375),
+        ("dyb", 1.5, 6.75),
+        ("d2yb", 1.5, 9.0),
+        ("yb", 3.5, 42.0),
+        ("dyb", 3.5, 33.0),
+        ("d2yb", 3.5, 12.0),
+        ("yh", 3.5, 27.0),
+        ("dyh", 3.5, 0.0),
+    ];
+    for (name, t, want) in checks {
+        let got = at(&r, name, t);
+        assert!(
+            (got - want).abs() < 1e-9,
+            "{name}({t}) = {got}, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn monotone_smoothness_of_a_2d_table_is_refused() {
+    let m = r#"
+model M
+  parameter T.Table2D tab = T.Table2D("NoName", "NoName", [0, 0, 1, 2; 0, 0, 1, 2; 1, 1, 2, 3;
+    2, 2, 3, 4], T.Smoothness.MonotoneContinuousDerivative1, T.Extrapolation.LastTwoPoints);
+  Real y = T.value2D(tab, time, time);
+end M;
+"#;
+    let e = sim(m, 1.0).expect_err("no bivariate monotone spline");
+    assert!(e.contains("not implemented for 2-D tables"), "{e}");
 }

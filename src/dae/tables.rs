@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::bicubic;
+
 /// `Modelica.Blocks.Types.Smoothness`, in declaration order (enumeration value - 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Smoothness {
@@ -91,6 +93,56 @@ pub struct Table2D {
     pub y: Vec<Vec<f64>>,
     pub smoothness: Smoothness,
     pub extrapolation: Extrapolation,
+    /// The Akima surface of smoothness `ContinuousDerivative`.
+    pub spline: Option<Surface>,
+}
+
+/// An Akima surface (ModelicaStandardTables' `spline2DInit`): with a single abscissa in one
+/// direction, the 1-D Akima spline along the other (the single one is then ignored);
+/// otherwise Akima's bivariate method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Surface {
+    /// Slopes along u2 of the only row (one u1 value).
+    AlongU2(Vec<f64>),
+    /// Slopes along u1 of the only column (one u2 value).
+    AlongU1(Vec<f64>),
+    Bicubic(bicubic::Partials),
+}
+
+/// Value and derivatives of a 2-D table at a point: first partials `d1`, `d2` and second
+/// partials `d11`, `d12`, `d22`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Value2D {
+    pub y: f64,
+    pub d1: f64,
+    pub d2: f64,
+    pub d11: f64,
+    pub d12: f64,
+    pub d22: f64,
+}
+
+/// Where a coordinate of a 2-D lookup lies: inside the table, beyond an edge by a distance
+/// that LastTwoPoints extends over, or held at the edge (HoldLastPoint, or the only abscissa
+/// of a 1-point axis, which the table ignores).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Inside(f64),
+    Extended { edge: f64, dist: f64 },
+    Held(f64),
+}
+
+impl Axis {
+    fn at(self) -> f64 {
+        match self {
+            Axis::Inside(x) | Axis::Held(x) | Axis::Extended { edge: x, .. } => x,
+        }
+    }
+    fn dist(self) -> f64 {
+        match self {
+            Axis::Extended { dist, .. } => dist,
+            _ => 0.0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -591,9 +643,6 @@ impl Table2D {
         if m.rows < 2 || m.cols < 2 {
             return Err("a 2-D table needs at least 2 rows and 2 columns (abscissas in the first row and column)".into());
         }
-        if smoothness == Smoothness::ContinuousDerivative {
-            return Err("2-D tables support only smoothness LinearSegments and ConstantSegments here (bicubic Akima surfaces are not implemented)".into());
-        }
         if extrapolation == Extrapolation::Periodic {
             return Err("periodic extrapolation of a 2-D table is not supported".into());
         }
@@ -606,32 +655,133 @@ impl Table2D {
                 ));
             }
         }
-        let y = (1..m.rows)
+        let y: Vec<Vec<f64>> = (1..m.rows)
             .map(|i| (1..m.cols).map(|j| m.at(i, j)).collect())
             .collect();
+        let (n1, n2) = (u1.len(), u2.len());
+        // As in ModelicaStandardTables: an Akima surface over at most 2 x 2 points is the
+        // bilinear one; the other splines have no bivariate form there.
+        let smoothness = if smoothness == Smoothness::ContinuousDerivative && n1 <= 2 && n2 <= 2 {
+            Smoothness::LinearSegments
+        } else {
+            smoothness
+        };
+        if smoothness.is_spline()
+            && smoothness != Smoothness::ContinuousDerivative
+            && (n1, n2) != (1, 1)
+        {
+            return Err(format!(
+                "smoothness {smoothness:?} is not implemented for 2-D tables (ModelicaStandardTables has no bivariate form of it; ContinuousDerivative gives Akima's surface)"
+            ));
+        }
+        let spline = (smoothness == Smoothness::ContinuousDerivative).then(|| {
+            if n1 == 1 {
+                Surface::AlongU2(spline_slopes(smoothness, &u2, &y[0]))
+            } else if n2 == 1 {
+                let col: Vec<f64> = y.iter().map(|r| r[0]).collect();
+                Surface::AlongU1(spline_slopes(smoothness, &u1, &col))
+            } else {
+                Surface::Bicubic(bicubic::akima_partials(&u1, &u2, &y))
+            }
+        });
         Ok(Table2D {
             u1,
             u2,
             y,
             smoothness,
             extrapolation,
+            spline,
         })
     }
 
-    /// Value, partial derivatives and the mixed second partial at (a, b): bilinear (or
-    /// piecewise constant) over the cell holding the point (so the pure second partials
-    /// vanish); outside, the edge cell is extended (LastTwoPoints) or the point clamped onto
-    /// the table (HoldLastPoint).
-    pub fn eval(&self, a: f64, b: f64) -> Result<(f64, f64, f64, f64), String> {
+    /// Value and first and second partial derivatives at (a, b).
+    pub fn eval(&self, a: f64, b: f64) -> Result<Value2D, String> {
+        let Some(s) = &self.spline else {
+            let (y, d1, d2, d12) = self.eval_linear(a, b)?;
+            return Ok(Value2D {
+                y,
+                d1,
+                d2,
+                d12,
+                ..Value2D::default()
+            });
+        };
+        let ax = self.axis(a, &self.u1, "u1")?;
+        let bx = self.axis(b, &self.u2, "u2")?;
+        Ok(match s {
+            Surface::AlongU2(d) => {
+                let (y, d2, d22) = curve(&self.u2, &self.y[0], d, bx);
+                Value2D {
+                    y,
+                    d2,
+                    d22,
+                    ..Value2D::default()
+                }
+            }
+            Surface::AlongU1(d) => {
+                let col: Vec<f64> = self.y.iter().map(|r| r[0]).collect();
+                let (y, d1, d11) = curve(&self.u1, &col, d, ax);
+                Value2D {
+                    y,
+                    d1,
+                    d11,
+                    ..Value2D::default()
+                }
+            }
+            Surface::Bicubic(p) => self.eval_bicubic(p, ax, bx),
+        })
+    }
+
+    /// The Akima surface at (a, b). Outside the table, LastTwoPoints continues it from the
+    /// nearest point of the edge with the edge's partial derivatives (the mixed one too at a
+    /// corner): p + p_1 e1 + p_2 e2 + p_12 e1 e2 for the distances e beyond the edges.
+    fn eval_bicubic(&self, p: &bicubic::Partials, ax: Axis, bx: Axis) -> Value2D {
+        let (a, b) = (ax.at(), bx.at());
+        let ij = (cell(&self.u1, a), cell(&self.u2, b));
+        let d = bicubic::patch(&self.u1, &self.u2, &self.y, p, ij, (a, b));
+        let (e1, e2) = (ax.dist(), bx.dist());
+        let (held1, held2) = (matches!(ax, Axis::Held(_)), matches!(bx, Axis::Held(_)));
+        let (in1, in2) = (matches!(ax, Axis::Inside(_)), matches!(bx, Axis::Inside(_)));
+        let zero_if = |c: bool, v: f64| if c { 0.0 } else { v };
+        Value2D {
+            y: d[0][0] + d[1][0] * e1 + d[0][1] * e2 + d[1][1] * e1 * e2,
+            d1: zero_if(held1, d[1][0] + d[1][1] * e2),
+            d2: zero_if(held2, d[0][1] + d[1][1] * e1),
+            d11: zero_if(!in1, d[2][0] + d[2][1] * e2),
+            d12: zero_if(held1 || held2, d[1][1]),
+            d22: zero_if(!in2, d[0][2] + d[1][2] * e1),
+        }
+    }
+
+    /// Where `x` lies on the abscissas `v` of the axis `name`, for the spline surfaces.
+    fn axis(&self, x: f64, v: &[f64], name: &str) -> Result<Axis, String> {
+        let (lo, hi) = (v[0], v[v.len() - 1]);
+        if v.len() == 1 {
+            return Ok(Axis::Held(lo));
+        }
+        if x >= lo && x <= hi {
+            return Ok(Axis::Inside(x));
+        }
+        let edge = x.clamp(lo, hi);
+        match self.extrapolation {
+            Extrapolation::HoldLastPoint => Ok(Axis::Held(edge)),
+            Extrapolation::NoExtrapolation => Err(format!(
+                "extrapolation error: {name} = {x} is outside the table's range [{lo}, {hi}] (extrapolation = NoExtrapolation)"
+            )),
+            _ => Ok(Axis::Extended {
+                edge,
+                dist: x - edge,
+            }),
+        }
+    }
+
+    /// Value, partial derivatives and the mixed second partial at (a, b) of a table without
+    /// spline: bilinear (or piecewise constant) over the cell holding the point (so the pure
+    /// second partials vanish); outside, the edge cell is extended (LastTwoPoints) or the
+    /// point clamped onto the table (HoldLastPoint).
+    fn eval_linear(&self, a: f64, b: f64) -> Result<(f64, f64, f64, f64), String> {
         let (a, hold_a) = self.clamp(a, &self.u1, "u1")?;
         let (b, hold_b) = self.clamp(b, &self.u2, "u2")?;
-        let cell = |v: &[f64], x: f64| -> usize {
-            if v.len() < 2 {
-                0
-            } else {
-                v[..v.len() - 1].partition_point(|&p| p <= x).max(1) - 1
-            }
-        };
         let (i, j) = (cell(&self.u1, a), cell(&self.u2, b));
         let (n1, n2) = (self.u1.len(), self.u2.len());
         let (i1, j1) = ((i + 1).min(n1 - 1), (j + 1).min(n2 - 1));
@@ -688,5 +838,27 @@ impl Table2D {
             )),
             _ => Ok((x, false)),
         }
+    }
+}
+
+/// The segment of the abscissas `v` holding `x` (the first or last one beyond the ends).
+fn cell(v: &[f64], x: f64) -> usize {
+    if v.len() < 2 {
+        0
+    } else {
+        v[..v.len() - 1].partition_point(|&p| p <= x).max(1) - 1
+    }
+}
+
+/// Value, slope and curvature of the Hermite spline (x, y, slopes `d`) at the coordinate
+/// `axis`: extended linearly beyond an edge, constant when held.
+fn curve(x: &[f64], y: &[f64], d: &[f64], axis: Axis) -> (f64, f64, f64) {
+    let u = axis.at();
+    let i = cell(x, u);
+    let (v, dv, ddv) = hermite(x[i], x[i + 1], y[i], y[i + 1], d[i], d[i + 1], u);
+    match axis {
+        Axis::Inside(_) => (v, dv, ddv),
+        Axis::Extended { dist, .. } => (v + dv * dist, dv, 0.0),
+        Axis::Held(_) => (v, 0.0, 0.0),
     }
 }
