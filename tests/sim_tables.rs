@@ -648,3 +648,24 @@ end M;
     let e = sim(m, 1.0).expect_err("no bivariate monotone spline");
     assert!(e.contains("not implemented for 2-D tables"), "{e}");
 }
+
+#[test]
+fn a_2d_table_with_one_u2_value_ignores_u2() {
+    // One u2 value (1): the table is the 1-D one over u1 = {2, 3, 4}, whatever u2 is. With
+    // constant segments u1 = 2.5 gives 4; u2 = 2.5 lies beyond the single u2 value, which
+    // extended the edge "cell" linearly in u1 (4 + 5 * 0.5) before. NoExtrapolation does not
+    // look at u2 either.
+    let m = r#"
+model M
+  parameter T.Table2D c = T.Table2D("NoName", "NoName", [1, 1; 2, 4; 3, 9; 4, 16],
+    T.Smoothness.ConstantSegments, T.Extrapolation.LastTwoPoints);
+  parameter T.Table2D l = T.Table2D("NoName", "NoName", [1, 1; 2, 4; 3, 9; 4, 16],
+    T.Smoothness.LinearSegments, T.Extrapolation.NoExtrapolation);
+  Real yc = T.value2D(c, 2 + time, 2 + time);
+  Real yl = T.value2D(l, 2 + time, 2 + time);
+end M;
+"#;
+    let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at(&r, "yc", 0.5), 4.0);
+    assert!((at(&r, "yl", 0.5) - 6.5).abs() < 1e-9);
+}

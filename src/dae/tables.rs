@@ -826,8 +826,14 @@ impl Table2D {
         Ok((y, dya, dyb, dyab))
     }
 
+    /// `x` on the axis `v`, and whether it is held there (no derivative along it). An axis
+    /// with a single abscissa is ignored, as ModelicaStandardTables interpolates such a table
+    /// along the other axis only (even with NoExtrapolation, and never extending it).
     fn clamp(&self, x: f64, v: &[f64], name: &str) -> Result<(f64, bool), String> {
         let (lo, hi) = (v[0], v[v.len() - 1]);
+        if v.len() == 1 {
+            return Ok((lo, true));
+        }
         if x >= lo && x <= hi {
             return Ok((x, false));
         }
