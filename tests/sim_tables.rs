@@ -669,3 +669,24 @@ end M;
     assert_eq!(at(&r, "yc", 0.5), 4.0);
     assert!((at(&r, "yl", 0.5) - 6.5).abs() < 1e-9);
 }
+
+#[test]
+fn periodic_time_table_never_shows_a_hidden_middle_value() {
+    // Three values at t = 0.6 (and 0.7, 1.0): the middle one (-20) is never the output; the
+    // left limit at an event is the end of the previous period. At t = 2.2 = 0.6 + 4 * 0.4
+    // the wrapped event point came out a rounding error above 0.6, was snapped onto 0.6 and
+    // taken as the start of a period, so the output showed -20 there.
+    let m = r#"
+model M
+  T.TimeSource src(table = [0.6, -2; 0.6, -20; 0.6, -3; 0.7, -2; 0.7, 0; 0.7, -2; 1, -5;
+    1, -6; 1, -4], smoothness = T.Smoothness.ConstantSegments,
+    extrapolation = T.Extrapolation.Periodic);
+end M;
+"#;
+    let r = sim(m, 2.5).unwrap_or_else(|e| panic!("{e}"));
+    let y = r.column("src.y").expect("column");
+    for (t, y) in r.time.iter().zip(&y) {
+        assert!(*y != -20.0, "the hidden value shows at t = {t}");
+    }
+    assert_eq!(at(&r, "src.y", 2.25), -3.0);
+}

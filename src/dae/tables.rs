@@ -286,7 +286,12 @@ impl Table1D {
             let t = hi - lo;
             if let Some(b) = left {
                 // Wrap the event point into (lo, hi] and move u along with it.
-                let bw = self.snap(wrap(b, lo, t, true));
+                let mut bw = self.snap(wrap(b, lo, t, true));
+                if bw == lo {
+                    // Wrapped a rounding error above the start of a period: the event
+                    // there ends the previous period.
+                    bw = hi;
+                }
                 u = bw + (u - b);
                 left = Some(bw);
             } else {
