@@ -142,6 +142,37 @@ package T
     output Real y;
     external "C" y = ModelicaStandardTables_CombiTable2D_getValue(t, u1, u2);
   end value2D;
+  pure function value2Dd "value2D with the derivatives MSL declares"
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    output Real y;
+    external "C" y = ModelicaStandardTables_CombiTable2D_getValue(t, u1, u2);
+    annotation(derivative = der2D);
+  end value2Dd;
+  pure function der2D
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    input Real der_u1;
+    input Real der_u2;
+    output Real der_y;
+    external "C" der_y = ModelicaStandardTables_CombiTable2D_getDerValue(t, u1, u2, der_u1,
+      der_u2);
+    annotation(derivative(order = 2) = der2D2);
+  end der2D;
+  pure function der2D2
+    input Table2D t;
+    input Real u1;
+    input Real u2;
+    input Real der_u1;
+    input Real der_u2;
+    input Real der2_u1;
+    input Real der2_u2;
+    output Real der2_y;
+    external "C" der2_y = ModelicaStandardTables_CombiTable2D_getDer2Value(t, u1, u2, der_u1,
+      der_u2, der2_u1, der2_u2);
+  end der2D2;
   model Lookup "y = f(u) for one smoothness and extrapolation"
     parameter Real table[:, :] = [0, 0; 1, 1; 2, 4];
     parameter Smoothness smoothness = Smoothness.LinearSegments;
@@ -431,4 +462,231 @@ end M;
 "#;
     let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
     assert!((at(&r, "y", 0.5) - 1.0).abs() < 1e-12);
+}
+
+/// The table x = {0, 1, 2, 3}, y = {0, 0, 1, 10} (flat, then steep) looked up at u = time - 0.5
+/// with each of the newer spline kinds.
+const SPLINES: &str = r#"
+model M
+  import T.Smoothness;
+  parameter Real tab[:, :] = [0, 0; 1, 0; 2, 1; 3, 10];
+  T.Lookup fb(table = tab, smoothness = Smoothness.MonotoneContinuousDerivative1, u = time - 0.5);
+  T.Lookup st(table = tab, smoothness = Smoothness.MonotoneContinuousDerivative2, u = time - 0.5);
+  T.Lookup mk(table = tab, smoothness = Smoothness.ModifiedContinuousDerivative, u = time - 0.5);
+  T.Lookup ak(table = tab, smoothness = Smoothness.ContinuousDerivative, u = time - 0.5);
+end M;
+"#;
+
+/// Cubic Hermite value on [x0, x0 + 1] at x0 + t (unit spacing), written out independently.
+fn hermite_unit(y0: f64, y1: f64, d0: f64, d1: f64, t: f64) -> f64 {
+    let (t2, t3) = (t * t, t * t * t);
+    (2.0 * t3 - 3.0 * t2 + 1.0) * y0
+        + (t3 - 2.0 * t2 + t) * d0
+        + (-2.0 * t3 + 3.0 * t2) * y1
+        + (t3 - t2) * d1
+}
+
+#[test]
+fn monotone_and_modified_akima_splines() {
+    let r = sim(SPLINES, 4.0).unwrap_or_else(|e| panic!("{e}"));
+    // Secants 0, 1, 9. Slopes at x = 0, 1, 2, 3, by hand:
+    // Fritsch-Butland: ends take the end secants; at x = 1 a secant is 0, so 0; at x = 2
+    // 3 (1 + 1) / ((1 + 2) / 1 + (1 + 2) / 9) = 1.8.
+    // Steffen: at x = 2 the parabola slope (1 + 9) / 2 = 5 exceeds twice the smaller secant,
+    // so 2 * 1 = 2.
+    // makima: secants extended to -2, -1 | 0, 1, 9 | 17, 25; weights |d_{k+1} - d_k| +
+    // |d_{k+1} + d_k| / 2 give -0.375, 1.5 / 14.5, 34.5 / 22.5 and 482 / 42.
+    let slopes: [(&str, [f64; 4]); 3] = [
+        ("fb", [0.0, 0.0, 1.8, 9.0]),
+        ("st", [0.0, 0.0, 2.0, 9.0]),
+        ("mk", [-0.375, 1.5 / 14.5, 34.5 / 22.5, 482.0 / 42.0]),
+    ];
+    let ys = [0.0, 0.0, 1.0, 10.0];
+    for (c, d) in slopes {
+        for u in [0.25, 0.5, 1.5, 2.25, 2.75] {
+            let k = (u as usize).min(2);
+            let want = hermite_unit(ys[k], ys[k + 1], d[k], d[k + 1], u - k as f64);
+            let got = at(&r, &format!("{c}.y"), u + 0.5);
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{c}: y({u}) = {got}, expected {want}"
+            );
+        }
+        // Outside, the last two points extend the spline with its end slopes.
+        let left = at(&r, &format!("{c}.y"), 0.0);
+        assert!((left - (-0.5 * d[0])).abs() < 1e-9, "{c}: y(-0.5) = {left}");
+        let right = at(&r, &format!("{c}.y"), 4.0);
+        assert!(
+            (right - (10.0 + 0.5 * d[3])).abs() < 1e-9,
+            "{c}: y(3.5) = {right}"
+        );
+    }
+    // The monotone splines never decrease over the table; Akima's undershoots on [0, 1].
+    for c in ["fb", "st"] {
+        let y = r.column(&format!("{c}.y")).expect("column");
+        let t = &r.time;
+        for k in 1..y.len() {
+            if t[k] >= 0.5 && t[k] <= 3.5 {
+                assert!(y[k] >= y[k - 1] - 1e-12, "{c} decreases at t = {}", t[k]);
+            }
+        }
+    }
+    assert!(
+        at(&r, "ak.y", 1.0) < -1e-3,
+        "Akima's spline dips below 0 on [0, 1]"
+    );
+}
+
+#[test]
+fn monotone_spline_derivatives_of_a_time_table() {
+    // The same table over time; der(y) comes from getDerValue (the Hermite slope):
+    // at t = 1.5, -0.25 d1 + 1.5 (y1 - y0) - 0.25 d2 with d1 = 0.
+    let m = r#"
+model M
+  T.TimeSource fb(table = [0, 0; 1, 0; 2, 1; 3, 10],
+    smoothness = T.Smoothness.MonotoneContinuousDerivative1);
+  T.TimeSource st(table = [0, 0; 1, 0; 2, 1; 3, 10],
+    smoothness = T.Smoothness.MonotoneContinuousDerivative2);
+  Real dfb = der(fb.y);
+  Real dst = der(st.y);
+end M;
+"#;
+    let r = sim(m, 3.0).unwrap_or_else(|e| panic!("{e}"));
+    for (name, want) in [
+        ("fb.y", 0.275),
+        ("st.y", 0.25),
+        ("dfb", 1.5 - 0.25 * 1.8),
+        ("dst", 1.5 - 0.25 * 2.0),
+    ] {
+        let got = at(&r, name, 1.5);
+        assert!(
+            (got - want).abs() < 1e-9,
+            "{name}(1.5) = {got}, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn akima_surface_reproduces_u1_squared_times_u2() {
+    // y = u1^2 u2 on the grid {0, 1, 2, 3}^2. Akima's bivariate method gets the exact partial
+    // derivatives of such data (quadratic along u1 with even spacing, linear along u2, and
+    // the extrapolated border rows and columns are exact too), and a bicubic patch through
+    // exact values and derivatives is the function itself. Outside, LastTwoPoints continues
+    // from the nearest edge point: p + p_1 e1 + p_2 e2 + p_12 e1 e2.
+    let m = r#"
+model M
+  parameter Real grid[5, 5] = [0, 0, 1, 2, 3; 0, 0, 0, 0, 0; 1, 0, 1, 2, 3; 2, 0, 4, 8, 12;
+    3, 0, 9, 18, 27];
+  parameter T.Table2D tab = T.Table2D("NoName", "NoName", grid,
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.LastTwoPoints);
+  parameter T.Table2D hold = T.Table2D("NoName", "NoName", grid,
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.HoldLastPoint);
+  parameter T.Table2D row = T.Table2D("NoName", "NoName", [0, 0, 1, 2, 3; 5, 0, 1, 4, 9],
+    T.Smoothness.ContinuousDerivative, T.Extrapolation.NoExtrapolation);
+  Real inside = T.value2Dd(tab, 1.5, 2.5);
+  Real beyond1 = T.value2Dd(tab, 3.5, 1.5);
+  Real below2 = T.value2Dd(tab, 2, -1);
+  Real heldCorner = T.value2Dd(hold, 3.5, 3.5);
+  Real heldEdge = T.value2Dd(hold, 3.5, 1.5);
+  Real alongRow = T.value2Dd(row, 100, 1.5);
+  Real ya = T.value2Dd(tab, time, 2);
+  Real yb = T.value2Dd(tab, time, time);
+  Real yh = T.value2Dd(hold, time, time);
+  Real dya = der(ya);
+  Real d2ya = der(dya);
+  Real dyb = der(yb);
+  Real d2yb = der(dyb);
+  Real dyh = der(yh);
+end M;
+"#;
+    let r = sim(m, 4.0).unwrap_or_else(|e| panic!("{e}"));
+    let checks: [(&str, f64, f64); 20] = [
+        ("inside", 0.0, 2.25 * 2.5),
+        // p(3, 1.5) = 13.5, p_1 = 9, e1 = 0.5.
+        ("beyond1", 0.0, 18.0),
+        // p(2, 0) = 0, p_2 = 4, e2 = -1.
+        ("below2", 0.0, -4.0),
+        ("heldCorner", 0.0, 27.0),
+        ("heldEdge", 0.0, 13.5),
+        // One row: the 1-D Akima spline along u2 (u2^2 exactly); u1 is not looked at.
+        ("alongRow", 0.0, 2.25),
+        // u1 = t, u2 = 2: 2 t^2 inside, 18 + 12 (t - 3) beyond.
+        ("ya", 1.5, 4.5),
+        ("dya", 1.5, 6.0),
+        ("d2ya", 1.5, 4.0),
+        ("ya", 3.5, 24.0),
+        ("dya", 3.5, 12.0),
+        ("d2ya", 3.5, 0.0),
+        // u1 = u2 = t: t^3 inside; at the corner 27 + 18 e + 9 e + 6 e^2 with e = t - 3.
+        ("yb", 1.5, 3.375),
+        ("dyb", 1.5, 6.75),
+        ("d2yb", 1.5, 9.0),
+        ("yb", 3.5, 42.0),
+        ("dyb", 3.5, 33.0),
+        ("d2yb", 3.5, 12.0),
+        ("yh", 3.5, 27.0),
+        ("dyh", 3.5, 0.0),
+    ];
+    for (name, t, want) in checks {
+        let got = at(&r, name, t);
+        assert!(
+            (got - want).abs() < 1e-9,
+            "{name}({t}) = {got}, expected {want}"
+        );
+    }
+}
+
+#[test]
+fn monotone_smoothness_of_a_2d_table_is_refused() {
+    let m = r#"
+model M
+  parameter T.Table2D tab = T.Table2D("NoName", "NoName", [0, 0, 1, 2; 0, 0, 1, 2; 1, 1, 2, 3;
+    2, 2, 3, 4], T.Smoothness.MonotoneContinuousDerivative1, T.Extrapolation.LastTwoPoints);
+  Real y = T.value2D(tab, time, time);
+end M;
+"#;
+    let e = sim(m, 1.0).expect_err("no bivariate monotone spline");
+    assert!(e.contains("not implemented for 2-D tables"), "{e}");
+}
+
+#[test]
+fn a_2d_table_with_one_u2_value_ignores_u2() {
+    // One u2 value (1): the table is the 1-D one over u1 = {2, 3, 4}, whatever u2 is. With
+    // constant segments u1 = 2.5 gives 4; u2 = 2.5 lies beyond the single u2 value, which
+    // extended the edge "cell" linearly in u1 (4 + 5 * 0.5) before. NoExtrapolation does not
+    // look at u2 either.
+    let m = r#"
+model M
+  parameter T.Table2D c = T.Table2D("NoName", "NoName", [1, 1; 2, 4; 3, 9; 4, 16],
+    T.Smoothness.ConstantSegments, T.Extrapolation.LastTwoPoints);
+  parameter T.Table2D l = T.Table2D("NoName", "NoName", [1, 1; 2, 4; 3, 9; 4, 16],
+    T.Smoothness.LinearSegments, T.Extrapolation.NoExtrapolation);
+  Real yc = T.value2D(c, 2 + time, 2 + time);
+  Real yl = T.value2D(l, 2 + time, 2 + time);
+end M;
+"#;
+    let r = sim(m, 1.0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at(&r, "yc", 0.5), 4.0);
+    assert!((at(&r, "yl", 0.5) - 6.5).abs() < 1e-9);
+}
+
+#[test]
+fn periodic_time_table_never_shows_a_hidden_middle_value() {
+    // Three values at t = 0.6 (and 0.7, 1.0): the middle one (-20) is never the output; the
+    // left limit at an event is the end of the previous period. At t = 2.2 = 0.6 + 4 * 0.4
+    // the wrapped event point came out a rounding error above 0.6, was snapped onto 0.6 and
+    // taken as the start of a period, so the output showed -20 there.
+    let m = r#"
+model M
+  T.TimeSource src(table = [0.6, -2; 0.6, -20; 0.6, -3; 0.7, -2; 0.7, 0; 0.7, -2; 1, -5;
+    1, -6; 1, -4], smoothness = T.Smoothness.ConstantSegments,
+    extrapolation = T.Extrapolation.Periodic);
+end M;
+"#;
+    let r = sim(m, 2.5).unwrap_or_else(|e| panic!("{e}"));
+    let y = r.column("src.y").expect("column");
+    for (t, y) in r.time.iter().zip(&y) {
+        assert!(*y != -20.0, "the hidden value shows at t = {t}");
+    }
+    assert_eq!(at(&r, "src.y", 2.25), -3.0);
 }

@@ -5,6 +5,7 @@
 //! [`VarId`] (an index into [`FlatModel::variables`]). Parameters that are not structural stay
 //! symbolic (as `Var` of a parameter), so `simulate --set` can change them.
 
+pub mod bicubic;
 mod print;
 mod strfmt;
 pub mod tables;

@@ -414,7 +414,12 @@ fn print_function(s: &mut String, f: &Function) {
                 )
             }
             Some(super::tables::Table::TwoD(t)) => {
-                format!(" (2-D table, {}x{})", t.u1.len(), t.u2.len())
+                format!(
+                    " (2-D table, {}x{}, {:?})",
+                    t.u1.len(),
+                    t.u2.len(),
+                    t.smoothness
+                )
             }
             None => String::new(),
         };

@@ -4,12 +4,15 @@
 //! `ExternalObject` built and read by the C library ModelicaStandardTables. No C code can be
 //! linked here, so flattening builds a [`Table`] from the constructor's (parameter) arguments and
 //! the access functions, recognised by their `external "C"` names, run [`eval`] over it. The
-//! semantics follow ModelicaStandardTables: constant and linear segments, Akima splines,
-//! extrapolation by holding the end points, through the last two points, or periodically; time
+//! semantics follow ModelicaStandardTables: constant and linear segments, cubic Hermite
+//! splines whose slopes come from Akima's, the modified Akima ("makima"), Fritsch-Butland's or
+//! Steffen's method, extrapolation by holding the end points, through the last two points, or periodically; time
 //! events at the table's sample points (or only at its discontinuities) so that the integrator
 //! never steps across a jump.
 
 use serde::{Deserialize, Serialize};
+
+use super::bicubic;
 
 /// `Modelica.Blocks.Types.Smoothness`, in declaration order (enumeration value - 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +21,25 @@ pub enum Smoothness {
     /// Akima spline.
     ContinuousDerivative,
     ConstantSegments,
+    /// Fritsch-Butland monotone cubic Hermite spline.
+    MonotoneContinuousDerivative1,
+    /// Steffen monotone cubic Hermite spline.
+    MonotoneContinuousDerivative2,
+    /// Modified Akima ("makima") spline.
+    ModifiedContinuousDerivative,
+}
+
+impl Smoothness {
+    /// Whether the table is a cubic Hermite spline (only the slopes differ between them).
+    pub fn is_spline(self) -> bool {
+        matches!(
+            self,
+            Smoothness::ContinuousDerivative
+                | Smoothness::MonotoneContinuousDerivative1
+                | Smoothness::MonotoneContinuousDerivative2
+                | Smoothness::ModifiedContinuousDerivative
+        )
+    }
 }
 
 /// `Modelica.Blocks.Types.Extrapolation`, in declaration order.
@@ -71,6 +93,56 @@ pub struct Table2D {
     pub y: Vec<Vec<f64>>,
     pub smoothness: Smoothness,
     pub extrapolation: Extrapolation,
+    /// The Akima surface of smoothness `ContinuousDerivative`.
+    pub spline: Option<Surface>,
+}
+
+/// An Akima surface (ModelicaStandardTables' `spline2DInit`): with a single abscissa in one
+/// direction, the 1-D Akima spline along the other (the single one is then ignored);
+/// otherwise Akima's bivariate method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Surface {
+    /// Slopes along u2 of the only row (one u1 value).
+    AlongU2(Vec<f64>),
+    /// Slopes along u1 of the only column (one u2 value).
+    AlongU1(Vec<f64>),
+    Bicubic(bicubic::Partials),
+}
+
+/// Value and derivatives of a 2-D table at a point: first partials `d1`, `d2` and second
+/// partials `d11`, `d12`, `d22`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Value2D {
+    pub y: f64,
+    pub d1: f64,
+    pub d2: f64,
+    pub d11: f64,
+    pub d12: f64,
+    pub d22: f64,
+}
+
+/// Where a coordinate of a 2-D lookup lies: inside the table, beyond an edge by a distance
+/// that LastTwoPoints extends over, or held at the edge (HoldLastPoint, or the only abscissa
+/// of a 1-point axis, which the table ignores).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Inside(f64),
+    Extended { edge: f64, dist: f64 },
+    Held(f64),
+}
+
+impl Axis {
+    fn at(self) -> f64 {
+        match self {
+            Axis::Inside(x) | Axis::Held(x) | Axis::Extended { edge: x, .. } => x,
+        }
+    }
+    fn dist(self) -> f64 {
+        match self {
+            Axis::Extended { dist, .. } => dist,
+            _ => 0.0,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,16 +155,15 @@ pub enum Table {
 /// What `nextTimeEvent` returns when there is none (C's `DBL_MAX`, above `Modelica.Constants.inf`).
 pub const NO_EVENT: f64 = f64::MAX;
 
-/// Converts an enumeration value (1-based) to a [`Smoothness`]; the methods not implemented
-/// are refused with their name.
+/// Converts an enumeration value (1-based) to a [`Smoothness`].
 pub fn smoothness(v: i64) -> Result<Smoothness, String> {
     match v {
         1 => Ok(Smoothness::LinearSegments),
         2 => Ok(Smoothness::ContinuousDerivative),
         3 => Ok(Smoothness::ConstantSegments),
-        4 => Err("smoothness MonotoneContinuousDerivative1 (Fritsch-Butland spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
-        5 => Err("smoothness MonotoneContinuousDerivative2 (Steffen spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
-        6 => Err("smoothness ModifiedContinuousDerivative (modified Akima spline) is not supported; use LinearSegments, ConstantSegments or ContinuousDerivative".into()),
+        4 => Ok(Smoothness::MonotoneContinuousDerivative1),
+        5 => Ok(Smoothness::MonotoneContinuousDerivative2),
+        6 => Ok(Smoothness::ModifiedContinuousDerivative),
         _ => Err(format!("invalid smoothness value {v}")),
     }
 }
@@ -144,6 +215,13 @@ impl Table1D {
             return Err("the table is empty".into());
         }
         let x: Vec<f64> = (0..m.rows).map(|i| m.at(i, 0)).collect();
+        // Through two points every spline is the straight line; ModelicaStandardTables
+        // switches such tables to linear segments (which also extrapolate as lines).
+        let smoothness = if smoothness.is_spline() && x.len() <= 2 {
+            Smoothness::LinearSegments
+        } else {
+            smoothness
+        };
         for i in 1..x.len() {
             if x[i] < x[i - 1] || (strict && x[i] == x[i - 1]) {
                 return Err(format!(
@@ -164,14 +242,15 @@ impl Table1D {
                 ));
             }
             let y: Vec<f64> = (0..m.rows).map(|i| m.at(i, c as usize - 1)).collect();
-            let slopes = match smoothness {
-                Smoothness::ContinuousDerivative => {
-                    if x.windows(2).any(|w| w[0] == w[1]) {
-                        return Err("a spline (smoothness ContinuousDerivative) cannot interpolate a table with repeated abscissa values (jumps)".into());
-                    }
-                    Some(akima_slopes(&x, &y))
+            let slopes = if smoothness.is_spline() {
+                if x.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(format!(
+                        "a spline (smoothness {smoothness:?}) cannot interpolate a table with repeated abscissa values (jumps)"
+                    ));
                 }
-                _ => None,
+                Some(spline_slopes(smoothness, &x, &y))
+            } else {
+                None
             };
             cols.push(Column { y, slopes });
         }
@@ -207,7 +286,12 @@ impl Table1D {
             let t = hi - lo;
             if let Some(b) = left {
                 // Wrap the event point into (lo, hi] and move u along with it.
-                let bw = self.snap(wrap(b, lo, t, true));
+                let mut bw = self.snap(wrap(b, lo, t, true));
+                if bw == lo {
+                    // Wrapped a rounding error above the start of a period: the event
+                    // there ends the previous period.
+                    bw = hi;
+                }
                 u = bw + (u - b);
                 left = Some(bw);
             } else {
@@ -282,7 +366,7 @@ impl Table1D {
                 let s = (y1 - y0) / (x1 - x0);
                 (y0 + s * (u - x0), s, 0.0)
             }
-            Smoothness::ContinuousDerivative => {
+            _ => {
                 let d = col.slopes.as_deref().unwrap_or(&[]);
                 hermite(x0, x1, y0, y1, d[i], d[i + 1], u)
             }
@@ -300,9 +384,9 @@ impl Table1D {
         match self.extrapolation {
             Extrapolation::HoldLastPoint => Ok((col.y[k], 0.0, 0.0)),
             Extrapolation::LastTwoPoints => {
-                let slope = match (&col.slopes, self.smoothness) {
-                    (Some(d), Smoothness::ContinuousDerivative) => d[k],
-                    _ => {
+                let slope = match &col.slopes {
+                    Some(d) => d[k],
+                    None => {
                         let (a, b) = if right { (n - 2, n - 1) } else { (0, 1) };
                         let h = self.x[b] - self.x[a];
                         if h == 0.0 {
@@ -375,38 +459,99 @@ fn hermite(x0: f64, x1: f64, y0: f64, y1: f64, d0: f64, d1: f64, u: f64) -> (f64
     (y, dh00 * y0 + dh10 * d0 + dh01 * y1 + dh11 * d1, d2)
 }
 
-/// Akima's slopes (1970) as ModelicaStandardTables computes them: the secants extended by two
-/// linearly extrapolated ones at each end; where both weights vanish, the mean of the two
-/// neighbouring secants. Two points give the straight line.
-pub fn akima_slopes(x: &[f64], y: &[f64]) -> Vec<f64> {
+/// The slopes at the sample points of the cubic Hermite spline `kind` through (x, y), as
+/// ModelicaStandardTables computes them (the C code stores per-segment polynomial
+/// coefficients, which are these Hermite segments). Two points give the straight line.
+pub fn spline_slopes(kind: Smoothness, x: &[f64], y: &[f64]) -> Vec<f64> {
     let n = x.len();
     if n < 2 {
         return vec![0.0; n];
     }
+    let secants: Vec<f64> = x
+        .windows(2)
+        .zip(y.windows(2))
+        .map(|(x, y)| (y[1] - y[0]) / (x[1] - x[0]))
+        .collect();
     if n == 2 {
-        let s = (y[1] - y[0]) / (x[1] - x[0]);
-        return vec![s, s];
+        return vec![secants[0]; 2];
     }
+    match kind {
+        Smoothness::ModifiedContinuousDerivative => akima_from_secants(&secants, true),
+        Smoothness::MonotoneContinuousDerivative1 => {
+            monotone_slopes(x, &secants, fritsch_butland_slope)
+        }
+        Smoothness::MonotoneContinuousDerivative2 => monotone_slopes(x, &secants, steffen_slope),
+        _ => akima_from_secants(&secants, false),
+    }
+}
+
+/// Akima's slopes (1970), or with `modified` the modified Akima ("makima") ones: the secants
+/// extended by two linearly extrapolated ones at each end, each slope a weighted mean of its
+/// two neighbouring secants. Where both weights vanish, Akima takes the plain mean and makima 0.
+fn akima_from_secants(secants: &[f64], modified: bool) -> Vec<f64> {
+    let m = secants.len();
     // d[k + 2] is the secant of segment k.
-    let mut d = vec![0.0; n + 3];
-    for k in 0..n - 1 {
-        d[k + 2] = (y[k + 1] - y[k]) / (x[k + 1] - x[k]);
-    }
+    let mut d = vec![0.0; m + 4];
+    d[2..m + 2].copy_from_slice(secants);
     d[1] = 2.0 * d[2] - d[3];
-    d[0] = 2.0 * d[1] - d[2];
-    d[n + 1] = 2.0 * d[n] - d[n - 1];
-    d[n + 2] = 2.0 * d[n + 1] - d[n];
-    (0..n)
-        .map(|i| {
-            let w1 = (d[i + 3] - d[i + 2]).abs();
-            let w2 = (d[i + 1] - d[i]).abs();
-            if w1 + w2 < 1e-10 {
-                0.5 * (d[i + 1] + d[i + 2])
+    d[0] = 3.0 * d[2] - 2.0 * d[3];
+    d[m + 2] = 2.0 * d[m + 1] - d[m];
+    d[m + 3] = 3.0 * d[m + 1] - 2.0 * d[m];
+    (0..=m)
+        .map(|p| {
+            let (mut wa, mut wb) = ((d[p + 3] - d[p + 2]).abs(), (d[p + 1] - d[p]).abs());
+            if modified {
+                wa += 0.5 * (d[p + 3] + d[p + 2]).abs();
+                wb += 0.5 * (d[p + 1] + d[p]).abs();
+            }
+            if wa + wb > 0.0 {
+                let a = wb / (wa + wb);
+                (1.0 - a) * d[p + 1] + a * d[p + 2]
+            } else if modified {
+                0.0
             } else {
-                (w1 * d[i + 1] + w2 * d[i + 2]) / (w1 + w2)
+                0.5 * d[p + 1] + 0.5 * d[p + 2]
             }
         })
         .collect()
+}
+
+/// Slopes of a monotone spline: the end secants at the ends; inside, 0 at a local extremum
+/// (secants of opposite signs or one of them 0), else `interior(h_left, h_right, d_left,
+/// d_right)`. Between two points of a monotone table the spline stays monotone.
+fn monotone_slopes(
+    x: &[f64],
+    secants: &[f64],
+    interior: fn(f64, f64, f64, f64) -> f64,
+) -> Vec<f64> {
+    let n = x.len();
+    let mut s = vec![0.0; n];
+    s[0] = secants[0];
+    s[n - 1] = secants[n - 2];
+    for p in 1..n - 1 {
+        let (dl, dr) = (secants[p - 1], secants[p]);
+        if dl == 0.0 || dr == 0.0 || (dl < 0.0) != (dr < 0.0) {
+            continue;
+        }
+        s[p] = interior(x[p] - x[p - 1], x[p + 1] - x[p], dl, dr);
+    }
+    s
+}
+
+/// Fritsch and Butland (1984): a weighted harmonic mean of the two secants.
+fn fritsch_butland_slope(hl: f64, hr: f64, dl: f64, dr: f64) -> f64 {
+    3.0 * (hl + hr) / ((hl + 2.0 * hr) / dl + (hr + 2.0 * hl) / dr)
+}
+
+/// Steffen (1990): the slope of the parabola through the three points, limited to twice the
+/// smaller secant.
+fn steffen_slope(hl: f64, hr: f64, dl: f64, dr: f64) -> f64 {
+    let p = (dl * hr + dr * hl) / (hl + hr);
+    if 0.5 * p.abs() > dl.abs() || 0.5 * p.abs() > dr.abs() {
+        2.0_f64.copysign(dl) * dl.abs().min(dr.abs())
+    } else {
+        p
+    }
 }
 
 impl TimeTable {
@@ -503,9 +648,6 @@ impl Table2D {
         if m.rows < 2 || m.cols < 2 {
             return Err("a 2-D table needs at least 2 rows and 2 columns (abscissas in the first row and column)".into());
         }
-        if smoothness == Smoothness::ContinuousDerivative {
-            return Err("2-D tables support only smoothness LinearSegments and ConstantSegments here (bicubic Akima surfaces are not implemented)".into());
-        }
         if extrapolation == Extrapolation::Periodic {
             return Err("periodic extrapolation of a 2-D table is not supported".into());
         }
@@ -518,32 +660,133 @@ impl Table2D {
                 ));
             }
         }
-        let y = (1..m.rows)
+        let y: Vec<Vec<f64>> = (1..m.rows)
             .map(|i| (1..m.cols).map(|j| m.at(i, j)).collect())
             .collect();
+        let (n1, n2) = (u1.len(), u2.len());
+        // As in ModelicaStandardTables: an Akima surface over at most 2 x 2 points is the
+        // bilinear one; the other splines have no bivariate form there.
+        let smoothness = if smoothness == Smoothness::ContinuousDerivative && n1 <= 2 && n2 <= 2 {
+            Smoothness::LinearSegments
+        } else {
+            smoothness
+        };
+        if smoothness.is_spline()
+            && smoothness != Smoothness::ContinuousDerivative
+            && (n1, n2) != (1, 1)
+        {
+            return Err(format!(
+                "smoothness {smoothness:?} is not implemented for 2-D tables (ModelicaStandardTables has no bivariate form of it; ContinuousDerivative gives Akima's surface)"
+            ));
+        }
+        let spline = (smoothness == Smoothness::ContinuousDerivative).then(|| {
+            if n1 == 1 {
+                Surface::AlongU2(spline_slopes(smoothness, &u2, &y[0]))
+            } else if n2 == 1 {
+                let col: Vec<f64> = y.iter().map(|r| r[0]).collect();
+                Surface::AlongU1(spline_slopes(smoothness, &u1, &col))
+            } else {
+                Surface::Bicubic(bicubic::akima_partials(&u1, &u2, &y))
+            }
+        });
         Ok(Table2D {
             u1,
             u2,
             y,
             smoothness,
             extrapolation,
+            spline,
         })
     }
 
-    /// Value, partial derivatives and the mixed second partial at (a, b): bilinear (or
-    /// piecewise constant) over the cell holding the point (so the pure second partials
-    /// vanish); outside, the edge cell is extended (LastTwoPoints) or the point clamped onto
-    /// the table (HoldLastPoint).
-    pub fn eval(&self, a: f64, b: f64) -> Result<(f64, f64, f64, f64), String> {
+    /// Value and first and second partial derivatives at (a, b).
+    pub fn eval(&self, a: f64, b: f64) -> Result<Value2D, String> {
+        let Some(s) = &self.spline else {
+            let (y, d1, d2, d12) = self.eval_linear(a, b)?;
+            return Ok(Value2D {
+                y,
+                d1,
+                d2,
+                d12,
+                ..Value2D::default()
+            });
+        };
+        let ax = self.axis(a, &self.u1, "u1")?;
+        let bx = self.axis(b, &self.u2, "u2")?;
+        Ok(match s {
+            Surface::AlongU2(d) => {
+                let (y, d2, d22) = curve(&self.u2, &self.y[0], d, bx);
+                Value2D {
+                    y,
+                    d2,
+                    d22,
+                    ..Value2D::default()
+                }
+            }
+            Surface::AlongU1(d) => {
+                let col: Vec<f64> = self.y.iter().map(|r| r[0]).collect();
+                let (y, d1, d11) = curve(&self.u1, &col, d, ax);
+                Value2D {
+                    y,
+                    d1,
+                    d11,
+                    ..Value2D::default()
+                }
+            }
+            Surface::Bicubic(p) => self.eval_bicubic(p, ax, bx),
+        })
+    }
+
+    /// The Akima surface at (a, b). Outside the table, LastTwoPoints continues it from the
+    /// nearest point of the edge with the edge's partial derivatives (the mixed one too at a
+    /// corner): p + p_1 e1 + p_2 e2 + p_12 e1 e2 for the distances e beyond the edges.
+    fn eval_bicubic(&self, p: &bicubic::Partials, ax: Axis, bx: Axis) -> Value2D {
+        let (a, b) = (ax.at(), bx.at());
+        let ij = (cell(&self.u1, a), cell(&self.u2, b));
+        let d = bicubic::patch(&self.u1, &self.u2, &self.y, p, ij, (a, b));
+        let (e1, e2) = (ax.dist(), bx.dist());
+        let (held1, held2) = (matches!(ax, Axis::Held(_)), matches!(bx, Axis::Held(_)));
+        let (in1, in2) = (matches!(ax, Axis::Inside(_)), matches!(bx, Axis::Inside(_)));
+        let zero_if = |c: bool, v: f64| if c { 0.0 } else { v };
+        Value2D {
+            y: d[0][0] + d[1][0] * e1 + d[0][1] * e2 + d[1][1] * e1 * e2,
+            d1: zero_if(held1, d[1][0] + d[1][1] * e2),
+            d2: zero_if(held2, d[0][1] + d[1][1] * e1),
+            d11: zero_if(!in1, d[2][0] + d[2][1] * e2),
+            d12: zero_if(held1 || held2, d[1][1]),
+            d22: zero_if(!in2, d[0][2] + d[1][2] * e1),
+        }
+    }
+
+    /// Where `x` lies on the abscissas `v` of the axis `name`, for the spline surfaces.
+    fn axis(&self, x: f64, v: &[f64], name: &str) -> Result<Axis, String> {
+        let (lo, hi) = (v[0], v[v.len() - 1]);
+        if v.len() == 1 {
+            return Ok(Axis::Held(lo));
+        }
+        if x >= lo && x <= hi {
+            return Ok(Axis::Inside(x));
+        }
+        let edge = x.clamp(lo, hi);
+        match self.extrapolation {
+            Extrapolation::HoldLastPoint => Ok(Axis::Held(edge)),
+            Extrapolation::NoExtrapolation => Err(format!(
+                "extrapolation error: {name} = {x} is outside the table's range [{lo}, {hi}] (extrapolation = NoExtrapolation)"
+            )),
+            _ => Ok(Axis::Extended {
+                edge,
+                dist: x - edge,
+            }),
+        }
+    }
+
+    /// Value, partial derivatives and the mixed second partial at (a, b) of a table without
+    /// spline: bilinear (or piecewise constant) over the cell holding the point (so the pure
+    /// second partials vanish); outside, the edge cell is extended (LastTwoPoints) or the
+    /// point clamped onto the table (HoldLastPoint).
+    fn eval_linear(&self, a: f64, b: f64) -> Result<(f64, f64, f64, f64), String> {
         let (a, hold_a) = self.clamp(a, &self.u1, "u1")?;
         let (b, hold_b) = self.clamp(b, &self.u2, "u2")?;
-        let cell = |v: &[f64], x: f64| -> usize {
-            if v.len() < 2 {
-                0
-            } else {
-                v[..v.len() - 1].partition_point(|&p| p <= x).max(1) - 1
-            }
-        };
         let (i, j) = (cell(&self.u1, a), cell(&self.u2, b));
         let (n1, n2) = (self.u1.len(), self.u2.len());
         let (i1, j1) = ((i + 1).min(n1 - 1), (j + 1).min(n2 - 1));
@@ -588,8 +831,14 @@ impl Table2D {
         Ok((y, dya, dyb, dyab))
     }
 
+    /// `x` on the axis `v`, and whether it is held there (no derivative along it). An axis
+    /// with a single abscissa is ignored, as ModelicaStandardTables interpolates such a table
+    /// along the other axis only (even with NoExtrapolation, and never extending it).
     fn clamp(&self, x: f64, v: &[f64], name: &str) -> Result<(f64, bool), String> {
         let (lo, hi) = (v[0], v[v.len() - 1]);
+        if v.len() == 1 {
+            return Ok((lo, true));
+        }
         if x >= lo && x <= hi {
             return Ok((x, false));
         }
@@ -600,5 +849,27 @@ impl Table2D {
             )),
             _ => Ok((x, false)),
         }
+    }
+}
+
+/// The segment of the abscissas `v` holding `x` (the first or last one beyond the ends).
+fn cell(v: &[f64], x: f64) -> usize {
+    if v.len() < 2 {
+        0
+    } else {
+        v[..v.len() - 1].partition_point(|&p| p <= x).max(1) - 1
+    }
+}
+
+/// Value, slope and curvature of the Hermite spline (x, y, slopes `d`) at the coordinate
+/// `axis`: extended linearly beyond an edge, constant when held.
+fn curve(x: &[f64], y: &[f64], d: &[f64], axis: Axis) -> (f64, f64, f64) {
+    let u = axis.at();
+    let i = cell(x, u);
+    let (v, dv, ddv) = hermite(x[i], x[i + 1], y[i], y[i + 1], d[i], d[i + 1], u);
+    match axis {
+        Axis::Inside(_) => (v, dv, ddv),
+        Axis::Extended { dist, .. } => (v + dv * dist, dv, 0.0),
+        Axis::Held(_) => (v, 0.0, 0.0),
     }
 }

@@ -400,15 +400,19 @@ pub fn call_native(n: &Native, name: &str, inputs: &[&Value]) -> Result<Vec<Valu
         ("CombiTimeTable_minimumTime", Table::Time(t)) => t.table.min(),
         ("CombiTimeTable_maximumTime", Table::Time(t)) => t.table.max(),
         ("CombiTimeTable_nextTimeEvent", Table::Time(t)) => t.next_event(x(0)?),
-        ("CombiTable2D_getValue", Table::TwoD(t)) => t.eval(x(0)?, x(1)?).map_err(err)?.0,
+        ("CombiTable2D_getValue", Table::TwoD(t)) => t.eval(x(0)?, x(1)?).map_err(err)?.y,
         ("CombiTable2D_getDerValue", Table::TwoD(t)) => {
-            let (_, da, db, _) = t.eval(x(0)?, x(1)?).map_err(err)?;
-            da * x(2)? + db * x(3)?
+            let v = t.eval(x(0)?, x(1)?).map_err(err)?;
+            v.d1 * x(2)? + v.d2 * x(3)?
         }
         ("CombiTable2D_getDer2Value", Table::TwoD(t)) => {
-            // The pure second partials of the bilinear surface vanish.
-            let (_, da, db, dab) = t.eval(x(0)?, x(1)?).map_err(err)?;
-            2.0 * dab * x(2)? * x(3)? + da * x(4)? + db * x(5)?
+            let v = t.eval(x(0)?, x(1)?).map_err(err)?;
+            let (du1, du2) = (x(2)?, x(3)?);
+            v.d11 * du1 * du1
+                + 2.0 * v.d12 * du1 * du2
+                + v.d22 * du2 * du2
+                + v.d1 * x(4)?
+                + v.d2 * x(5)?
         }
         ("CombiTable2D_minimumAbscissa", Table::TwoD(t)) => {
             return Ok(vec![Tensor::reals(vec![2], &[t.u1[0], t.u2[0]])]);
