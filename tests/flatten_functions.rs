@@ -536,3 +536,36 @@ fn constant_record_vectors_indexed_by_function_variables() {
     // t = 1: 1*(1 + 1 - 0) + 10*(2 + 0 - 1) + 100*(3 + 1 - 1) + 10 + 30 = 352.
     flatten_common::close(flatten_common::last(&r, "y"), 352.0, 1e-9, "y");
 }
+
+/// A short class in a base package (`function g = f`, as `PartialMedium`'s `heatCapacity_cp =
+/// specificHeatCapacityCp`) reached through a package that redeclares `f` names that
+/// package's `f` (MLS 7.1: inherited elements are looked up in the derived class), not the
+/// base's partial one; minimo refused it with "cannot call `P.M.Medium.g`: it is declared
+/// `partial`" (13 ModelicaTest.Media.TestAllProperties models).
+#[test]
+fn a_short_function_alias_in_a_base_package_names_the_redeclared_function() {
+    let text = "package P
+  partial package Base
+    replaceable partial function f
+      input Real x;
+      output Real y;
+    end f;
+    function g = f \"alias\";
+  end Base;
+  package Impl
+    extends Base;
+    redeclare function extends f
+    algorithm
+      y := 2*x;
+    end f;
+  end Impl;
+  model M
+    package Medium = Impl;
+    Real y = Medium.g(time);
+  end M;
+end P;
+";
+    let r = flatten_common::simulate_source("p.mo", text, "P.M");
+    let y = flatten_common::at(&r, "y", 1.0);
+    assert!((y - 2.0).abs() < 1e-9, "y = {y}, expected 2*time = 2");
+}

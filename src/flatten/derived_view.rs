@@ -9,6 +9,7 @@
 
 use super::Flattener;
 use super::classtree::ClassId;
+use super::classtree::NodeBody;
 use super::expand::Expanded;
 use crate::diag::Diagnostic;
 use crate::syntax::ast::ClassKind;
@@ -90,8 +91,14 @@ impl Flattener<'_> {
     }
 
     /// The expansion of view `id` of class `orig`: that of `orig`, under the view's id, with
-    /// `orig` as its base.
+    /// `orig` as its base. A short class (`function g = f` in a base package) names its base
+    /// as the package it is seen through has it (MLS 7.1: inherited elements are looked up in
+    /// the derived class), so a medium's `heatCapacity_cp = specificHeatCapacityCp` is the
+    /// medium's redeclared function, not the base's partial one.
     pub fn expand_view(&mut self, id: ClassId, orig: ClassId) -> Result<Expanded, Diagnostic> {
+        if let Some(out) = self.short_view(id, orig)? {
+            return Ok(out);
+        }
         let b = self.expanded(orig)?;
         let mut out = (*b).clone();
         out.id = id;
@@ -99,5 +106,33 @@ impl Flattener<'_> {
             .chain(b.bases.iter().copied())
             .collect();
         Ok(out)
+    }
+
+    /// For a view `id` of short class `orig`, its expansion with the base name looked up in
+    /// the view's package, when that finds another class than `orig`'s own lookup.
+    fn short_view(&mut self, id: ClassId, orig: ClassId) -> Result<Option<Expanded>, Diagnostic> {
+        let NodeBody::Short(s) = &self.tree.get(orig).body else {
+            return Ok(None);
+        };
+        let s = s.clone();
+        let Some(pkg) = self.view_package(id) else {
+            return Ok(None);
+        };
+        let own = self.expanded(orig)?;
+        let Ok(found) = self.lookup_class_name(&s.base, pkg, None) else {
+            return Ok(None);
+        };
+        let base = self.through_package(pkg, found);
+        if own.bases.first() == Some(&base) || base == orig || base == id {
+            return Ok(None);
+        }
+        let b = self.expanded_base(base)?;
+        let mut out = (*own).clone();
+        out.id = id;
+        let base_lex = self.tree.get(orig).parent.unwrap_or(orig);
+        self.short_from(&mut out, &s, base_lex, &b)?;
+        out.partial = self.tree.get(orig).prefixes.partial || b.partial;
+        out.bases.insert(0, orig);
+        Ok(Some(out))
     }
 }

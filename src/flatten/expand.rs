@@ -179,7 +179,7 @@ impl Flattener<'_> {
 
     /// The expansion of a base class: with all of its nested classes, which a package's own
     /// expansion may lack (see `expand_long`), since a class extending it inherits them.
-    fn expanded_base(&mut self, id: ClassId) -> Result<Rc<Expanded>, Diagnostic> {
+    pub(super) fn expanded_base(&mut self, id: ClassId) -> Result<Rc<Expanded>, Diagnostic> {
         if self.load_pending_children(id) {
             self.expanded.remove(&id);
         }
@@ -258,7 +258,7 @@ impl Flattener<'_> {
         }
     }
 
-    fn short_from(
+    pub(super) fn short_from(
         &mut self,
         out: &mut Expanded,
         s: &ast::ShortClass,
