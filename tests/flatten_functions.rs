@@ -569,3 +569,50 @@ end P;
     let y = flatten_common::at(&r, "y", 1.0);
     assert!((y - 2.0).abs() < 1e-9, "y = {y}, expected 2*time = 2");
 }
+
+/// The same alias reached through a package that only modifies a record constant its
+/// redeclared function reads (a NASA gas: `SingleGasNasa` redeclares
+/// `specificHeatCapacityCp`, reading `data`; `CO2` extends it with its own `data`): the alias
+/// is that function with the package's constant (minimo said "`data` is not a record variable
+/// of this function", 4 ModelicaTest.Media.TestAllProperties models).
+#[test]
+fn a_short_function_alias_sees_the_constants_of_the_package_it_is_reached_through() {
+    let text = "package P
+  partial package Base
+    replaceable partial function f
+      input Real x;
+      output Real y;
+    end f;
+    function g = f \"alias\";
+  end Base;
+  package Mid
+    extends Base;
+    record R
+      Real a;
+    end R;
+    constant R data = R(a = 1);
+    redeclare function extends f
+    algorithm
+      y := h(data, x);
+    end f;
+  end Mid;
+  function h
+    input Mid.R d;
+    input Real x;
+    output Real y;
+  algorithm
+    y := d.a*x;
+  end h;
+  package Leaf
+    extends Mid(data = R(a = 3));
+  end Leaf;
+  model M
+    package Medium = Leaf;
+    Real y = Medium.g(time);
+  end M;
+end P;
+";
+    let r = flatten_common::simulate_source("p.mo", text, "P.M");
+    let y = flatten_common::at(&r, "y", 1.0);
+    assert!((y - 3.0).abs() < 1e-9, "y = {y}, expected data.a*time = 3");
+}

@@ -50,6 +50,26 @@ impl Flattener<'_> {
         if !inherited {
             return found;
         }
+        // A plain alias of a function (`function heatCapacity_cp = specificHeatCapacityCp`,
+        // no modifier) seen through `pkg` is the function its name finds in `pkg`, which may
+        // be `pkg`'s redeclaration (MLS 7.1): the same function, with the package's constants.
+        let node = self.tree.get(found);
+        let alias = match &node.body {
+            NodeBody::Short(s)
+                if node.kind == ClassKind::Function
+                    && s.modification.is_none()
+                    && s.array_dims.is_empty() =>
+            {
+                Some(s.base.clone())
+            }
+            _ => None,
+        };
+        if let Some(base) = alias
+            && let Ok(f) = self.lookup_class_name(&base, pkg, None)
+            && f != found
+        {
+            return self.through_package(pkg, f);
+        }
         // The view copies the nested classes of `found`; those of a library file not parsed
         // yet must be there first.
         self.load_pending_children(found);
