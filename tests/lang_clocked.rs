@@ -72,6 +72,32 @@ end M;",
     close(at(&r, "s", 0.25), 0.03, 1e-12, "s at 0.25");
 }
 
+/// A condition already true at initialization has become true then (from `false` before the
+/// start): the event clock ticks at the start time, once, and again only after the condition
+/// fell and rose (Dymola's reference of MSL Clocked LogicalSample; minimo did not tick at 0).
+#[test]
+fn an_event_clock_whose_condition_is_true_at_the_start_ticks_at_the_start() {
+    let r = ok(
+        "model M
+  Real x(start = 0, fixed = true);
+  Integer m(start = 0);
+  Real tick(start = -1);
+equation
+  der(x) = 1;
+  when Clock(x < 0.1 or x > 0.3) then
+    m = previous(m) + 1;
+    tick = sample(time);
+  end when;
+end M;",
+        0.5,
+    );
+    close(at(&r, "m", 0.0), 1.0, 0.0, "m at the start");
+    close(at(&r, "tick", 0.0), 0.0, 0.0, "tick at the start");
+    close(at(&r, "m", 0.2), 1.0, 0.0, "m while true then false");
+    close(at(&r, "m", 0.45), 2.0, 0.0, "m after the second rise");
+    close(at(&r, "tick", 0.45), 0.3, 1e-6, "second tick time");
+}
+
 #[test]
 fn an_event_clock_ticks_when_its_condition_becomes_true() {
     // x = t crosses 0.15 once: m = 1 from then on; x > 0.15 stays true, so no further tick.

@@ -452,7 +452,9 @@ fn rising_branch(
             .filter(|&(_, &r)| regs[r as usize] != 0.0)
             .map(|(e, _)| e);
         if at.initial {
-            w.initial[b] && rising.next().is_some()
+            // An event clock whose condition is true at initialization has become true
+            // (from `false` before the start): it ticks (MLS 16.3).
+            (w.initial[b] || w.clocked) && rising.next().is_some()
         } else {
             rising.any(|e| !es.cond_prev[k][b][e])
         }
