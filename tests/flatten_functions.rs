@@ -616,3 +616,35 @@ end P;
     let y = flatten_common::at(&r, "y", 1.0);
     assert!((y - 3.0).abs() < 1e-9, "y = {y}, expected data.a*time = 3");
 }
+
+/// An alias with a modifier (`function g = f(k = 2)` in the base package) reached through a
+/// package that redeclares `f`: the package's `f` with the alias's modifier
+/// (`derived_view::short_view`); minimo refused it as partial before.
+#[test]
+fn a_function_alias_with_a_modifier_names_the_redeclared_function() {
+    let text = "package P
+  partial package Base
+    replaceable partial function f
+      input Real x;
+      input Real k = 1;
+      output Real y;
+    end f;
+    function g = f(k = 2) \"alias with a modifier\";
+  end Base;
+  package Impl
+    extends Base;
+    redeclare function extends f
+    algorithm
+      y := k*x;
+    end f;
+  end Impl;
+  model M
+    package Medium = Impl;
+    Real y = Medium.g(time);
+  end M;
+end P;
+";
+    let r = flatten_common::simulate_source("p.mo", text, "P.M");
+    let y = flatten_common::at(&r, "y", 1.0);
+    assert!((y - 2.0).abs() < 1e-9, "y = {y}, expected k*time = 2");
+}

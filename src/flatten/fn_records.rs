@@ -9,6 +9,7 @@ use super::Flattener;
 use super::classtree::ClassId;
 use super::expand::Prim;
 use super::modifier::Scope;
+use super::record_by_name::group_field_names;
 use crate::dae::{ArgGroup, FunctionVar, ScalarType};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, ExprKind, StatementKind};
@@ -825,11 +826,6 @@ impl Flattener<'_> {
             let vals = match g.fields {
                 Some(_) => {
                     let vals = self.record_value(a, class, bound)?;
-                    let prefix = format!("{}.", g.name);
-                    let wanted: Vec<&str> = inputs[g.first..g.first + g.count()]
-                        .iter()
-                        .map(|v| v.strip_prefix(&prefix).unwrap_or(v))
-                        .collect();
                     match self.record_value_class(a, class) {
                         Some(rec) if g.record_dims == 0 => {
                             match self.record_field_map(rec, g, &inputs, a.span)? {
@@ -839,7 +835,7 @@ impl Flattener<'_> {
                                 _ => vals,
                             }
                         }
-                        _ => by_field_names(vals, &wanted),
+                        _ => by_field_names(vals, &group_field_names(g, &inputs)),
                     }
                 }
                 None => vec![self.rewrite_expr(a, class, bound)?],

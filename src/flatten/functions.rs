@@ -610,11 +610,8 @@ impl Flattener<'_> {
         {
             vals = map.permute_fields(&vals);
         } else if from.is_none() {
-            let prefix = format!("{}.", target.parts[0].ident.name);
-            let wanted: Vec<&str> = fields
-                .iter()
-                .map(|f| f.strip_prefix(&prefix).unwrap_or(f))
-                .collect();
+            let wanted =
+                super::record_by_name::field_names_under(&target.parts[0].ident.name, &fields);
             vals = super::fn_records::by_field_names(vals, &wanted);
         }
         if vals.len() != fields.len() {

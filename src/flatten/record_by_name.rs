@@ -48,6 +48,21 @@ impl FieldMap {
     }
 }
 
+/// The field names of the record input (or output) `g` among the function's `names`
+/// (`a.x` -> `x`), in its order.
+pub(super) fn group_field_names<'n>(g: &ArgGroup, names: &'n [String]) -> Vec<&'n str> {
+    field_names_under(&g.name, &names[g.first..g.first + g.count()])
+}
+
+/// `names` of the fields of record variable `record` (`a.x`, `a.sub.y`) relative to it.
+pub(super) fn field_names_under<'n>(record: &str, names: &'n [String]) -> Vec<&'n str> {
+    let prefix = format!("{record}.");
+    names
+        .iter()
+        .map(|v| v.strip_prefix(&prefix).unwrap_or(v))
+        .collect()
+}
+
 impl Flattener<'_> {
     /// How a value of record class `arg` fills the record input `g` (whose field variables are
     /// entries of `inputs`, the function's input names); `None` when the fields already line
@@ -63,11 +78,10 @@ impl Flattener<'_> {
         let Some(input_dims) = &g.fields else {
             return Ok(None);
         };
-        let prefix = format!("{}.", g.name);
-        let wanted: Vec<(&str, &[usize])> = inputs[g.first..g.first + g.count()]
-            .iter()
+        let wanted: Vec<(&str, &[usize])> = group_field_names(g, inputs)
+            .into_iter()
             .zip(input_dims)
-            .map(|(v, d)| (v.strip_prefix(&prefix).unwrap_or(v), d.as_slice()))
+            .map(|(n, d)| (n, d.as_slice()))
             .collect();
         let what = format!("the argument for record input `{}`", g.name);
         self.field_map(arg, &wanted, &what, span)
@@ -158,6 +172,16 @@ impl Flattener<'_> {
                 };
                 drop(fc);
                 inst.map(|i| self.insts[i].class)
+            }
+            // `der(x)`, `pre(x)`, ...: never a record. Asking `function_class` would build an
+            // "unknown name" error with its spelling suggestions for every such equation.
+            ast::ExprKind::Call { func, .. }
+                if func.parts.len() == 1
+                    && (super::scalarize::is_event_or_state_operator(
+                        &func.parts[0].ident.name,
+                    ) || self.is_builtin_call(func, scope.lex, scope.inst)) =>
+            {
+                None
             }
             ast::ExprKind::Call { func, .. } => {
                 // The class the call itself resolves to; a function's record output is not

@@ -762,8 +762,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
 
     /// A record argument's scalars in the order of the record input's fields, matched by
     /// name when the argument is of another record class (MLS 6.4). The class is known for a
-    /// record component, a record constructor and a function with a record output; other
-    /// values keep their order.
+    /// record component and a record constructor; other values keep their order.
     fn record_arg_by_name(
         &mut self,
         e: &ast::Expr,
@@ -771,8 +770,7 @@ impl<'a, 'b> FCtx<'a, 'b> {
         f: &crate::dae::Function,
         g: &crate::dae::ArgGroup,
     ) -> EResult<Tensor<Expr>> {
-        let locals = self.locals.clone();
-        let Some(class) = self.f.record_expr_class(e, self.scope, &locals) else {
+        let Some(class) = self.f.record_expr_class(e, self.scope, &self.locals) else {
             return Ok(t);
         };
         let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
@@ -1403,21 +1401,7 @@ impl Ctx for FCtx<'_, '_> {
         {
             return Ok(Some(vec![out]));
         }
-        let special = matches!(
-            name.as_str(),
-            "der"
-                | "pre"
-                | "edge"
-                | "change"
-                | "noEvent"
-                | "smooth"
-                | "initial"
-                | "terminal"
-                | "sample"
-                | "delay"
-                | "cardinality"
-        );
-        if !special || func.parts.len() != 1 {
+        if !is_event_or_state_operator(&name) || func.parts.len() != 1 {
             return self.user_call(func, args, span);
         }
         let vals = self.positional_only(&name, args)?;
@@ -2164,4 +2148,23 @@ fn push_field_arrays(
 pub(super) fn unknown_name(c: &ast::ComponentRef) -> Diagnostic {
     Diagnostic::error(c.span, format!("unknown name `{}`", cref_name(c)))
         .with_kind(crate::diag::Kind::UnknownName)
+}
+
+/// The built-in operators on variables and events (`der`, `pre`, `sample`, ...) that a call
+/// expression evaluates itself rather than as a function (MLS 3.7.4, 3.7.5).
+pub(super) fn is_event_or_state_operator(name: &str) -> bool {
+    matches!(
+        name,
+        "der"
+            | "pre"
+            | "edge"
+            | "change"
+            | "noEvent"
+            | "smooth"
+            | "initial"
+            | "terminal"
+            | "sample"
+            | "delay"
+            | "cardinality"
+    )
 }

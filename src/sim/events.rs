@@ -437,7 +437,8 @@ fn fire_whens(
 }
 
 /// The first branch of clause `k` whose condition rises at this pass (an element true now that
-/// was false after the last event; at initialization, a true condition with `initial()`).
+/// was false after the last event; at initialization, a true condition with `initial()` or
+/// of an event clock).
 fn rising_branch(
     es: &EventState,
     at: &Instant,
