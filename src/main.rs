@@ -6,6 +6,13 @@
 /// a located error instead of a stack overflow.
 const STACK_BYTES: usize = 512 << 20;
 
+/// Flattening, index reduction and the symbolic derivatives build and drop many small
+/// expression nodes; with the system allocator, `malloc`/`free` were a quarter of the time
+/// before integration (benches/RESULTS.md). Not in WebAssembly (the playground has its own).
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     default_sigpipe();
     let code = std::thread::Builder::new()

@@ -371,6 +371,7 @@ pub(super) fn split_block(
         sched,
         &prog.code[code.clone()],
         vars,
+        residuals,
         color_of,
         b.colors.len(),
     );

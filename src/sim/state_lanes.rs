@@ -36,9 +36,18 @@ impl StateLanes {
             }
             code.extend_from_slice(&prog.code[c.clone()]);
         }
-        let Step::Implicit { vars, .. } = &prog.steps[big] else {
+        let Step::Implicit {
+            vars, residuals, ..
+        } = &prog.steps[big]
+        else {
             return None;
         };
+        // What `Engine::state_jacobian` reads: the block's residuals and the derivatives.
+        let outputs: Vec<u32> = residuals
+            .iter()
+            .copied()
+            .chain(prog.states.iter().map(|&(_, d)| d as u32))
+            .collect();
         // The lane buffers keep their values between passes: a register read before the code
         // writes it would see the previous pass's tangents.
         let written: HashSet<u32> = code.iter().map(|i| i.dst).collect();
@@ -53,14 +62,8 @@ impl StateLanes {
         }
         // One lane per seed; the registers that depend on a seed have tangent slots.
         let lanes = |seeds: &[usize]| {
-            let mut active: HashSet<u32> = seeds.iter().map(|&r| r as u32).collect();
-            for i in &code {
-                if i.reads().any(|r| active.contains(&r)) {
-                    active.insert(i.dst);
-                }
-            }
             let color_of: Vec<usize> = (0..seeds.len()).collect();
-            LaneTangent::new(&code, seeds, &color_of, seeds.len(), &active)
+            LaneTangent::new(&code, seeds, &color_of, seeds.len(), &outputs)
         };
         let xs: Vec<usize> = prog.states.iter().map(|&(x, _)| x).collect();
         Some(StateLanes {
