@@ -412,6 +412,10 @@ fn constant_choice(
 /// already taken: the most preferred choice that is regular at a generic point. `None` when
 /// the structural choice is regular there, the coefficients cannot be evaluated, or no choice is
 /// regular (the run-time checks then report the singular block).
+///
+/// Everything is sparse: a level of a large multibody model has thousands of rows and tens of
+/// thousands of candidate columns, and dense matrices of that size took gigabytes (a vehicle
+/// with 79 omni wheels: 2.6 GB) and cubic time.
 fn generic_choice(
     point: &super::redundancy::Point,
     cols: &[VarId],
@@ -419,26 +423,26 @@ fn generic_choice(
     jac: &[Vec<(usize, Expr)>],
 ) -> Option<Vec<VarId>> {
     let n = jac.len();
-    let mut columns = vec![vec![0.0f64; n]; cols.len()];
+    // columns[ci]: (row, value at the point), rows ascending.
+    let mut columns: Vec<Vec<(usize, f64)>> = vec![Vec::new(); cols.len()];
     for (ri, row) in jac.iter().enumerate() {
         for (ci, d) in row {
-            columns[*ci][ri] = point.eval(d)?;
+            columns[*ci].push((ri, point.eval(d)?));
         }
     }
-    // Column by column: the transpose, which is regular exactly when the matrix is.
-    let mut square = Vec::with_capacity(n * n);
-    for &v in selected {
-        let ci = cols.iter().position(|&c| c == v)?;
-        square.extend_from_slice(&columns[ci]);
-    }
-    if selected.len() != n || regular(&mut square, n) {
+    let col_pos: std::collections::HashMap<VarId, usize> =
+        cols.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let chosen_cols: Option<Vec<usize>> =
+        selected.iter().map(|v| col_pos.get(v).copied()).collect();
+    let chosen_cols = chosen_cols?;
+    if selected.len() != n || square_regular(&columns, &chosen_cols, n) {
         return None;
     }
     // Columns in preference order, each kept if independent of the earlier kept ones.
-    super::redundancy::equilibrate(&mut columns);
-    let mut echelon = super::redundancy::Echelon::new(1e-9 * n as f64);
+    equilibrate_sparse(&mut columns, n);
+    let mut echelon = SparseEchelon::new(n, 1e-9 * n as f64);
     let mut chosen = Vec::with_capacity(n);
-    for (ci, col) in columns.into_iter().enumerate() {
+    for (ci, col) in columns.iter().enumerate() {
         if echelon.len() == n {
             break;
         }
@@ -447,6 +451,169 @@ fn generic_choice(
         }
     }
     (chosen.len() == n).then_some(chosen)
+}
+
+/// Whether the square matrix of the columns `chosen` (sparse, `n` rows) is numerically
+/// nonsingular. Its determinant is the product of those of the diagonal blocks of its block
+/// triangular form (a perfect matching on the nonzero entries, then the strongly connected
+/// components of "row r reads the column matched to row r'"), so each block is factorized
+/// densely on its own: memory and time follow the largest block, not the whole level.
+fn square_regular(columns: &[Vec<(usize, f64)>], chosen: &[usize], n: usize) -> bool {
+    if chosen.len() != n {
+        return false;
+    }
+    // rows[r]: (local column, value).
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    for (j, &ci) in chosen.iter().enumerate() {
+        for &(r, x) in &columns[ci] {
+            if !x.is_finite() {
+                return false;
+            }
+            if x != 0.0 {
+                rows[r].push((j, x));
+            }
+        }
+    }
+    // A perfect matching on the nonzero entries (column j -> row), else singular.
+    let mut adj_t: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (r, row) in rows.iter().enumerate() {
+        for &(j, _) in row {
+            adj_t[j].push(r);
+        }
+    }
+    let mut m = Matching::new(n, n);
+    let mut aug = Augmenter::default();
+    for j in 0..n {
+        if !aug.augment(&adj_t, &|_| true, &mut m, j) {
+            return false;
+        }
+    }
+    let succ: Vec<Vec<usize>> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.iter()
+                .filter_map(|&(j, _)| m.var_of_eq[j])
+                .filter(|&r2| r2 != r)
+                .collect()
+        })
+        .collect();
+    let mut pos = vec![usize::MAX; n];
+    for scc in super::blt::tarjan(&succ) {
+        // A block of one row: its matched entry is nonzero.
+        if scc.len() < 2 {
+            continue;
+        }
+        let b = scc.len();
+        for (i, &r) in scc.iter().enumerate() {
+            pos[r] = i;
+        }
+        let mut a = vec![0.0; b * b];
+        for (i, &r) in scc.iter().enumerate() {
+            for &(j, x) in &rows[r] {
+                if let Some(r2) = m.var_of_eq[j]
+                    && pos[r2] != usize::MAX
+                {
+                    a[i * b + pos[r2]] = x;
+                }
+            }
+        }
+        for &r in &scc {
+            pos[r] = usize::MAX;
+        }
+        if !regular(&mut a, b) {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`super::redundancy::equilibrate`] on sparse columns (`n` rows): each column, then each row,
+/// scaled to a largest magnitude of 1.
+fn equilibrate_sparse(columns: &mut [Vec<(usize, f64)>], n: usize) {
+    for col in columns.iter_mut() {
+        let s = col.iter().fold(0.0f64, |s, (_, x)| s.max(x.abs()));
+        if s > 0.0 && s.is_finite() {
+            col.iter_mut().for_each(|(_, x)| *x /= s);
+        }
+    }
+    let mut row_max = vec![0.0f64; n];
+    for col in columns.iter() {
+        for &(r, x) in col {
+            row_max[r] = row_max[r].max(x.abs());
+        }
+    }
+    for col in columns.iter_mut() {
+        for (r, x) in col.iter_mut() {
+            let s = row_max[*r];
+            if s > 0.0 && s.is_finite() {
+                *x /= s;
+            }
+        }
+    }
+}
+
+/// (index, value) of the nonzero entries of a vector.
+type SparseVec = Vec<(usize, f64)>;
+
+/// [`super::redundancy::Echelon`] with sparse kept vectors: the same reductions in the same
+/// order (so the same choice), in memory proportional to the kept vectors' nonzeros.
+struct SparseEchelon {
+    tol: f64,
+    /// (pivot, its value, nonzeros) of each kept vector.
+    basis: Vec<(usize, f64, SparseVec)>,
+    /// `acc[i]`: entry i of the vector being reduced; zero between calls.
+    acc: Vec<f64>,
+}
+
+impl SparseEchelon {
+    fn new(n: usize, tol: f64) -> SparseEchelon {
+        SparseEchelon {
+            tol,
+            basis: Vec::new(),
+            acc: vec![0.0; n],
+        }
+    }
+
+    /// Reduces `v` by the kept vectors; keeps it and returns true if its largest remaining
+    /// entry exceeds the tolerance.
+    fn insert(&mut self, v: &[(usize, f64)]) -> bool {
+        for &(i, x) in v {
+            self.acc[i] = x;
+        }
+        for (p, bp, b) in &self.basis {
+            let f = self.acc[*p] / bp;
+            if f != 0.0 {
+                for &(i, y) in b {
+                    self.acc[i] -= f * y;
+                }
+            }
+        }
+        let (p, pv) = self
+            .acc
+            .iter()
+            .enumerate()
+            .fold((0, 0.0f64), |acc, (i, x)| {
+                if x.abs() > acc.1 { (i, x.abs()) } else { acc }
+            });
+        let independent = pv > self.tol;
+        if independent {
+            let kept: Vec<(usize, f64)> = self
+                .acc
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x != 0.0)
+                .map(|(i, x)| (i, *x))
+                .collect();
+            self.basis.push((p, self.acc[p], kept));
+        }
+        self.acc.iter_mut().for_each(|x| *x = 0.0);
+        independent
+    }
+
+    fn len(&self) -> usize {
+        self.basis.len()
+    }
 }
 
 /// Whether the `n x n` row-major matrix is numerically nonsingular (partial pivoting).

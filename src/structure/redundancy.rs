@@ -142,8 +142,8 @@ pub fn equilibrate(m: &mut [Vec<f64>]) {
 }
 
 /// Vectors in row echelon form, each with its pivot position: whether a new vector is
-/// independent of the ones kept, in the order they come (dependent rows of a level here,
-/// independent columns of a dummy-derivative choice in `structure/dummy.rs`).
+/// independent of the ones kept, in the order they come (dependent rows of a level; the sparse
+/// twin for the columns of a dummy-derivative choice is in `structure/dummy.rs`).
 pub struct Echelon {
     /// What is left of a vector after reduction must exceed this to count as independent.
     tol: f64,
@@ -177,10 +177,6 @@ impl Echelon {
             self.basis.push((p, v));
         }
         independent
-    }
-
-    pub fn len(&self) -> usize {
-        self.basis.len()
     }
 }
 
