@@ -530,3 +530,36 @@ fn a_stiff_steady_state_converges_at_round_off() {
         assert!((at(&r, "p", t) - p).abs() < 1e-9 * p, "t = {t}");
     }
 }
+
+/// A parameter with `fixed = false` that an initial algorithm computes from parameters only
+/// (the index of a substance in MSL's trace substance sensors) is known before the first pass
+/// of the equations: that pass reads it as a subscript inside an algebraic loop, where its
+/// start value 0 is out of bounds ("residual became NaN" at time 0 before).
+#[test]
+fn a_fixed_false_index_from_parameters_is_known_before_the_first_pass() {
+    let r = ok(
+        "model M
+           parameter Real c[2] = {2, 3};
+           parameter Integer k = 2;
+           parameter Integer ind(fixed = false);
+           Real x(start = 1, fixed = true);
+           Real y;
+         initial algorithm
+           ind := -1;
+           for i in 1:2 loop
+             if i == k then
+               ind := i;
+             end if;
+           end for;
+         equation
+           y + 0.1*sin(y) = c[ind]*x;
+           der(x) = -y;
+         end M;",
+        0.5,
+    );
+    assert_eq!(param(&r, "ind"), 2.0);
+    for t in [0.0, 0.5] {
+        let (x, y) = (at(&r, "x", t), at(&r, "y", t));
+        assert!((y + 0.1 * y.sin() - 3.0 * x).abs() < 1e-8, "t = {t}");
+    }
+}
