@@ -117,3 +117,85 @@ fn stream_declaration_rules() {
         &["must be a stream variable"],
     );
 }
+
+/// A pump's steady-state energy balance `0 = a.m_flow*actualStream(a.h) +
+/// b.m_flow*actualStream(b.h) + m_flow*dp/rho(h)`: the outflow gets the inflow's enthalpy plus
+/// `dp/rho`. The flow is a state that initialization moves away from its start value 0.
+const PUMP: &str = r#"
+model PumpFlow
+  connector Port
+    Real p;
+    flow Real m_flow;
+    stream Real h;
+  end Port;
+  model Source
+    parameter Real h0 = 1e5;
+    Port port;
+  equation
+    port.p = 1e5;
+    port.h = h0;
+  end Source;
+  model Pump
+    parameter Real dp = 1e5;
+    Port a;
+    Port b;
+    Real m_flow = a.m_flow;
+    Real h(start = 3e5);
+    Real rho = 1000 - h/1000 "density of the outflow";
+  equation
+    a.m_flow + b.m_flow = 0;
+    a.h = h;
+    b.h = h;
+    0 = a.m_flow*actualStream(a.h) + b.m_flow*actualStream(b.h) + m_flow*dp/rho;
+  end Pump;
+  Source src;
+  Source snk(h0 = 2e5);
+  Pump pump;
+  Real x(start = 0) "the flow";
+equation
+  connect(src.port, pump.a);
+  connect(pump.b, snk.port);
+  pump.m_flow = x;
+  der(x) = -1;
+initial equation
+  x = 0.5;
+end PumpFlow;
+"#;
+
+/// MLS 15.3: `m_flow*actualStream(h)` is continuous where `m_flow > 0` switches, so the
+/// relation is evaluated without events. Frozen as an event relation, it kept its value at the
+/// start point of zero flow (false) through the initial system's iterations, which made the
+/// balance read `0 = m_flow*dp/rho` and the pump's loop unsolvable once the flow moved
+/// ("could not be solved: Newton did not converge" at time 0, before this rule).
+#[test]
+fn a_flow_times_its_actual_stream_switches_without_events() {
+    let flat = minimo::flatten::flatten_source("pump.mo", PUMP, None).unwrap();
+    let analysis = analyze(flat, &AnalyzeOptions::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        interval: Some(0.1),
+        tolerance: Some(1e-8),
+        ..Default::default()
+    };
+    let r = simulate_analysis(&analysis, &opts).unwrap_or_else(|e| panic!("{e:?}"));
+    // h = h_in + sign(m_flow)*dp/rho(h) (the work m_flow*dp/rho per kg of what flows
+    // through), by fixed-point iteration (a contraction: dp/rho is nearly flat).
+    let pumped = |h_in: f64, sign: f64| {
+        let mut h = h_in;
+        for _ in 0..50 {
+            h = h_in + sign * 1e5 / (1000.0 - h / 1000.0);
+        }
+        h
+    };
+    // Flow from src (1e5) at the start, from snk (2e5) after it reverses at t = 0.5.
+    for (t, h_in, sign) in [
+        (0.0, 1e5, 1.0),
+        (0.3, 1e5, 1.0),
+        (0.8, 2e5, -1.0),
+        (1.0, 2e5, -1.0),
+    ] {
+        let h = r.value_at("pump.h", t).unwrap();
+        assert!((h - pumped(h_in, sign)).abs() < 1e-6 * h, "t = {t}: {h}");
+    }
+    assert_eq!(r.stats.events, 0, "the flow reversal is no event");
+}

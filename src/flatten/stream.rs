@@ -23,7 +23,15 @@
 //! and `positiveMax(v) = alpha*max(v, 0) + (1 - alpha)*eps`, so the mix is exact when the
 //! flows into the set exceed `eps` and the mean of the candidates when all flows vanish. The
 //! mix is event free (`noEvent`). `actualStream(v) = if m_flow > 0 then inStream(v) else v`
-//! (MLS 15.3), with the relation generating events as written.
+//! (MLS 15.3), with the relation generating events as written, except in a product with its
+//! own flow variable (`port.m_flow*actualStream(port.h_outflow)`, the energy balance of every
+//! Fluid component): the product is continuous where the relation switches (both sides are
+//! zero there), so the relation is evaluated without events, as MLS 15.3 allows ("a tool
+//! might infer that the expression is `smooth(0, ...)`"). An event-generating relation would
+//! be frozen during the iterations of an event or of the initialization: a pump's
+//! steady-state energy balance `0 = m_flow*(inStream(h) - h) + W` with `m_flow > 0` frozen
+//! false at a start point of zero flow reads `0 = W`, which no flow other than zero
+//! satisfies.
 
 use super::Flattener;
 use super::connect::{Connections, StreamMember};
@@ -35,6 +43,9 @@ use std::collections::{HashMap, HashSet};
 
 pub(super) const IN_STREAM: &str = "$inStream";
 pub(super) const ACTUAL_STREAM: &str = "$actualStream";
+/// `actualStream(v)` as a factor of a product with its own flow variable (marked by
+/// [`mark_flow_products`]): event free.
+const ACTUAL_STREAM_TIMES_FLOW: &str = "$actualStreamTimesFlow";
 
 /// Relative size of the flow below which the mix is regularised (`relativeTolerance` of
 /// the specification's recommended implementation), times the flows' nominal value.
@@ -259,6 +270,10 @@ impl Flattener<'_> {
         let mut init = std::mem::take(&mut st.model.initial_equations);
         for e in eqs.iter_mut().chain(init.iter_mut()) {
             let span = e.span;
+            let _ = equation_exprs(&mut e.kind, &mut |x| {
+                mark_flow_products(x);
+                Ok(())
+            });
             if let Err(d) = equation_exprs(&mut e.kind, &mut |x| st.replace(x, span)) {
                 errors.push(d);
             }
@@ -284,7 +299,8 @@ impl Streams<'_> {
                 return Ok(());
             };
             *e = self.in_stream(*v, span)?;
-        } else if function == ACTUAL_STREAM {
+        } else if function == ACTUAL_STREAM || function == ACTUAL_STREAM_TIMES_FLOW {
+            let event_free = function == ACTUAL_STREAM_TIMES_FLOW;
             let (Some(Expr::Var(v)), Some(flow)) = (args.first(), args.get(1)) else {
                 return Ok(());
             };
@@ -294,6 +310,9 @@ impl Streams<'_> {
                 branches: vec![(Expr::binary(BinOp::Gt, flow, Expr::Real(0.0)), inflow)],
                 else_: Box::new(Expr::Var(v)),
             };
+            if event_free {
+                *e = Expr::NoEvent(Box::new(std::mem::replace(e, Expr::Real(0.0))));
+            }
         }
         Ok(())
     }
@@ -560,6 +579,57 @@ fn equation_exprs(
         EquationKind::Terminate { message } => expr_post(message, f)?,
     }
     Ok(())
+}
+
+/// Marks, in a product `e`, each `actualStream` placeholder whose flow variable is another
+/// factor of the same product (`m_flow*actualStream(h)`, `actualStream(h)*m_flow`,
+/// `-m_flow*actualStream(h)`): see the module comment. Called on every node, so nested
+/// products are found too.
+fn mark_flow_products(e: &mut Expr) {
+    if !matches!(e, Expr::Binary(BinOp::Mul, ..)) {
+        return;
+    }
+    let mut flows = Vec::new();
+    product_factors(e, &mut |f| {
+        if let Expr::Var(v) = f {
+            flows.push(*v);
+        }
+    });
+    if flows.is_empty() {
+        return;
+    }
+    product_factors_mut(e, &mut |f| {
+        if let Expr::UserCall { function, args, .. } = f
+            && function == ACTUAL_STREAM
+            && matches!(args.get(1), Some(Expr::Var(m)) if flows.contains(m))
+        {
+            *function = ACTUAL_STREAM_TIMES_FLOW.to_string();
+        }
+    });
+}
+
+/// The factors of a product (through nested products and negations).
+fn product_factors(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    match e {
+        Expr::Binary(BinOp::Mul, a, b) => {
+            product_factors(a, f);
+            product_factors(b, f);
+        }
+        Expr::Unary(crate::dae::UnOp::Neg, a) => product_factors(a, f),
+        _ => f(e),
+    }
+}
+
+/// [`product_factors`], mutable.
+fn product_factors_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+    match e {
+        Expr::Binary(BinOp::Mul, a, b) => {
+            product_factors_mut(a, f);
+            product_factors_mut(b, f);
+        }
+        Expr::Unary(crate::dae::UnOp::Neg, a) => product_factors_mut(a, f),
+        _ => f(e),
+    }
 }
 
 fn expr_post(
