@@ -61,7 +61,7 @@ pub(super) fn eliminate_dead_code(p: &mut Program, nvars: usize) {
     p.initial_explicit
         .iter()
         .flatten()
-        .for_each(|&(_, e, _)| needed[e as usize] = true);
+        .for_each(|&(_, e)| needed[e as usize] = true);
     for set in &p.state_sets {
         set.entries
             .iter()

@@ -29,7 +29,6 @@ pub fn solve_initial(
     sys: &SortedSystem,
     t0: f64,
 ) -> Result<Vec<String>, InitError> {
-    super::init::assign_from_parameters(engine);
     let Some(lambda) = engine.prog.homotopy.map(|r| r as usize) else {
         init_relations(engine, true)?;
         return solve_initial_equations(engine, sys, t0);

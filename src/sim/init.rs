@@ -379,8 +379,8 @@ impl<'a> InitProblem<'a> {
             .flatten()
             // Only parameters: the continuous and discrete unknowns keep Newton from their
             // start values (a sweep could move a mixed system to another of its solutions).
-            .filter(|&&(v, _, _)| self.model.variables[v].variability == Variability::Parameter)
-            .filter_map(|&(v, e, _)| self.free.iter().position(|&u| u == v).map(|k| (k, e)))
+            .filter(|&&(v, _)| self.model.variables[v].variability == Variability::Parameter)
+            .filter_map(|&(v, e)| self.free.iter().position(|&u| u == v).map(|k| (k, e)))
             .collect();
         if explicit.is_empty() {
             return Ok(());
@@ -951,43 +951,6 @@ fn settle_discrete(engine: &mut Engine, model: &FlatModel) -> Result<(), InitErr
         )
         .with_note(format!("discrete unknowns: {}", names.join(", "))),
     ]))
-}
-
-/// Gives the unknowns of the initial system whose initial equations `v = e` read parameters
-/// only (`ind = if isEqual(names[1], substanceName) then 1 else -1` of MSL's trace substance
-/// sensors, a parameter with `fixed = false`) their values before any pass of the main code:
-/// until then they hold their start values (0), and a pass that reads them (`C = CVec[ind]`,
-/// inside an algebraic loop through a controller) fails on a value the model never has. The
-/// initial system still has their equations, which then hold from the start.
-pub(super) fn assign_from_parameters(engine: &mut Engine) {
-    let p = &engine.prog;
-    let explicit: Vec<(VarId, Reg)> = p
-        .initial_explicit
-        .iter()
-        .flatten()
-        .filter(|e| e.2)
-        .map(|&(v, e, _)| (v, e))
-        .collect();
-    if explicit.is_empty() && !p.initial_assigns.iter().any(|a| a.from_parameters) {
-        return;
-    }
-    run(&p.code[p.initial_code.clone()], &mut engine.regs);
-    for (v, e) in explicit {
-        engine.regs[v] = engine.regs[e as usize];
-    }
-    for a in &engine.prog.initial_assigns {
-        if !a.from_parameters {
-            continue;
-        }
-        let x = engine.regs[a.value as usize];
-        if a.set_var {
-            engine.regs[a.var] = x;
-        }
-        if let Some(p) = a.pre {
-            engine.regs[p as usize] = x;
-        }
-    }
-    engine.invalidate();
 }
 
 /// The `when initial()` branches (MLS 8.6: their equations are active during initialization)

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 /// [`Program::initial_residuals`], [`Program::initial_explicit`], [`Program::initial_assigns`].
 pub(super) type InitialEquations = (
     Vec<(Reg, usize)>,
-    Vec<Option<(VarId, Reg, bool)>>,
+    Vec<Option<(VarId, Reg)>>,
     Vec<InitAssign>,
     Vec<Action>,
 );
@@ -78,13 +78,9 @@ pub(super) fn initial_equations(
                         e.visit(&mut |x| found |= matches!(x, Expr::Var(u) if *u == v));
                         found
                     };
-                    let from_parameters = |v: VarId, e: &Expr| {
-                        super::params::is_initial_unknown(&model.variables[v])
-                            && reads_only_parameters(e, model)
-                    };
                     initial_explicit.push(match (lhs, rhs) {
-                        (Expr::Var(v), e) if !reads(e, *v) => Some((*v, r, from_parameters(*v, e))),
-                        (e, Expr::Var(v)) if !reads(e, *v) => Some((*v, l, from_parameters(*v, e))),
+                        (Expr::Var(v), e) if !reads(e, *v) => Some((*v, r)),
+                        (e, Expr::Var(v)) if !reads(e, *v) => Some((*v, l)),
                         _ => None,
                     });
                     continue;
@@ -116,7 +112,6 @@ pub(super) fn initial_equations(
                     continue;
                 }
                 determined.insert(key, i);
-                let from_parameters = reads_only_parameters(value, model);
                 let value = c.expr(value);
                 initial_assigns.push(InitAssign {
                     var,
@@ -124,7 +119,6 @@ pub(super) fn initial_equations(
                     pre: None,
                     value,
                     eq: i,
-                    from_parameters,
                 });
             }
             EquationKind::Assert { .. } => initial_asserts.extend(super::compile::action(c, eq)),
@@ -161,24 +155,6 @@ fn reads_initial_unknown(e: &Expr, model: &crate::dae::FlatModel) -> bool {
         }
     });
     found
-}
-
-/// Whether `e` reads nothing but constants and parameters with values (no time, no `pre`,
-/// no variable, no parameter with `fixed = false`).
-fn reads_only_parameters(e: &Expr, model: &crate::dae::FlatModel) -> bool {
-    let mut only = true;
-    e.visit(&mut |x| match x {
-        Expr::Var(v) => {
-            let var = &model.variables[*v];
-            only &= matches!(
-                var.variability,
-                crate::dae::Variability::Parameter | crate::dae::Variability::Constant
-            ) && !super::params::is_initial_unknown(var);
-        }
-        Expr::Time | Expr::Pre(_) | Expr::Der(_) | Expr::Sample(..) => only = false,
-        _ => {}
-    });
-    only
 }
 
 pub(super) fn init_target<'e>(

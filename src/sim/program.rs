@@ -142,9 +142,6 @@ pub struct InitAssign {
     pub value: Reg,
     /// Index into `FlatModel::initial_equations`.
     pub eq: usize,
-    /// Whether the value reads parameters and constants only: then it is known before any
-    /// pass of the main code (see `init::assign_from_parameters`).
-    pub from_parameters: bool,
 }
 
 /// A dynamic state set in registers: the constraint Jacobian with respect to the candidates.
@@ -173,11 +170,9 @@ pub struct Program {
     /// Residuals of the initial equations (computed after the event code).
     pub initial_code: Range<usize>,
     pub initial_residuals: Vec<(Reg, usize)>,
-    /// Per initial residual, `(v, e, from_parameters)` when its equation is `v = e` with `e`
-    /// not reading `v` (the initial values can then start from `v := e`, in the equations'
-    /// order of need); `from_parameters` when `v` is a parameter with `fixed = false` and `e`
-    /// reads parameters only (see `init::assign_from_parameters`).
-    pub initial_explicit: Vec<Option<(VarId, Reg, bool)>>,
+    /// Per initial residual, `(v, e)` when its equation is `v = e` with `e` not reading `v`
+    /// (the initial values can then start from `v := e`, in the equations' order of need).
+    pub initial_explicit: Vec<Option<(VarId, Reg)>>,
     /// Initial equations that give a discrete unknown its value (computed by the initial code).
     pub initial_assigns: Vec<InitAssign>,
     /// Asserts of the initial system (`initial_asserts.rs`), computed by the initial code.
