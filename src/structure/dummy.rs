@@ -353,16 +353,7 @@ fn constant_choice(
     }
     // Row r depends on row r' when r contains the column matched to r'. Acyclic parts are
     // triangular with constant nonzero diagonal; cycles must be constant and nonsingular.
-    let succ: Vec<Vec<usize>> = jac
-        .iter()
-        .enumerate()
-        .map(|(ri, r)| {
-            r.iter()
-                .filter_map(|(ci, _)| m.var_of_eq[*ci])
-                .filter(|&r2| r2 != ri)
-                .collect()
-        })
-        .collect();
+    let succ = row_successors(jac, &m.var_of_eq);
     for scc in super::blt::tarjan(&succ) {
         if scc.len() < 2 {
             continue;
@@ -453,6 +444,21 @@ fn generic_choice(
     (chosen.len() == n).then_some(chosen)
 }
 
+/// The rows each row depends on through a matching (`matched_row[column]`): row `r` depends
+/// on row `r2` when it has an entry in the column matched to `r2`. The strongly connected
+/// components of this graph are the diagonal blocks of the block triangular form.
+fn row_successors<T>(rows: &[Vec<(usize, T)>], matched_row: &[Option<usize>]) -> Vec<Vec<usize>> {
+    rows.iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.iter()
+                .filter_map(|(j, _)| matched_row[*j])
+                .filter(|&r2| r2 != r)
+                .collect()
+        })
+        .collect()
+}
+
 /// Whether the square matrix of the columns `chosen` (sparse, `n` rows) is numerically
 /// nonsingular. Its determinant is the product of those of the diagonal blocks of its block
 /// triangular form (a perfect matching on the nonzero entries, then the strongly connected
@@ -488,16 +494,7 @@ fn square_regular(columns: &[Vec<(usize, f64)>], chosen: &[usize], n: usize) -> 
             return false;
         }
     }
-    let succ: Vec<Vec<usize>> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            row.iter()
-                .filter_map(|&(j, _)| m.var_of_eq[j])
-                .filter(|&r2| r2 != r)
-                .collect()
-        })
-        .collect();
+    let succ = row_successors(&rows, &m.var_of_eq);
     let mut pos = vec![usize::MAX; n];
     for scc in super::blt::tarjan(&succ) {
         // A block of one row: its matched entry is nonzero.
