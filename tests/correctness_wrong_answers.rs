@@ -585,14 +585,12 @@ end R2;
     }
 }
 
-/// KNOWN WRONG ANSWER (open): a record component bound at model level to a function's record
-/// result of another record class (`A a3 = mk(1)` with `mk` returning a `B(y, x)`) still takes
-/// the fields by position: the evaluated call does not say which field each scalar is, and the
-/// declared output type of a function reached through a replaceable package is not the record
-/// the caller's package gives it (following it refused 60 MSL Fluid models). Run with
-/// `--ignored` once fixed.
+/// A record component bound (or equated) at model level to a function's record result of
+/// another record class (`A a3 = mk(1)`, `a4 = mk(time)` with `mk` returning a `B(y, x)`)
+/// takes the fields by name, from the function's flattened output (its declared type may be a
+/// replaceable record seen from the function's own package). Taken by position they were
+/// swapped, with exit 0.
 #[test]
-#[ignore = "known wrong answer: a model-level record bound to a function result of another record class"]
 fn a_record_bound_to_a_function_result_of_another_class_is_matched_by_name() {
     let text = "model R3
   record A
@@ -603,18 +601,46 @@ fn a_record_bound_to_a_function_result_of_another_class_is_matched_by_name() {
     Real y;
     Real x;
   end B;
+  record C
+    Real y;
+    Real v;
+  end C;
   function mk
     input Real u;
     output B b;
   algorithm
     b := B(y = u, x = 2*u);
   end mk;
+  function f
+    input A a;
+    output Real z;
+  algorithm
+    z := a.x - 10*a.y;
+  end f;
   A a3 = mk(1);
+  A a4;
+  Real z5 = f(mk(time + 1));
+equation
+  a4 = mk(time + 3);
 end R3;
 ";
     let r = flatten_common::simulate_source("r3.mo", text, "R3");
-    let x = flatten_common::at(&r, "a3.x", 0.0);
-    assert!((x - 2.0).abs() < 1e-12, "a3.x = {x}, expected 2");
+    for (name, want) in [
+        ("a3.x", 2.0),
+        ("a3.y", 1.0),
+        ("a4.x", 6.0),
+        ("a4.y", 3.0),
+        ("z5", -8.0),
+    ] {
+        let got = flatten_common::at(&r, name, 0.0);
+        assert!(
+            (got - want).abs() < 1e-12,
+            "{name} = {got}, expected {want}"
+        );
+    }
+    let bad = text.replace("  A a3 = mk(1);", "  C c = mk(1);");
+    let err = flatten_common::err(&bad, Some("R3"));
+    assert!(err.contains("has no field `v`"), "{err}");
 }
 
 /// A record argument that lacks a field of the input's record type is refused, naming the

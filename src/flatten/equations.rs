@@ -171,10 +171,10 @@ impl Flattener<'_> {
         let Some(to) = self.record_expr_class(lhs, scope, locals) else {
             return Ok(r);
         };
-        let Some(from) = self.record_expr_class(rhs, scope, locals) else {
+        let Some(from) = self.record_expr_value(rhs, scope, locals)? else {
             return Ok(r);
         };
-        match self.record_class_map(from, to, span)? {
+        match self.record_value_map(&from, to, span)? {
             Some(map) if map.arg_sizes.iter().sum::<usize>() == r.len() => {
                 let data = map.permute_scalars(&r.data);
                 Ok(Tensor {

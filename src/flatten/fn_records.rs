@@ -828,7 +828,8 @@ impl Flattener<'_> {
                     let vals = self.record_value(a, class, bound)?;
                     match self.record_value_class(a, class) {
                         Some(rec) if g.record_dims == 0 => {
-                            match self.record_field_map(rec, g, &inputs, a.span)? {
+                            let rec = self.record_class_value(rec)?;
+                            match self.record_field_map(&rec, g, &inputs, a.span)? {
                                 Some(map) if map.pick.len() <= vals.len() => {
                                     map.permute_fields(&vals)
                                 }

@@ -196,11 +196,11 @@ impl Flattener<'_> {
         b: &ModExpr,
         scalars: &[(InstId, Option<usize>)],
     ) -> Result<Option<usize>, Diagnostic> {
-        let Some(from) = self.record_expr_class(&b.expr, b.scope, &[]) else {
+        let Some(from) = self.record_expr_value(&b.expr, b.scope, &[])? else {
             return Ok(None);
         };
         let to = self.insts[r].class;
-        let Some(map) = self.record_class_map(from, to, b.expr.span)? else {
+        let Some(map) = self.record_value_map(&from, to, b.expr.span)? else {
             return Ok(None);
         };
         let j = scalars.iter().position(|(x, _)| *x == i);

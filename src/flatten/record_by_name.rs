@@ -64,13 +64,13 @@ pub(super) fn field_names_under<'n>(record: &str, names: &'n [String]) -> Vec<&'
 }
 
 impl Flattener<'_> {
-    /// How a value of record class `arg` fills the record input `g` (whose field variables are
+    /// How a record value (`from`) fills the record input `g` (whose field variables are
     /// entries of `inputs`, the function's input names); `None` when the fields already line
     /// up by position and name (the same class, or one declared alike). An argument that
     /// lacks a field of the input, or has it with other sizes, is an error.
     pub(super) fn record_field_map(
         &mut self,
-        arg: ClassId,
+        from: &RecordValue,
         g: &ArgGroup,
         inputs: &[String],
         span: Span,
@@ -84,11 +84,11 @@ impl Flattener<'_> {
             .map(|(n, d)| (n, d.as_slice()))
             .collect();
         let what = format!("the argument for record input `{}`", g.name);
-        self.field_map(arg, &wanted, &what, span)
+        field_map(from, &wanted, &what, span)
     }
 
     /// How a value of record class `from` becomes a value of record class `to` (a record
-    /// equation or a record bound to a call's result); `None` when the fields line up.
+    /// assignment in a function body); `None` when the fields line up.
     pub(super) fn record_class_map(
         &mut self,
         from: ClassId,
@@ -98,61 +98,45 @@ impl Flattener<'_> {
         if from == to {
             return Ok(None);
         }
+        let from = self.record_class_value(from)?;
+        self.record_value_map(&from, to, span)
+    }
+
+    /// How a record value becomes a value of record class `to` (a record equation or a
+    /// record bound as a whole); `None` when the fields line up.
+    pub(super) fn record_value_map(
+        &mut self,
+        from: &RecordValue,
+        to: ClassId,
+        span: Span,
+    ) -> Result<Option<FieldMap>, Diagnostic> {
+        if from.class == Some(to) {
+            return Ok(None);
+        }
         let to_fields = self.record_fields(to, "", &mut Vec::new())?;
         let wanted: Vec<(&str, &[usize])> = to_fields
             .iter()
             .map(|f| (f.name.as_str(), f.dims.as_slice()))
             .collect();
         let what = format!("this value for a `{}`", self.tree.get(to).full);
-        self.field_map(from, &wanted, &what, span)
+        field_map(from, &wanted, &what, span)
     }
 
-    /// For each `(name, sizes)` of `wanted`, the field of record class `from` with that name.
-    fn field_map(
-        &mut self,
-        from: ClassId,
-        wanted: &[(&str, &[usize])],
-        what: &str,
-        span: Span,
-    ) -> Result<Option<FieldMap>, Diagnostic> {
-        let fields = self.record_fields(from, "", &mut Vec::new())?;
-        let same = fields.len() == wanted.len()
-            && fields.iter().zip(wanted).all(|(a, (n, _))| a.name == *n);
-        if same {
-            return Ok(None);
-        }
-        let mut pick = Vec::with_capacity(wanted.len());
-        for (name, dims) in wanted {
-            let Some(k) = fields.iter().position(|a| a.name == *name) else {
-                return Err(Diagnostic::error(
-                    span,
-                    format!(
-                        "{what} is a `{}`, which has no field `{name}`",
-                        self.tree.get(from).full
-                    ),
-                )
-                .with_note(
-                    "a record value must have every field of the record type it is used as, by name (MLS 6.4)",
-                ));
-            };
-            if fields[k].dims != *dims {
-                return Err(Diagnostic::error(
-                    span,
-                    format!(
-                        "field `{name}` of {what} has sizes {:?}, the record it is used as has {:?}",
-                        fields[k].dims, dims
-                    ),
-                ));
-            }
-            pick.push(k);
-        }
-        let arg_sizes = fields.iter().map(|a| a.dims.iter().product()).collect();
-        Ok(Some(FieldMap { pick, arg_sizes }))
+    /// The fields of a value of record class `class`.
+    pub(super) fn record_class_value(&mut self, class: ClassId) -> Result<RecordValue, Diagnostic> {
+        Ok(RecordValue {
+            class: Some(class),
+            what: format!("a `{}`", self.tree.get(class).full),
+            fields: self
+                .record_fields(class, "", &mut Vec::new())?
+                .into_iter()
+                .map(|f| (f.name, f.dims))
+                .collect(),
+        })
     }
 
     /// The record class of a record-valued expression at model level, where it can be told
-    /// without evaluating: a record component or a record constructor call. `None` for
-    /// anything else (a function's record result keeps its fields' order).
+    /// without evaluating: a record component or a record constructor call.
     pub(super) fn record_expr_class(
         &mut self,
         e: &ast::Expr,
@@ -173,21 +157,7 @@ impl Flattener<'_> {
                 drop(fc);
                 inst.map(|i| self.insts[i].class)
             }
-            // `der(x)`, `pre(x)`, ...: never a record. Asking `function_class` would build an
-            // "unknown name" error with its spelling suggestions for every such equation.
-            ast::ExprKind::Call { func, .. }
-                if func.parts.len() == 1
-                    && (super::scalarize::is_event_or_state_operator(
-                        &func.parts[0].ident.name,
-                    ) || self.is_builtin_call(func, scope.lex, scope.inst)) =>
-            {
-                None
-            }
-            ast::ExprKind::Call { func, .. } => {
-                // The class the call itself resolves to; a function's record output is not
-                // followed: its declared type may be a replaceable record seen from the
-                // function's own package (`PartialMedium.ThermodynamicState`), not the
-                // record the caller's medium gives it.
+            ast::ExprKind::Call { func, .. } if !self.is_plain_call(func, scope) => {
                 let mut fc = FCtx::new(self, scope, Mode::Symbolic);
                 let class = fc.function_class(func).ok().map(|(c, _)| c);
                 drop(fc);
@@ -197,6 +167,118 @@ impl Flattener<'_> {
         }?;
         self.is_record(class).ok()?.then_some(class)
     }
+
+    /// Whether a call is certainly not a record constructor nor a user function: `der(x)`,
+    /// `pre(x)`, built-ins. Asking `function_class` would build an "unknown name" error with
+    /// its spelling suggestions for every such equation.
+    fn is_plain_call(&mut self, func: &ast::ComponentRef, scope: Scope) -> bool {
+        func.parts.len() == 1
+            && (super::scalarize::is_event_or_state_operator(&func.parts[0].ident.name)
+                || self.is_builtin_call(func, scope.lex, scope.inst))
+    }
+
+    /// The fields of a record-valued expression at model level, in the order its scalars
+    /// come in, where they can be told without evaluating: a record component, a record
+    /// constructor call, or a call of a function whose first output is a record. For a
+    /// function, the fields are those of its flattened output (its declared type may be a
+    /// replaceable record seen from the function's own package, `PartialMedium.
+    /// ThermodynamicState`, whose fields are not those of the medium the call is made for).
+    pub(super) fn record_expr_value(
+        &mut self,
+        e: &ast::Expr,
+        scope: Scope,
+        locals: &[(String, Tensor<Expr>)],
+    ) -> Result<Option<RecordValue>, Diagnostic> {
+        if let Some(class) = self.record_expr_class(e, scope, locals) {
+            return self.record_class_value(class).map(Some);
+        }
+        let ast::ExprKind::Call { func, .. } = &e.kind else {
+            return Ok(None);
+        };
+        if self.is_plain_call(func, scope) {
+            return Ok(None);
+        }
+        let mut fc = FCtx::new(self, scope, Mode::Symbolic);
+        let class = fc.function_class(func).ok().map(|(c, _)| c);
+        drop(fc);
+        let Some(class) = class else {
+            return Ok(None);
+        };
+        if !self.expanded(class)?.is_function() || self.has_functional_inputs(class)? {
+            return Ok(None);
+        }
+        let fname = self.function(class)?;
+        let Some(f) = self.functions.get(&fname) else {
+            return Ok(None);
+        };
+        let Some(g) = f.output_groups.first() else {
+            return Ok(None);
+        };
+        let (Some(dims), 0) = (&g.fields, g.record_dims) else {
+            return Ok(None);
+        };
+        let names: Vec<String> = f.outputs.iter().map(|v| v.name.clone()).collect();
+        let fields = group_field_names(g, &names)
+            .into_iter()
+            .map(str::to_string)
+            .zip(dims.iter().cloned())
+            .collect();
+        Ok(Some(RecordValue {
+            class: None,
+            what: format!("the result of `{fname}`"),
+            fields,
+        }))
+    }
+}
+
+/// A record value's primitive fields (`x`, `sub.y`) with their sizes, in the order its
+/// scalars come in.
+pub struct RecordValue {
+    /// Its record class, when the value is of one the caller can name.
+    pub class: Option<ClassId>,
+    /// What it is, for messages: "a `P.R`", "the result of `P.f`".
+    pub what: String,
+    pub fields: Vec<(String, Vec<usize>)>,
+}
+
+/// For each `(name, sizes)` of `wanted`, the field of `from` with that name; `None` when the
+/// fields already line up.
+fn field_map(
+    from: &RecordValue,
+    wanted: &[(&str, &[usize])],
+    what: &str,
+    span: Span,
+) -> Result<Option<FieldMap>, Diagnostic> {
+    let fields = &from.fields;
+    let same =
+        fields.len() == wanted.len() && fields.iter().zip(wanted).all(|(a, (n, _))| a.0 == *n);
+    if same {
+        return Ok(None);
+    }
+    let mut pick = Vec::with_capacity(wanted.len());
+    for (name, dims) in wanted {
+        let Some(k) = fields.iter().position(|a| a.0 == *name) else {
+            return Err(Diagnostic::error(
+                span,
+                format!("{what} is {}, which has no field `{name}`", from.what),
+            )
+            .with_note(
+                "a record value must have every field of the record type it is used as, by name (MLS 6.4)",
+            ));
+        };
+        if fields[k].1 != *dims {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "field `{name}` of {what} has sizes {:?}, the record it is used as has {:?}",
+                    fields[k].1, dims
+                ),
+            ));
+        }
+        pick.push(k);
+    }
+    let arg_sizes = fields.iter().map(|a| a.1.iter().product()).collect();
+    Ok(Some(FieldMap { pick, arg_sizes }))
 }
 
 #[cfg(test)]

@@ -770,11 +770,11 @@ impl<'a, 'b> FCtx<'a, 'b> {
         f: &crate::dae::Function,
         g: &crate::dae::ArgGroup,
     ) -> EResult<Tensor<Expr>> {
-        let Some(class) = self.f.record_expr_class(e, self.scope, &self.locals) else {
+        let Some(from) = self.f.record_expr_value(e, self.scope, &self.locals)? else {
             return Ok(t);
         };
         let inputs: Vec<String> = f.inputs.iter().map(|v| v.name.clone()).collect();
-        let Some(map) = self.f.record_field_map(class, g, &inputs, e.span)? else {
+        let Some(map) = self.f.record_field_map(&from, g, &inputs, e.span)? else {
             return Ok(t);
         };
         if map.arg_sizes.iter().sum::<usize>() != t.len() {
