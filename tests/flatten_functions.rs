@@ -169,6 +169,53 @@ end M;
     assert!(flat.contains("c = 16.0;"), "{flat}");
 }
 
+/// Closed bindings of locals (literal tables, as media functions declare their coefficients)
+/// are evaluated once, when the function is built, and give the same results as evaluating
+/// them at each call; bindings that read inputs are not.
+#[test]
+fn closed_local_bindings_are_evaluated_once_and_read_as_before() {
+    let text = r#"
+package P
+  constant Real tab[3, 2] = {{1, 10}, {2, 20}, {3, -30}};
+  function look
+    input Integer i;
+    input Real x;
+    output Real y;
+  protected
+    Real c[:, :] = tab;
+    Integer k[2] = {2, -1};
+    Boolean b[2] = {true, false};
+    Real s = x + 1;
+  algorithm
+    y := c[i, 1] + c[i, 2]*k[1] + (if b[1] and not b[2] then s else 0);
+  end look;
+  model M
+    Real y = look(3, time);
+  end M;
+end P;
+"#;
+    let m = flatten_common::flat_model(text, Some("P.M"));
+    let f = &m.functions["P.look"];
+    // Index in outputs ++ locals: y, c, k, b, s.
+    let vars: Vec<usize> = f.folded.iter().map(|b| b.var).collect();
+    assert_eq!(vars, vec![1, 2, 3], "{:?}", f.folded);
+    assert_eq!(f.folded[0].dims, vec![3, 2]);
+    let y = call_function(
+        &m.functions,
+        "P.look",
+        &[Value::scalar(Val::Int(3)), Value::real(0.5)],
+    )
+    .expect("look");
+    assert_eq!(num(&y[0]), 3.0 - 60.0 + 1.5);
+    let y = call_function(
+        &m.functions,
+        "P.look",
+        &[Value::scalar(Val::Int(1)), Value::real(2.0)],
+    )
+    .expect("look");
+    assert_eq!(num(&y[0]), 1.0 + 20.0 + 3.0);
+}
+
 // ---- user functions at simulation time (the tape's `Call` runs the interpreter) ----
 
 fn simulate(text: &str, model: &str, stop: f64, set: &[&str]) -> minimo::sim::SimResult {

@@ -412,6 +412,13 @@ pub struct Function {
     /// The same for `outputs`.
     #[serde(default)]
     pub output_groups: Vec<ArgGroup>,
+    /// Bindings of outputs and locals that are closed expressions (literals and operators,
+    /// no names, no calls), evaluated once when the function is built: the coefficient
+    /// tables media functions declare as local constants (`Real T_coef[:, :] = {{...}}`,
+    /// 1900 numbers) would otherwise be evaluated from the syntax tree at every call.
+    /// In the order of `outputs ++ locals`.
+    #[serde(default)]
+    pub folded: Vec<FoldedBinding>,
     /// `annotation(InlineAfterIndexReduction = true)` (MLS 18.3): a call flattening kept (the
     /// function declares its derivative, which need not be the derivative of its body) is
     /// replaced by its body once index reduction has differentiated it
@@ -472,6 +479,16 @@ impl ArgGroup {
             .as_ref()
             .map_or(0, |f| f.iter().map(|d| d.iter().product::<usize>()).sum())
     }
+}
+
+/// The value of a closed binding of a function's output or local (see `Function::folded`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FoldedBinding {
+    /// Index of the variable in `outputs ++ locals`.
+    pub var: usize,
+    pub dims: Vec<usize>,
+    /// Row-major elements; the variable's type says how to read them (Integer, Boolean 0/1).
+    pub data: Vec<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -109,6 +109,7 @@ impl Flattener<'_> {
             derivative: None,
             input_groups: vec![],
             output_groups: vec![],
+            folded: Vec::new(),
             inline_after_index_reduction: false,
         };
         let mut outputs = Vec::new();

@@ -125,6 +125,7 @@ pub fn check_function(what: &str, n: usize, span: Span) -> Result<Function, Diag
         native: None,
         input_groups: Vec::new(),
         output_groups: Vec::new(),
+        folded: Vec::new(),
         inline_after_index_reduction: false,
     })
 }

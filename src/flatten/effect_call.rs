@@ -117,6 +117,7 @@ pub fn wrapper(
         derivative: None,
         input_groups,
         output_groups: Vec::new(),
+        folded: Vec::new(),
         inline_after_index_reduction: false,
     };
     functions.insert(name.clone(), w);

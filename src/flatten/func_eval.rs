@@ -4,7 +4,7 @@
 
 use super::eval::{self, Ctx, EResult, cref_name};
 use super::tensor::{Tensor, Val};
-use crate::dae::{Function, FunctionVar, ScalarType};
+use crate::dae::{FoldedBinding, Function, FunctionVar, ScalarType};
 use crate::diag::{Diagnostic, Span};
 use crate::syntax::ast::{self, StatementKind};
 use std::borrow::Cow;
@@ -135,9 +135,13 @@ fn call_resolved(
         ctx.vars.push((Cow::Borrowed(v.name.as_str()), init));
     }
     // Bindings of outputs and locals act as assignments before the algorithm.
-    for v in f.outputs.iter().chain(&f.locals) {
+    let mut folded = f.folded.iter().peekable();
+    for (k, v) in f.outputs.iter().chain(&f.locals).enumerate() {
         if let Some(d) = &v.default {
-            let val = eval::eval(&mut ctx, d)?;
+            let val = match folded.next_if(|b| b.var == k) {
+                Some(b) => folded_value(b, v.ty),
+                None => eval::eval(&mut ctx, d)?,
+            };
             ctx.set(&v.name, val, d.span)?;
         }
     }
@@ -154,6 +158,81 @@ fn call_resolved(
         );
     }
     Ok(outs)
+}
+
+/// The bindings of `f`'s outputs and locals that are closed expressions, evaluated (see
+/// `Function::folded`). A binding whose evaluation fails is left to fail at the call, where
+/// its error is reported as before.
+pub fn fold_bindings(functions: &BTreeMap<String, Function>, f: &Function) -> Vec<FoldedBinding> {
+    let mut steps = 0u64;
+    let mut out = Vec::new();
+    for (k, v) in f.outputs.iter().chain(&f.locals).enumerate() {
+        let Some(d) = &v.default else { continue };
+        if !matches!(
+            v.ty,
+            ScalarType::Real | ScalarType::Integer | ScalarType::Boolean
+        ) || !is_closed(d)
+        {
+            continue;
+        }
+        let mut ctx = FuncCtx {
+            functions,
+            vars: Vec::new(),
+            ends: Vec::new(),
+            steps: &mut steps,
+            depth: 0,
+        };
+        let Ok(val) = eval::eval(&mut ctx, d) else {
+            continue;
+        };
+        // Only values the variable holds as they are (an ill-typed binding keeps failing
+        // at the call, and an Integer beyond 2^53 is not rounded through f64).
+        let exact = val.data.iter().all(|x| match (v.ty, x) {
+            (ScalarType::Real, Val::Real(_) | Val::Int(_)) => true,
+            (ScalarType::Integer, Val::Int(i)) => i.unsigned_abs() < 1 << 53,
+            (ScalarType::Boolean, Val::Bool(_)) => true,
+            _ => false,
+        });
+        if exact && let Some(data) = val.to_f64s() {
+            out.push(FoldedBinding {
+                var: k,
+                dims: val.dims,
+                data,
+            });
+        }
+    }
+    out
+}
+
+/// Whether an expression's value depends on nothing: literals, arrays of them and operators.
+fn is_closed(e: &ast::Expr) -> bool {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Integer(_) | K::Real(_) | K::Boolean(_) => true,
+        K::Array(args) => {
+            args.named.is_empty()
+                && args.iterators.is_empty()
+                && args.positional.iter().all(is_closed)
+        }
+        K::Matrix(rows) => rows.iter().flatten().all(is_closed),
+        K::Unary { operand, .. } => is_closed(operand),
+        K::Binary { lhs, rhs, .. } => is_closed(lhs) && is_closed(rhs),
+        _ => false,
+    }
+}
+
+/// A folded binding as the value of a variable of type `ty`.
+fn folded_value(b: &FoldedBinding, ty: ScalarType) -> Value {
+    let data = b
+        .data
+        .iter()
+        .map(|&x| match ty {
+            ScalarType::Integer => Val::Int(x as i64),
+            ScalarType::Boolean => Val::Bool(x != 0.0),
+            _ => Val::Real(x),
+        })
+        .collect();
+    Tensor::new(b.dims.clone(), data)
 }
 
 fn zero(ty: ScalarType) -> Val {

@@ -31,7 +31,8 @@ impl Flattener<'_> {
         self.fn_records = outer_records;
         self.fn_building.remove(&name);
         match r {
-            Ok(f) => {
+            Ok(mut f) => {
+                f.folded = super::func_eval::fold_bindings(&self.functions, &f);
                 self.functions.insert(name.clone(), f);
                 Ok(name)
             }
@@ -70,6 +71,7 @@ impl Flattener<'_> {
             derivative: None,
             input_groups: vec![],
             output_groups: vec![],
+            folded: Vec::new(),
             inline_after_index_reduction: false,
         };
         // Bindings of record outputs and locals, run before the algorithm.

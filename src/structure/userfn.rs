@@ -129,6 +129,7 @@ fn generate(
         derivative: None,
         input_groups: vec![],
         output_groups: vec![],
+        folded: Vec::new(),
         inline_after_index_reduction: false,
     })
 }
@@ -243,6 +244,7 @@ fn generate_element(
         derivative: None,
         input_groups: vec![],
         output_groups: vec![],
+        folded: Vec::new(),
         inline_after_index_reduction: false,
     })
 }
