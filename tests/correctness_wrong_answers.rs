@@ -668,3 +668,46 @@ end R;
     let err = flatten_common::err(text, Some("R"));
     assert!(err.contains("has no field `x`"), "{err}");
 }
+
+/// A function local bound to an expression of a local record whose fields are set by
+/// modifiers (`Sat sat(psat = p); Real hl = bubble(sat)`, as in every phase test of MSL's
+/// R134a medium) reads the record after the modifiers, not before (MLS 12.4.4: bindings in
+/// the order of their dependencies). It read `psat = 0`, chose the two-phase branch for a
+/// subcooled liquid and gave a density of 26 instead of 1500 kg/m3, with exit 0.
+#[test]
+fn a_function_local_bound_to_a_modified_local_record_reads_it_after_the_modifiers() {
+    let text = "model F
+  record Sat
+    Real psat;
+    Real Tsat;
+  end Sat;
+  record Def
+    Real a = 4;
+  end Def;
+  function bubble
+    input Sat sat;
+    output Real h;
+  algorithm
+    h := 2*sat.psat + sat.Tsat;
+  end bubble;
+  function phase
+    input Real p;
+    input Real h;
+    output Integer ph;
+  protected
+    Real twice = 2*hl;
+    Sat sat(psat = p, Tsat = 1);
+    Real hl = bubble(sat);
+    Def d;
+    Real k = d.a + 1;
+  algorithm
+    ph := if h < hl and twice == 2*hl and k == 5 then 1 else 2;
+  end phase;
+  Integer a = phase(10 + 0*time, 15);
+  Integer b = phase(10 + 0*time, 25);
+end F;
+";
+    let r = flatten_common::simulate_source("f.mo", text, "F");
+    assert_eq!(flatten_common::at(&r, "a", 0.0), 1.0);
+    assert_eq!(flatten_common::at(&r, "b", 0.0), 2.0);
+}

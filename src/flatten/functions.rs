@@ -76,6 +76,8 @@ impl Flattener<'_> {
         };
         // Bindings of record outputs and locals, run before the algorithm.
         let mut record_bindings = Vec::new();
+        // The record variables those bindings fill.
+        let mut records_bound: Vec<String> = Vec::new();
         for c in &exp.components {
             let ty_class = self.lookup_class_name(&c.clause.type_name, c.lex, None)?;
             let te = self.expanded(ty_class)?;
@@ -118,11 +120,15 @@ impl Flattener<'_> {
                                 }
                         )
                     );
+                    let before = record_bindings.len();
                     if causality != ast::Causality::Input && !whole && rec_dims.is_empty() {
                         record_bindings
                             .extend(self.record_field_defaults(&c.name, ty_class, span)?);
                     }
                     record_bindings.extend(record_binding(name, c, causality)?);
+                    if record_bindings.len() > before {
+                        records_bound.push(c.name.clone());
+                    }
                     match causality {
                         ast::Causality::Input => {
                             f.input_groups.push(group);
@@ -178,6 +184,8 @@ impl Flattener<'_> {
         self.functions.insert(name.to_string(), f.clone());
         let has_body = !exp.algorithms.is_empty() || !record_bindings.is_empty();
         f.body = self.rewrite_block(&record_bindings, class, &mut bound)?;
+        let late = late_bindings(&mut f, records_bound);
+        f.body.extend(late);
         for (lex, alg) in &exp.algorithms {
             self.fn_body_lex = (*lex != class).then_some(*lex);
             let b = self.rewrite_block(alg, class, &mut bound);
@@ -1195,6 +1203,101 @@ pub(super) fn subscripts_read(subs: &[ast::Subscript], bound: &[String]) -> bool
 
 /// The statements that give a record output or local of function `name` its binding and its
 /// field modifiers, run before the algorithm. A record input's default is refused.
+/// The bindings of plain outputs and locals that read a record variable filled by record
+/// binding statements (`SaturationProperties sat(psat = p); Real hl = bubbleEnthalpy(sat)`),
+/// directly or through another such binding, taken out of the variables and returned as
+/// assignments to run after those statements. The other bindings run before the body, so
+/// these would read the record before its fields are set (MLS 12.4.4: bindings are evaluated
+/// in the order of their dependencies). Returned in dependency order, then declaration order.
+fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Statement> {
+    let reads = |d: &ast::Expr| {
+        let mut names = Vec::new();
+        super::scalarize::value_names(d, &mut names);
+        names
+    };
+    let n_out = f.outputs.len();
+    let mut late: Vec<usize> = Vec::new();
+    let all = n_out + f.locals.len();
+    fn get(f: &Function, k: usize) -> &FunctionVar {
+        f.outputs
+            .get(k)
+            .unwrap_or_else(|| &f.locals[k - f.outputs.len()])
+    }
+    loop {
+        let before = late.len();
+        for k in 0..all {
+            let v = get(f, k);
+            if late.contains(&k) {
+                continue;
+            }
+            // Record fields are variables of their own after rewriting (`sat.psat`).
+            let of_written = |n: &String| {
+                written.iter().any(|w| {
+                    n.strip_prefix(w.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                })
+            };
+            if let Some(d) = &v.default
+                && reads(d).iter().any(of_written)
+            {
+                late.push(k);
+                written.push(v.name.clone());
+            }
+        }
+        if late.len() == before {
+            break;
+        }
+    }
+    // Dependency order among the late ones: each after the late bindings it reads.
+    let mut order: Vec<usize> = Vec::with_capacity(late.len());
+    late.sort_unstable();
+    while order.len() < late.len() {
+        let ready = late.iter().copied().find(|&k| {
+            !order.contains(&k)
+                && get(f, k).default.as_ref().is_some_and(|d| {
+                    let r = reads(d);
+                    late.iter()
+                        .all(|&j| j == k || order.contains(&j) || !r.contains(&get(f, j).name))
+                })
+        });
+        // A cycle: the rest in declaration order (the algorithm's own assignments decide).
+        let Some(k) = ready.or_else(|| late.iter().copied().find(|k| !order.contains(k))) else {
+            break;
+        };
+        order.push(k);
+    }
+    order
+        .into_iter()
+        .filter_map(|k| {
+            let v = if k < n_out {
+                &mut f.outputs[k]
+            } else {
+                &mut f.locals[k - n_out]
+            };
+            let value = v.default.take()?;
+            let span = value.span;
+            Some(ast::Statement {
+                kind: StatementKind::Assign {
+                    target: ast::ComponentRef {
+                        global: false,
+                        parts: vec![ast::RefPart {
+                            ident: ast::Ident {
+                                name: v.name.clone(),
+                                span,
+                            },
+                            subscripts: vec![],
+                        }],
+                        span,
+                    },
+                    value,
+                },
+                comment: ast::Comment::default(),
+                span,
+            })
+        })
+        .collect()
+}
+
 fn record_binding(
     name: &str,
     c: &super::expand::CompElem,

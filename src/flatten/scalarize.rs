@@ -1048,7 +1048,7 @@ fn size_inputs(f: &crate::dae::Function) -> Vec<usize> {
 
 /// First names of the references in `e` whose values it reads (`size(u, 1)` reads only the
 /// size of `u`).
-fn value_names(e: &ast::Expr, out: &mut Vec<String>) {
+pub(super) fn value_names(e: &ast::Expr, out: &mut Vec<String>) {
     use ast::ExprKind as K;
     let args = |a: &ast::FunctionArgs, out: &mut Vec<String>, skip_first: bool| {
         for (i, p) in a.positional.iter().enumerate() {
