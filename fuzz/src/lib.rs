@@ -21,11 +21,16 @@ const MAX_ANALYZE_VARS: usize = 10_000;
 /// The step budget of the short simulation.
 const MAX_STEPS: usize = 5000;
 
+/// The largest array the flattener may build here. minimo's own limit (10^7 elements) lets
+/// a legal chain of a million masses be flattened, which takes more than the fuzzer's 2 GB.
+const MAX_ARRAY: usize = 100_000;
+
 /// parse -> flatten -> structure -> a short simulation with a bounded number of steps.
 pub fn pipeline(text: &str) {
     if text.len() > MAX_INPUT {
         return;
     }
+    minimo::flatten::size_limit::set_max_elements(MAX_ARRAY);
     let mut sources = SourceMap::new();
     let flat = match flatten_source_with(&mut sources, "fuzz.mo", text, None, &[]) {
         Ok(f) => f,

@@ -67,7 +67,7 @@ mod record_field_defaults;
 mod redeclared;
 mod redeclared_chain;
 mod scalarize;
-mod size_limit;
+pub mod size_limit;
 mod stream;
 pub mod tensor;
 mod variables;
