@@ -671,9 +671,10 @@ end R;
 
 /// A function local bound to an expression of a local record whose fields are set by
 /// modifiers (`Sat sat(psat = p); Real hl = bubble(sat)`, as in every phase test of MSL's
-/// R134a medium) reads the record after the modifiers, not before (MLS 12.4.4: bindings in
-/// the order of their dependencies). It read `psat = 0`, chose the two-phase branch for a
-/// subcooled liquid and gave a density of 26 instead of 1500 kg/m3, with exit 0.
+/// R134a medium) reads the record after the modifiers, and a binding that reads a variable
+/// bound further down reads it after that binding (MLS 12.4.4: bindings in the order of their
+/// dependencies). R134a read `psat = 0`, chose the two-phase branch for a subcooled liquid
+/// and gave a density of 26 instead of 1510 kg/m3, with exit 0.
 #[test]
 fn a_function_local_bound_to_a_modified_local_record_reads_it_after_the_modifiers() {
     let text = "model F
@@ -703,11 +704,21 @@ fn a_function_local_bound_to_a_modified_local_record_reads_it_after_the_modifier
   algorithm
     ph := if h < hl and twice == 2*hl and k == 5 then 1 else 2;
   end phase;
+  function ord
+    input Real p;
+    output Real y = b + 1;
+  protected
+    Real b = 2*a;
+    Real a = p;
+  end ord;
   Integer a = phase(10 + 0*time, 15);
   Integer b = phase(10 + 0*time, 25);
+  Real c = ord(3 + 0*time);
 end F;
 ";
     let r = flatten_common::simulate_source("f.mo", text, "F");
     assert_eq!(flatten_common::at(&r, "a", 0.0), 1.0);
     assert_eq!(flatten_common::at(&r, "b", 0.0), 2.0);
+    // Bindings declared before the variables they read (`y`, `b`) ran first and read 0.
+    assert_eq!(flatten_common::at(&r, "c", 0.0), 7.0);
 }

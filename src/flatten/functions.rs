@@ -182,9 +182,10 @@ impl Flattener<'_> {
         // body or from its derivative function (`resolve2` and `resolve2_der`) passes its
         // record arguments field by field too.
         self.functions.insert(name.to_string(), f.clone());
-        let has_body = !exp.algorithms.is_empty() || !record_bindings.is_empty();
         f.body = self.rewrite_block(&record_bindings, class, &mut bound)?;
         let late = late_bindings(&mut f, records_bound);
+        let has_body =
+            !exp.algorithms.is_empty() || !record_bindings.is_empty() || !late.is_empty();
         f.body.extend(late);
         for (lex, alg) in &exp.algorithms {
             self.fn_body_lex = (*lex != class).then_some(*lex);
@@ -1201,14 +1202,13 @@ pub(super) fn subscripts_read(subs: &[ast::Subscript], bound: &[String]) -> bool
     })
 }
 
-/// The statements that give a record output or local of function `name` its binding and its
-/// field modifiers, run before the algorithm. A record input's default is refused.
-/// The bindings of plain outputs and locals that read a record variable filled by record
-/// binding statements (`SaturationProperties sat(psat = p); Real hl = bubbleEnthalpy(sat)`),
-/// directly or through another such binding, taken out of the variables and returned as
-/// assignments to run after those statements. The other bindings run before the body, so
-/// these would read the record before its fields are set (MLS 12.4.4: bindings are evaluated
-/// in the order of their dependencies). Returned in dependency order, then declaration order.
+/// The bindings of plain outputs and locals that cannot run before the body in declaration
+/// order, taken out of the variables and returned as assignments to run after the record
+/// binding statements: those that read a record variable the statements fill
+/// (`SaturationProperties sat(psat = p); Real hl = bubbleEnthalpy(sat)`), those that read a
+/// variable whose binding is declared later (`Real b = 2*a; Real a = p;`), and those that read
+/// one of these. MLS 12.4.4: bindings are evaluated in the order of their dependencies.
+/// Returned in dependency order, then declaration order.
 fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Statement> {
     let reads = |d: &ast::Expr| {
         let mut names = Vec::new();
@@ -1237,8 +1237,15 @@ fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Stateme
                         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                 })
             };
+            // A plain variable whose binding is evaluated after this one's.
+            let bound_later = |n: &String| {
+                (k + 1..all).any(|j| {
+                    let w = get(f, j);
+                    w.default.is_some() && w.name == *n
+                })
+            };
             if let Some(d) = &v.default
-                && reads(d).iter().any(of_written)
+                && reads(d).iter().any(|n| of_written(n) || bound_later(n))
             {
                 late.push(k);
                 written.push(v.name.clone());
@@ -1298,6 +1305,8 @@ fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Stateme
         .collect()
 }
 
+/// The statements that give a record output or local of function `name` its binding and its
+/// field modifiers, run before the algorithm. A record input's default is refused.
 fn record_binding(
     name: &str,
     c: &super::expand::CompElem,
