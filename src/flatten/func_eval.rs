@@ -99,13 +99,7 @@ fn call_resolved(
         ));
     }
     args.resize(f.inputs.len(), None);
-    let mut ctx = FuncCtx {
-        functions,
-        vars: Vec::new(),
-        ends: Vec::new(),
-        steps,
-        depth,
-    };
+    let mut ctx = FuncCtx::new(functions, steps, depth);
     // Inputs first (defaults may refer to earlier inputs), then outputs and locals.
     for (v, a) in f.inputs.iter().zip(args) {
         let val = match a {
@@ -175,13 +169,7 @@ pub fn fold_bindings(functions: &BTreeMap<String, Function>, f: &Function) -> Ve
         {
             continue;
         }
-        let mut ctx = FuncCtx {
-            functions,
-            vars: Vec::new(),
-            ends: Vec::new(),
-            steps: &mut steps,
-            depth: 0,
-        };
+        let mut ctx = FuncCtx::new(functions, &mut steps, 0);
         let Ok(val) = eval::eval(&mut ctx, d) else {
             continue;
         };
@@ -282,7 +270,21 @@ struct FuncCtx<'a> {
     depth: usize,
 }
 
-impl FuncCtx<'_> {
+impl<'a> FuncCtx<'a> {
+    /// A context with no variables yet.
+    fn new(
+        functions: &'a BTreeMap<String, Function>,
+        steps: &'a mut u64,
+        depth: usize,
+    ) -> FuncCtx<'a> {
+        FuncCtx {
+            functions,
+            vars: Vec::new(),
+            ends: Vec::new(),
+            steps,
+            depth,
+        }
+    }
     fn get(&self, name: &str) -> Option<&Value> {
         self.vars
             .iter()
@@ -693,13 +695,7 @@ pub fn inputs_with_defaults(
         .ok_or_else(|| format!("unknown function `{name}`"))?;
     args.resize(f.inputs.len(), None);
     let mut steps = 0u64;
-    let mut ctx = FuncCtx {
-        functions,
-        vars: Vec::new(),
-        ends: Vec::new(),
-        steps: &mut steps,
-        depth: 0,
-    };
+    let mut ctx = FuncCtx::new(functions, &mut steps, 0);
     for (v, a) in f.inputs.iter().zip(args) {
         let val = match a {
             Some(a) => a,
