@@ -790,7 +790,7 @@ impl Flattener<'_> {
             {
                 self.fn_records.classes.get(&c.parts[0].ident.name).copied()
             }
-            // A function's record output is not followed (see `record_expr_class`).
+            // A function's record output is not followed here (model level: `record_expr_value`).
             ExprKind::Call { func, .. } => self.record_constructor(func, class),
             _ => None,
         }

@@ -1210,11 +1210,6 @@ pub(super) fn subscripts_read(subs: &[ast::Subscript], bound: &[String]) -> bool
 /// one of these. MLS 12.4.4: bindings are evaluated in the order of their dependencies.
 /// Returned in dependency order, then declaration order.
 fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Statement> {
-    let reads = |d: &ast::Expr| {
-        let mut names = Vec::new();
-        super::scalarize::value_names(d, &mut names);
-        names
-    };
     let n_out = f.outputs.len();
     let mut late: Vec<usize> = Vec::new();
     let all = n_out + f.locals.len();
@@ -1223,10 +1218,19 @@ fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Stateme
             .get(k)
             .unwrap_or_else(|| &f.locals[k - f.outputs.len()])
     }
+    // The names each binding reads (none without a binding), found once.
+    let reads: Vec<Vec<String>> = (0..all)
+        .map(|k| {
+            let mut names = Vec::new();
+            if let Some(d) = &get(f, k).default {
+                super::scalarize::value_names(d, &mut names);
+            }
+            names
+        })
+        .collect();
     loop {
         let before = late.len();
-        for k in 0..all {
-            let v = get(f, k);
+        for (k, names) in reads.iter().enumerate() {
             if late.contains(&k) {
                 continue;
             }
@@ -1244,11 +1248,9 @@ fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Stateme
                     w.default.is_some() && w.name == *n
                 })
             };
-            if let Some(d) = &v.default
-                && reads(d).iter().any(|n| of_written(n) || bound_later(n))
-            {
+            if names.iter().any(|n| of_written(n) || bound_later(n)) {
                 late.push(k);
-                written.push(v.name.clone());
+                written.push(get(f, k).name.clone());
             }
         }
         if late.len() == before {
@@ -1261,11 +1263,9 @@ fn late_bindings(f: &mut Function, mut written: Vec<String>) -> Vec<ast::Stateme
     while order.len() < late.len() {
         let ready = late.iter().copied().find(|&k| {
             !order.contains(&k)
-                && get(f, k).default.as_ref().is_some_and(|d| {
-                    let r = reads(d);
-                    late.iter()
-                        .all(|&j| j == k || order.contains(&j) || !r.contains(&get(f, j).name))
-                })
+                && late
+                    .iter()
+                    .all(|&j| j == k || order.contains(&j) || !reads[k].contains(&get(f, j).name))
         });
         // A cycle: the rest in declaration order (the algorithm's own assignments decide).
         let Some(k) = ready.or_else(|| late.iter().copied().find(|k| !order.contains(k))) else {

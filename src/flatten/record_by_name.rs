@@ -189,21 +189,25 @@ impl Flattener<'_> {
         scope: Scope,
         locals: &[(String, Tensor<Expr>)],
     ) -> Result<Option<RecordValue>, Diagnostic> {
-        if let Some(class) = self.record_expr_class(e, scope, locals) {
-            return self.record_class_value(class).map(Some);
-        }
         let ast::ExprKind::Call { func, .. } = &e.kind else {
-            return Ok(None);
+            return match self.record_expr_class(e, scope, locals) {
+                Some(class) => self.record_class_value(class).map(Some),
+                None => Ok(None),
+            };
         };
         if self.is_plain_call(func, scope) {
             return Ok(None);
         }
+        // The called class is resolved once: a record constructor or a function.
         let mut fc = FCtx::new(self, scope, Mode::Symbolic);
         let class = fc.function_class(func).ok().map(|(c, _)| c);
         drop(fc);
         let Some(class) = class else {
             return Ok(None);
         };
+        if self.is_record(class).unwrap_or(false) {
+            return self.record_class_value(class).map(Some);
+        }
         if !self.expanded(class)?.is_function() || self.has_functional_inputs(class)? {
             return Ok(None);
         }
