@@ -618,7 +618,7 @@ fn comprehension<C: Ctx>(
     Ok(vec![Tensor::stack(items).map_err(|m| err(span, m))?])
 }
 
-pub(super) fn builtin_of(name: &str) -> Option<Builtin> {
+pub(crate) fn builtin_of(name: &str) -> Option<Builtin> {
     use Builtin::*;
     Some(match name {
         "sin" => Sin,

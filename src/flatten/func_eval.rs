@@ -35,7 +35,7 @@ impl Tensor<Val> {
 }
 
 /// Limits runaway `while` loops and recursion (a modeling error, not a reason to hang).
-const MAX_STEPS: u64 = 200_000_000;
+pub(crate) const MAX_STEPS: u64 = 200_000_000;
 const MAX_DEPTH: usize = 200;
 
 /// Calls the function `name` with `args` (in input order; missing trailing inputs take their

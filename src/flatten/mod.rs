@@ -34,7 +34,7 @@ mod dyn_index;
 mod dyn_target;
 mod effect_call;
 mod equations;
-mod eval;
+pub(crate) mod eval;
 mod evaluate;
 mod expand;
 mod expandable;

@@ -132,7 +132,7 @@ fn op_text(op: BinOp) -> &'static str {
     }
 }
 
-fn pow(x: f64, y: f64) -> f64 {
+pub(crate) fn pow(x: f64, y: f64) -> f64 {
     if y.fract() == 0.0 && y.abs() < 64.0 {
         x.powi(y as i32)
     } else {

@@ -39,6 +39,9 @@ struct Callee {
     impure: std::sync::atomic::AtomicBool,
     /// The instant of the last evaluation.
     instant: std::sync::atomic::AtomicU64,
+    /// The function compiled for these inputs, when it fits the subset of `fncode`, with the
+    /// defaults of the inputs the call leaves out.
+    code: Option<(Arc<super::fncode::Code>, Vec<f64>)>,
 }
 
 /// One input of a call as passed: in argument registers (`dims` and `ty` tell how many and how
@@ -123,7 +126,21 @@ fn site(index: f64) -> Option<Arc<CallSite>> {
 
 impl Callee {
     /// A call site of `name` with inputs passed as `inputs`, not yet evaluated.
-    fn new(functions: Arc<BTreeMap<String, Function>>, name: &str, inputs: Vec<Input>) -> Callee {
+    fn new(
+        functions: Arc<BTreeMap<String, Function>>,
+        name: &str,
+        inputs: Vec<Input>,
+        compiler: Option<&mut super::fncode::Compiler>,
+    ) -> Callee {
+        // Inputs given as numbers (a String input keeps the interpreter); those left out
+        // must have literal defaults.
+        let code = match compiler {
+            Some(c) if inputs.iter().all(|i| i.text.is_none()) => {
+                let dims: Vec<Vec<usize>> = inputs.iter().map(|i| i.dims.clone()).collect();
+                c.compile_call(name, &dims)
+            }
+            _ => None,
+        };
         Callee {
             functions,
             name: name.to_string(),
@@ -131,6 +148,7 @@ impl Callee {
             last: Mutex::new(None),
             impure: std::sync::atomic::AtomicBool::new(false),
             instant: std::sync::atomic::AtomicU64::new(0),
+            code,
         }
     }
 
@@ -209,6 +227,17 @@ impl Callee {
     }
 
     fn try_run(&self, args: &[f64]) -> Result<Vec<Vec<f64>>, String> {
+        if let Some(out) = self
+            .code
+            .as_ref()
+            .and_then(|(c, defaults)| c.run(args, defaults))
+        {
+            return Ok(out);
+        }
+        self.interpret(args)
+    }
+
+    fn interpret(&self, args: &[f64]) -> Result<Vec<Vec<f64>>, String> {
         let mut values = Vec::with_capacity(self.inputs.len());
         let mut k = 0;
         for input in &self.inputs {
@@ -321,6 +350,8 @@ type CalleeKey = (String, Vec<u32>, Vec<Vec<String>>);
 /// of one call share its evaluation).
 pub struct Calls {
     functions: Option<Arc<BTreeMap<String, Function>>>,
+    /// Compiles the functions called (made with `functions`).
+    compiler: Option<super::fncode::Compiler>,
     /// Keyed by function, argument registers and String literals passed.
     callees: HashMap<CalleeKey, Arc<Callee>>,
     /// The first of the consecutive registers holding a copy of these argument registers:
@@ -337,6 +368,7 @@ impl Default for Calls {
         FAILURE.with(|f| f.borrow_mut().take());
         Calls {
             functions: None,
+            compiler: None,
             callees: HashMap::new(),
             copies: HashMap::new(),
             copy_log: Vec::new(),
@@ -400,10 +432,13 @@ impl Calls {
             .get_or_insert_with(|| Arc::new(model_functions.clone()))
             .clone();
         let texts = inputs.iter().filter_map(|i| i.text.clone()).collect();
+        let compiler = self
+            .compiler
+            .get_or_insert_with(|| super::fncode::Compiler::new(functions.clone()));
         let callee = self
             .callees
             .entry((function.to_string(), arg_regs.to_vec(), texts))
-            .or_insert_with(|| Arc::new(Callee::new(functions, function, inputs)))
+            .or_insert_with(|| Arc::new(Callee::new(functions, function, inputs, Some(compiler))))
             .clone();
         if known.iter().all(Option::is_some) {
             let values: Vec<f64> = known.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
@@ -508,6 +543,7 @@ pub fn call_once(
         Arc::new(functions.clone()),
         function,
         input_shapes(functions, function, args)?,
+        None,
     );
     // An impure call (a print, a random number) is made during the run, not ahead of it.
     let outs = crate::flatten::if_pure(|| callee.try_run(values))

@@ -43,6 +43,7 @@ pub mod driver;
 pub mod engine;
 pub mod errors;
 pub mod events;
+pub mod fncode;
 pub mod funcall;
 pub mod homotopy;
 pub mod init;
