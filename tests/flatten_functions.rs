@@ -695,3 +695,20 @@ end P;
     let y = flatten_common::at(&r, "y", 1.0);
     assert!((y - 2.0).abs() < 1e-9, "y = {y}, expected k*time = 2");
 }
+
+/// A long sum in a function body is typed once per operand: operator-record resolution typed
+/// both operands of each `+` again after asking whether they were records, so a sum of n
+/// terms took 2^n steps (MSL's ReferenceAir polynomials never finished flattening).
+#[test]
+fn a_long_sum_in_a_function_flattens_at_once() {
+    let terms: Vec<String> = (1..=48).map(|k| format!("{k}.5*x^{k}")).collect();
+    let src = format!(
+        "function poly input Real x; output Real y; algorithm y := {}; end poly;\n\
+         model M Real y = poly(time); end M;",
+        terms.join(" + ")
+    );
+    let flat = flatten_common::flat_model(&src, Some("M"));
+    let y = call_function(&flat.functions, "poly", &[Value::real(1.0)]).expect("runs");
+    let want: f64 = (1..=48).map(|k| k as f64 + 0.5).sum();
+    assert!((num(&y[0]) - want).abs() < 1e-9, "{} vs {want}", num(&y[0]));
+}

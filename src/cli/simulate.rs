@@ -199,6 +199,20 @@ fn print_stats(
     for (k, t) in &s.torn_blocks {
         eprintln!("  linear block torn          {k} -> {t} unknowns");
     }
+    let (compiled, interpreted) = crate::sim::funcall::compiled_and_interpreted();
+    if !compiled.is_empty() || !interpreted.is_empty() {
+        let mut line = format!(
+            "  functions                  {} compiled, {} interpreted",
+            compiled.len(),
+            interpreted.len()
+        );
+        if !interpreted.is_empty() {
+            let names: Vec<&str> = interpreted.iter().take(3).map(String::as_str).collect();
+            let more = if interpreted.len() > 3 { ", ..." } else { "" };
+            line += &format!(" ({}{more})", names.join(", "));
+        }
+        eprintln!("{line}");
+    }
     eprintln!("  events                     {}", s.events);
     eprintln!("  output points              {}", r.time.len());
     eprintln!("phase timings:");

@@ -425,23 +425,25 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
             Some((_, v)) => expr_type(s, v)?,
             None => ArgTy::scalar(OTy::Other),
         },
-        ExprKind::Unary { op, operand } => match desugar(s, e)? {
-            Some(d) => expr_type(s, &d)?,
-            None => {
-                let t = expr_type(s, operand)?;
-                match op {
-                    UnOp::Not => ArgTy {
-                        ty: OTy::Boolean,
-                        ndims: t.ndims,
-                    },
-                    _ => t,
-                }
+        // The operands are typed once: asking `desugar` first typed them again, twice per
+        // level, so a sum of n terms cost 2^n (MSL ReferenceAir's polynomials never ended).
+        ExprKind::Unary { op, operand } => {
+            let t = expr_type(s, operand)?;
+            match unary_typed(s, *op, operand, t, e.span)? {
+                Some(d) => expr_type(s, &d)?,
+                None if *op == UnOp::Not => ArgTy {
+                    ty: OTy::Boolean,
+                    ndims: t.ndims,
+                },
+                None => t,
             }
-        },
-        ExprKind::Binary { op, lhs, rhs } => match desugar(s, e)? {
-            Some(d) => expr_type(s, &d)?,
-            None => {
-                let (a, b) = (expr_type(s, lhs)?, expr_type(s, rhs)?);
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (expr_type(s, lhs)?, expr_type(s, rhs)?);
+            if let Some(d) = binary_typed(s, *op, lhs, rhs, a, b, e.span)? {
+                return expr_type(s, &d);
+            }
+            {
                 let ty = match op {
                     BinOp::Lt
                     | BinOp::Le
@@ -461,7 +463,7 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
                     ndims: a.ndims.max(b.ndims),
                 }
             }
-        },
+        }
         _ => ArgTy::scalar(OTy::Other),
     })
 }
@@ -546,6 +548,20 @@ fn unary<'b, S: OpScope<'b>>(
     span: Span,
 ) -> EResult<Option<ast::Expr>> {
     let t = expr_type(s, operand)?;
+    unary_typed(s, op, operand, t, span)
+}
+
+/// [`unary`] with the operand's type known.
+fn unary_typed<'b, S: OpScope<'b>>(
+    s: &mut S,
+    op: UnOp,
+    operand: &ast::Expr,
+    t: ArgTy,
+    span: Span,
+) -> EResult<Option<ast::Expr>> {
+    if !matches!(op, UnOp::Neg | UnOp::ElemNeg | UnOp::Not) {
+        return Ok(None);
+    }
     let OTy::Rec(rec) = t.ty else {
         return Ok(None);
     };
@@ -678,6 +694,20 @@ fn binary<'b, S: OpScope<'b>>(
 ) -> EResult<Option<ast::Expr>> {
     let ta = expr_type(s, lhs)?;
     let tb = expr_type(s, rhs)?;
+    binary_typed(s, op, lhs, rhs, ta, tb, span)
+}
+
+/// [`binary`] with the operands' types known.
+#[allow(clippy::too_many_arguments)]
+fn binary_typed<'b, S: OpScope<'b>>(
+    s: &mut S,
+    op: BinOp,
+    lhs: &ast::Expr,
+    rhs: &ast::Expr,
+    ta: ArgTy,
+    tb: ArgTy,
+    span: Span,
+) -> EResult<Option<ast::Expr>> {
     if !ta.is_rec() && !tb.is_rec() {
         return Ok(None);
     }

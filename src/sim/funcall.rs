@@ -269,6 +269,30 @@ impl Callee {
     }
 }
 
+/// The functions called at run time so far in this process, by name: those running as
+/// compiled code and those the interpreter runs (for `--stats`).
+pub fn compiled_and_interpreted() -> (Vec<String>, Vec<String>) {
+    let mut compiled = std::collections::BTreeSet::new();
+    let mut interpreted = std::collections::BTreeSet::new();
+    if let Ok(t) = table().read() {
+        for site in t.iter() {
+            if let CallSite::Function { callee, .. } = site.as_ref() {
+                let set = if callee.code.is_some() {
+                    &mut compiled
+                } else {
+                    &mut interpreted
+                };
+                set.insert(callee.name.clone());
+            }
+        }
+    }
+    // A function compiled for one call site and interpreted for another is both.
+    (
+        compiled.into_iter().collect(),
+        interpreted.into_iter().collect(),
+    )
+}
+
 /// The value of call site `index` (a register value) for the argument registers `args`.
 pub fn value(index: f64, args: &[f64]) -> f64 {
     match site(index).as_deref() {
