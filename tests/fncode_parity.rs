@@ -110,6 +110,23 @@ algorithm
   s := smooth(1, s * 2);
 end loops;
 
+function report
+  input String message;
+algorithm
+  assert(false, message);
+end report;
+
+function bracket
+  input Real a;
+  input Real b;
+  output Real m;
+algorithm
+  if a * b > 0 then
+    report("no sign change in [" + String(a) + ", " + String(b) + "]");
+  end if;
+  m := (a + b) / 2;
+end bracket;
+
 function overflow
   input Integer n;
   output Integer m;
@@ -129,6 +146,7 @@ model M
   Real a = loops(time, 5);
   Real b = overflow(3);
   Real c = checked(time);
+  Real d = bracket(time, -1);
 end M;
 "#;
 
@@ -155,6 +173,13 @@ fn scalar_code_matches_the_interpreter() {
     assert!(code.run(&[1.0], &[]).is_none());
     // A failed assert: the interpreter makes the call again and reports the message.
     same_as_interpreter(&fs, "checked", &[vec![]], &[vec![2.0], vec![-1.0]]);
+    // A call the code cannot make, reached or not.
+    same_as_interpreter(
+        &fs,
+        "bracket",
+        &[vec![], vec![]],
+        &[vec![1.0, -1.0], vec![1.0, 2.0]],
+    );
 }
 
 const ARRAYS: &str = r#"

@@ -436,6 +436,7 @@ impl Machine {
             }
             St::Return => return Ok(Flow::Return),
             St::Break => return Ok(Flow::Break),
+            St::GiveUp => return Err(Bail),
         }
         Ok(Flow::Normal)
     }

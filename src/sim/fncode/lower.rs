@@ -790,7 +790,13 @@ impl<'c> Lower<'c> {
                     },
                     _ if func.parts.len() == 1 && is_generic_builtin(&name) => return None,
                     "terminate" | "noEvent" | "smooth" => return None,
-                    _ => St::Run(Box::new(self.user_call(&name, args, s.span)?)),
+                    // A call the code cannot make (`Streams.error` with its message, a
+                    // print): reaching it hands the whole call to the interpreter, which
+                    // makes it; the code has had no effect until then.
+                    _ => match self.user_call(&name, args, s.span) {
+                        Some(c) => St::Run(Box::new(c)),
+                        None => St::GiveUp,
+                    },
                 }
             }
             StatementKind::If { branches, else_ } => {
