@@ -330,9 +330,10 @@ fn promote2<E: Clone>(t: Tensor<E>) -> Tensor<E> {
     }
 }
 
-pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Tensor<E>, String> {
+/// The operator on elements of a (possibly element-wise) syntax operator.
+pub(crate) fn flat_binop(op: ast::BinOp) -> BinOp {
     use ast::BinOp as A;
-    let flat = |o: A| match o {
+    match op {
         A::Add | A::ElemAdd => BinOp::Add,
         A::Sub | A::ElemSub => BinOp::Sub,
         A::Mul | A::ElemMul => BinOp::Mul,
@@ -346,7 +347,12 @@ pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Ten
         A::Ge => BinOp::Ge,
         A::Eq => BinOp::Eq,
         A::Ne => BinOp::Ne,
-    };
+    }
+}
+
+pub fn binary<E: Elem>(op: ast::BinOp, a: Tensor<E>, b: Tensor<E>) -> Result<Tensor<E>, String> {
+    use ast::BinOp as A;
+    let flat = flat_binop;
     if a.is_scalar() && b.is_scalar() {
         // Two scalars: every operator is element-wise (the branches below agree); skipping
         // their size checks matters in interpreted functions, which are mostly scalar code.

@@ -7,7 +7,7 @@ use super::code::{
     Ty,
 };
 use crate::dae::{BinOp, Builtin, Function, ScalarType, UnOp};
-use crate::flatten::eval::{bind_args, builtin_of, cref_name, is_generic_builtin};
+use crate::flatten::eval::{bind_args, builtin_of, cref_name, flat_binop, is_generic_builtin};
 use crate::syntax::ast::{self, ExprKind, StatementKind, Subscript};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -928,22 +928,7 @@ pub(super) fn literal_default(input: &crate::dae::FunctionVar) -> Option<(f64, T
 
 /// A binary operator on two scalars, typed as `flatten::tensor::val_binary` types its result.
 fn binary(op: ast::BinOp, a: Ex, b: Ex) -> Option<Ex> {
-    use ast::BinOp as A;
-    let flat = match op {
-        A::Add | A::ElemAdd => BinOp::Add,
-        A::Sub | A::ElemSub => BinOp::Sub,
-        A::Mul | A::ElemMul => BinOp::Mul,
-        A::Div | A::ElemDiv => BinOp::Div,
-        A::Pow | A::ElemPow => BinOp::Pow,
-        A::And => BinOp::And,
-        A::Or => BinOp::Or,
-        A::Lt => BinOp::Lt,
-        A::Le => BinOp::Le,
-        A::Gt => BinOp::Gt,
-        A::Ge => BinOp::Ge,
-        A::Eq => BinOp::Eq,
-        A::Ne => BinOp::Ne,
-    };
+    let flat = flat_binop(op);
     let bools = a.ty == Ty::Bool && b.ty == Ty::Bool;
     let numbers = a.ty != Ty::Bool && b.ty != Ty::Bool;
     let (ty, logic) = match flat {
