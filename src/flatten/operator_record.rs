@@ -443,25 +443,23 @@ pub(super) fn expr_type<'b, S: OpScope<'b>>(s: &mut S, e: &ast::Expr) -> EResult
             if let Some(d) = binary_typed(s, *op, lhs, rhs, a, b, e.span)? {
                 return expr_type(s, &d);
             }
-            {
-                let ty = match op {
-                    BinOp::Lt
-                    | BinOp::Le
-                    | BinOp::Gt
-                    | BinOp::Ge
-                    | BinOp::Eq
-                    | BinOp::Ne
-                    | BinOp::And
-                    | BinOp::Or => OTy::Boolean,
-                    BinOp::Div | BinOp::ElemDiv => OTy::Real,
-                    _ if a.ty == OTy::Integer && b.ty == OTy::Integer => OTy::Integer,
-                    _ if a.ty == OTy::Real || b.ty == OTy::Real => OTy::Real,
-                    _ => OTy::Other,
-                };
-                ArgTy {
-                    ty,
-                    ndims: a.ndims.max(b.ndims),
-                }
+            let ty = match op {
+                BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+                | BinOp::And
+                | BinOp::Or => OTy::Boolean,
+                BinOp::Div | BinOp::ElemDiv => OTy::Real,
+                _ if a.ty == OTy::Integer && b.ty == OTy::Integer => OTy::Integer,
+                _ if a.ty == OTy::Real || b.ty == OTy::Real => OTy::Real,
+                _ => OTy::Other,
+            };
+            ArgTy {
+                ty,
+                ndims: a.ndims.max(b.ndims),
             }
         }
         _ => ArgTy::scalar(OTy::Other),

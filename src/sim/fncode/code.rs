@@ -13,8 +13,6 @@ pub(super) enum Ty {
 
 /// A compiled function, for one set of input sizes.
 pub struct Code {
-    /// The function's name (for messages).
-    pub name: String,
     /// Slots of the frame: inputs, outputs and locals, then loop iterators.
     pub(super) frame: usize,
     /// Where each input lies, with its type (arguments are converted as the interpreter's

@@ -193,7 +193,6 @@ impl<'c> Lower<'c> {
         let body = l.block(&f.body)?;
         let outs = &places[..f.outputs.len()];
         Some(Code {
-            name: f.name.clone(),
             frame: l.frame,
             inputs,
             outputs: outs.iter().map(|(v, _)| (place(v), v.ty)).collect(),
@@ -786,6 +785,8 @@ impl<'c> Lower<'c> {
                             }
                             St::Assert(c)
                         }
+                        // No positional condition: the interpreter checks nothing, but the
+                        // statement still counts as one executed step.
                         None => St::If(Vec::new(), Vec::new()),
                     },
                     _ if func.parts.len() == 1 && is_generic_builtin(&name) => return None,
